@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+
+typedef enum OptionId {
+        OPT_HELP,
+        OPT_VERSION,
+        OPT_BUS,
+        OPT_BUS_ADDRESS,
+        OPT_JSON,
+        OPT_NO_PROGRESS,
+        OPT_DRY_RUN,
+        OPT_PM_TEST,
+        OPT_MEM_SLEEP,
+        OPT_WAKE_AFTER,
+        OPT_FLUSH_TIMEOUT,
+        OPT_FREEZE_TIMEOUT,
+} OptionId;
+
+typedef struct Option {
+        const char *name;       /* without the leading "--" */
+        char short_name;        /* 0 if none */
+        bool has_value;
+        bool sleep_only;        /* only meaningful for the sleep commands */
+        OptionId id;
+} Option;
+
+static const Option options[] = {
+        { "help",           'h', false, false, OPT_HELP },
+        { "version",        0,   false, false, OPT_VERSION },
+        { "bus",            0,   true,  false, OPT_BUS },
+        { "bus-address",    0,   true,  false, OPT_BUS_ADDRESS },
+        { "json",           0,   false, false, OPT_JSON },
+        { "no-progress",    0,   false, false, OPT_NO_PROGRESS },
+        { "dry-run",        0,   false, true,  OPT_DRY_RUN },
+        { "pm-test",        0,   true,  true,  OPT_PM_TEST },
+        { "mem-sleep",      0,   true,  true,  OPT_MEM_SLEEP },
+        { "wake-after",     0,   true,  true,  OPT_WAKE_AFTER },
+        { "flush-timeout",  0,   true,  true,  OPT_FLUSH_TIMEOUT },
+        { "freeze-timeout", 0,   true,  true,  OPT_FREEZE_TIMEOUT },
+};
+
+static const struct {
+        const char *name;
+        Command command;
+} commands[] = {
+        { "status",       COMMAND_STATUS },
+        { "suspend",      COMMAND_SUSPEND },
+        { "hibernate",    COMMAND_HIBERNATE },
+        { "hybrid-sleep", COMMAND_HYBRID_SLEEP },
+        { "cancel",       COMMAND_CANCEL },
+        { "monitor",      COMMAND_MONITOR },
+};
+
+__attribute__((format(printf, 3, 4)))
+static int usage_error(char *err, size_t err_size, const char *fmt, ...) {
+        va_list ap;
+
+        if (err && err_size > 0) {
+                va_start(ap, fmt);
+                vsnprintf(err, err_size, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+static int parse_unsigned(const char *s, uint64_t max, uint64_t *ret) {
+        uint64_t v = 0;
+
+        /* strtoul() accepts signs, spaces and "0x"; a typo there should be a
+         * usage error, not a surprising value sent to the daemon. */
+        if (!s || !*s)
+                return -EINVAL;
+        for (const char *p = s; *p; p++) {
+                unsigned d;
+
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                d = (unsigned) (*p - '0');
+                if (v > (max - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+int parse_u32(const char *s, uint32_t *ret) {
+        uint64_t v;
+        int r = parse_unsigned(s, UINT32_MAX, &v);
+
+        if (r < 0)
+                return r;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+int parse_u64(const char *s, uint64_t *ret) {
+        return parse_unsigned(s, UINT64_MAX, ret);
+}
+
+bool command_is_sleep(Command c) {
+        return command_sleep_kind(c) != NULL;
+}
+
+const char *command_sleep_kind(Command c) {
+        switch (c) {
+        case COMMAND_SUSPEND:      return "suspend";
+        case COMMAND_HIBERNATE:    return "hibernate";
+        case COMMAND_HYBRID_SLEEP: return "hybrid-sleep";
+        default:                   return NULL;
+        }
+}
+
+/* Finds the option an argument names. "--name=value" yields its inline value. */
+static const Option *find_option(const char *arg, const char **ret_inline) {
+        *ret_inline = NULL;
+
+        if (arg[1] != '-') {
+                /* Single-dash: only "-h" exists; no bundling is needed. */
+                for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                        if (options[i].short_name && arg[1] == options[i].short_name && arg[2] == 0)
+                                return &options[i];
+                return NULL;
+        }
+
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t) (eq - name) : strlen(name);
+
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) {
+                        *ret_inline = eq ? eq + 1 : NULL;
+                        return &options[i];
+                }
+        return NULL;
+}
+
+static int parse_u32_option(const char *opt, const char *value, OptU32 *ret, char *err, size_t err_size) {
+        int r = parse_u32(value, &ret->value);
+
+        if (r == -ERANGE)
+                return usage_error(err, err_size, "--%s: value \"%s\" is too large", opt, value);
+        if (r < 0)
+                return usage_error(err, err_size, "--%s: \"%s\" is not a non-negative integer", opt, value);
+        ret->set = true;
+        return 0;
+}
+
+static int apply_option(const Option *o, const char *value, Args *a, char *err, size_t err_size) {
+        switch (o->id) {
+        case OPT_HELP:          a->help = true; return 0;
+        case OPT_VERSION:       a->version = true; return 0;
+        case OPT_JSON:          a->json = true; return 0;
+        case OPT_NO_PROGRESS:   a->no_progress = true; return 0;
+        case OPT_DRY_RUN:       a->dry_run = true; return 0;
+        case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
+        case OPT_PM_TEST:       a->pm_test = value; return 0;
+        case OPT_MEM_SLEEP:     a->mem_sleep = value; return 0;
+        case OPT_WAKE_AFTER:    return parse_u32_option(o->name, value, &a->wake_after_sec, err, err_size);
+        case OPT_FLUSH_TIMEOUT: return parse_u32_option(o->name, value, &a->flush_timeout_ms, err, err_size);
+        case OPT_FREEZE_TIMEOUT:return parse_u32_option(o->name, value, &a->freeze_timeout_ms, err, err_size);
+        case OPT_BUS:
+                if (strcmp(value, "system") == 0)
+                        a->bus = BUS_KIND_SYSTEM;
+                else if (strcmp(value, "session") == 0)
+                        a->bus = BUS_KIND_SESSION;
+                else
+                        return usage_error(err, err_size, "--bus: expected \"system\" or \"session\", got \"%s\"", value);
+                return 0;
+        }
+        return usage_error(err, err_size, "internal error: unhandled option");
+}
+
+static int parse_command(const char *word, Command *ret) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (strcmp(word, commands[i].name) == 0) {
+                        *ret = commands[i].command;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+/* Positional words: the command, then the optional CYCLE of "cancel". */
+static int apply_positional(const char *word, Args *a, bool *have_cycle, char *err, size_t err_size) {
+        if (a->command == COMMAND_NONE) {
+                if (parse_command(word, &a->command) < 0)
+                        return usage_error(err, err_size, "unknown command \"%s\"", word);
+                return 0;
+        }
+        if (a->command == COMMAND_CANCEL && !*have_cycle) {
+                if (parse_u64(word, &a->cycle) < 0)
+                        return usage_error(err, err_size, "cancel: \"%s\" is not a cycle id", word);
+                *have_cycle = true;
+                return 0;
+        }
+        return usage_error(err, err_size, "unexpected argument \"%s\"", word);
+}
+
+int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_size) {
+        Args a = { .command = COMMAND_NONE, .bus = BUS_KIND_SYSTEM };
+        bool have_cycle = false, only_positional = false;
+        /* Options may come before or after the command, so sleep-only
+         * options are checked once the whole line is read. */
+        const Option *sleep_only = NULL;
+        int r;
+
+        if (err && err_size > 0)
+                err[0] = 0;
+
+        for (int i = 1; i < argc; i++) {
+                const char *arg = argv[i], *value;
+                const Option *o;
+
+                if (only_positional || arg[0] != '-' || arg[1] == 0) {
+                        r = apply_positional(arg, &a, &have_cycle, err, err_size);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (strcmp(arg, "--") == 0) {
+                        only_positional = true;
+                        continue;
+                }
+
+                o = find_option(arg, &value);
+                if (!o)
+                        return usage_error(err, err_size, "unknown option \"%s\"", arg);
+                if (!o->has_value && value)
+                        return usage_error(err, err_size, "--%s takes no value", o->name);
+                if (o->has_value && !value) {
+                        if (i + 1 >= argc)
+                                return usage_error(err, err_size, "--%s needs a value", o->name);
+                        value = argv[++i];
+                }
+                r = apply_option(o, value, &a, err, err_size);
+                if (r < 0)
+                        return r;
+                if (o->sleep_only && !sleep_only)
+                        sleep_only = o;
+        }
+
+        if (a.help || a.version) {
+                *ret = a;
+                return 0;
+        }
+        if (a.command == COMMAND_NONE)
+                return usage_error(err, err_size, "no command given");
+
+        if (sleep_only && !command_is_sleep(a.command))
+                return usage_error(err, err_size, "--%s only applies to suspend, hibernate and hybrid-sleep",
+                                   sleep_only->name);
+
+        *ret = a;
+        return 0;
+}

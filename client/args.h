@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Command-line parsing for fridgectl. Pure: no I/O, no globals, so every
+ * accepted and rejected command line is a unit test. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum Command {
+        COMMAND_NONE,
+        COMMAND_STATUS,
+        COMMAND_SUSPEND,
+        COMMAND_HIBERNATE,
+        COMMAND_HYBRID_SLEEP,
+        COMMAND_CANCEL,
+        COMMAND_MONITOR,
+} Command;
+
+typedef enum BusKind {
+        BUS_KIND_SYSTEM,
+        BUS_KIND_SESSION,
+} BusKind;
+
+/* An optional unsigned 32-bit option value. */
+typedef struct OptU32 {
+        bool set;
+        uint32_t value;
+} OptU32;
+
+typedef struct Args {
+        Command command;
+        BusKind bus;
+        const char *bus_address;        /* borrowed from argv */
+        bool json;
+        bool no_progress;
+        bool help;
+        bool version;
+
+        /* Sleep options, only valid with suspend/hibernate/hybrid-sleep. */
+        bool dry_run;
+        const char *pm_test;            /* borrowed from argv */
+        const char *mem_sleep;          /* borrowed from argv */
+        OptU32 wake_after_sec;
+        OptU32 flush_timeout_ms;
+        OptU32 freeze_timeout_ms;
+
+        /* cancel [CYCLE]; 0 means the running cycle. */
+        uint64_t cycle;
+} Args;
+
+/* Parses argv into *ret. On a usage error returns -EINVAL and writes a
+ * one-line explanation (no trailing newline) into err. --help and
+ * --version are only flagged; a command is not required with them. */
+int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_size);
+
+/* Strict decimal parsers: digits only, no sign, no spaces, no overflow. */
+int parse_u32(const char *s, uint32_t *ret);
+int parse_u64(const char *s, uint64_t *ret);
+
+bool command_is_sleep(Command c);
+
+/* The D-Bus "kind" for a sleep command, NULL for the others. */
+const char *command_sleep_kind(Command c);

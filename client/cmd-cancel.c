@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cancel [CYCLE]: one Cancel call; 0 (the default) is the running cycle. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus-util.h"
+#include "cmd.h"
+#include "exit-code.h"
+#include "json.h"
+#include "report.h"
+
+static void print_requested(const Args *a) {
+        JsonObject j;
+
+        if (!a->json) {
+                if (a->cycle > 0)
+                        printf("cancel requested for cycle %llu\n", (unsigned long long) a->cycle);
+                else
+                        puts("cancel requested for the running cycle");
+                return;
+        }
+        json_object_begin(&j, stdout);
+        json_object_add_string(&j, "event", "cancel-requested");
+        json_object_add_u64(&j, "cycle", a->cycle);
+        json_object_end(&j);
+        fputc('\n', stdout);
+}
+
+int cmd_cancel(const Args *a, sd_bus *bus) {
+        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        (void) sd_bus_set_allow_interactive_authorization(bus, isatty(STDIN_FILENO));
+        r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Cancel", &e, NULL,
+                               "t", a->cycle);
+        if (r < 0 && !a->json && sd_bus_error_has_name(&e, FRIDGE_ERROR_PREFIX "TooLate")) {
+                fprintf(stderr, "fridgectl: too late to cancel: the system is going to sleep\n");
+                return exit_code_for_call_error(e.name);
+        }
+        if (r < 0)
+                return report_call_error(a, "cannot cancel", &e);
+        print_requested(a);
+        return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
+}

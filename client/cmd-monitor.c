@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* monitor: print every event of fridged until SIGINT/SIGTERM. For people
+ * one line per event, "Member name=value …" with values in JSON notation
+ * (quoted, escaped); with --json one object per event. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+
+#include "bus-json.h"
+#include "bus-util.h"
+#include "cmd.h"
+#include "exit-code.h"
+#include "json.h"
+#include "report.h"
+
+typedef struct SignalFormat {
+        const char *member;
+        const char *event;              /* the JSON "event", as for a cycle */
+        const char *args[4];
+} SignalFormat;
+
+static const SignalFormat signal_formats[] = {
+        { "SleepImminent", "sleep-imminent", { "cycle", "kind" } },
+        { "Resumed",       "resumed",        { "cycle", "slept_usec", "wake_reason" } },
+        { "CycleFinished", "finished",       { "cycle", "result", "error", "message" } },
+};
+
+typedef struct Monitor {
+        const Args *args;
+        sd_event *event;
+} Monitor;
+
+/* Starts an event line: {"event":"x" or "Member". */
+static void line_begin(const Monitor *mon, JsonObject *j, const char *member, const char *event) {
+        if (mon->args->json) {
+                json_object_begin(j, stdout);
+                json_object_add_string(j, "event", event);
+        } else
+                fputs(member, stdout);
+}
+
+static void line_key(const Monitor *mon, JsonObject *j, const char *key) {
+        if (mon->args->json)
+                json_object_key(j, key);
+        else
+                printf(" %s=", key);
+}
+
+static void line_end(const Monitor *mon, JsonObject *j) {
+        if (mon->args->json)
+                json_object_end(j);
+        fputc('\n', stdout);
+        fflush(stdout);
+}
+
+static const SignalFormat *find_format(sd_bus_message *m) {
+        for (size_t i = 0; i < ELEMENTSOF(signal_formats); i++)
+                if (sd_bus_message_is_signal(m, FRIDGE_INTERFACE, signal_formats[i].member))
+                        return &signal_formats[i];
+        return NULL;
+}
+
+static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const Monitor *mon = userdata;
+        const SignalFormat *fmt = find_format(m);
+        JsonObject j;
+
+        if (!fmt)
+                return 0;       /* a signal newer than this client */
+        line_begin(mon, &j, fmt->member, fmt->event);
+        for (size_t i = 0; i < ELEMENTSOF(fmt->args) && fmt->args[i]; i++) {
+                line_key(mon, &j, fmt->args[i]);
+                if (bus_json_write_value(m, stdout) < 0)
+                        fputs("null", stdout);
+        }
+        line_end(mon, &j);
+        return 0;
+}
+
+/* The changed dictionary, entry by entry, as key=value or a JSON object. */
+static int print_changed(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
+        const char *name;
+        int r;
+
+        if (mon->args->json) {
+                json_object_key(j, "changed");
+                return bus_json_write_value(m, stdout);
+        }
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r < 0)
+                        return r;
+                line_key(mon, j, name);
+                r = bus_json_write_value(m, stdout);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static void strv_freep(char ***l) {
+        for (char **i = *l; i && *i; i++)
+                free(*i);
+        free(*l);
+}
+
+/* Always in JSON; for people only when there is something to say. */
+static int print_invalidated(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
+        _cleanup_(strv_freep) char **names = NULL;
+        int r;
+
+        r = sd_bus_message_read_strv(m, &names);
+        if (r < 0)
+                return r;
+        if (!mon->args->json && (!names || !names[0]))
+                return 0;
+        line_key(mon, j, "invalidated");
+        fputc('[', stdout);
+        for (char **n = names; n && *n; n++) {
+                if (n != names)
+                        fputc(',', stdout);
+                json_write_string(stdout, *n);
+        }
+        fputc(']', stdout);
+        return 0;
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const Monitor *mon = userdata;
+        JsonObject j;
+        int r;
+
+        line_begin(mon, &j, "PropertiesChanged", "properties");
+        r = sd_bus_message_skip(m, "s");
+        if (r >= 0)
+                r = print_changed(mon, &j, m);
+        if (r >= 0)
+                r = print_invalidated(mon, &j, m);
+        if (r < 0)
+                fputs(mon->args->json ? ",\"malformed\":true" : " (malformed)", stdout);
+        line_end(mon, &j);
+        return 0;
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const Monitor *mon = userdata;
+        const char *name, *old_owner, *new_owner;
+        JsonObject j;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        /* "owner" is fridged's new unique name, "" when it went away. */
+        line_begin(mon, &j, "NameOwnerChanged", "owner");
+        line_key(mon, &j, "owner");
+        json_write_string(stdout, new_owner);
+        line_end(mon, &j);
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const Monitor *mon = userdata;
+
+        (void) sd_event_exit(mon->event, report_error(mon->args, "org.freedesktop.DBus.Error.Disconnected",
+                                                      "lost the connection to the bus", EXIT_CODE_FAILED));
+        return 0;
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        const Monitor *mon = userdata;
+
+        return sd_event_exit(mon->event, EXIT_CODE_DONE);
+}
+
+static int setup_signals(Monitor *mon) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        r = sd_event_add_signal(mon->event, NULL, SIGINT, on_exit_signal, mon);
+        if (r < 0)
+                return r;
+        return sd_event_add_signal(mon->event, NULL, SIGTERM, on_exit_signal, mon);
+}
+
+int cmd_monitor(const Args *a, sd_bus *bus) {
+        static const FridgeHandlers handlers = {
+                .signal = on_fridge_signal,
+                .properties = on_properties_changed,
+                .owner = on_owner_changed,
+                .disconnected = on_disconnected,
+        };
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        Monitor mon = { .args = a };
+        int r;
+
+        r = sd_event_new(&event);
+        if (r < 0)
+                return report_errno(a, "cannot set up the event loop", r);
+        mon.event = event;
+        r = setup_signals(&mon);
+        if (r < 0)
+                return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
+        r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return report_errno(a, "cannot attach the bus to the event loop", r);
+        r = bus_add_fridge_matches(bus, &handlers, &mon);
+        if (r < 0)
+                return report_errno(a, "cannot subscribe to fridged's signals", r);
+
+        r = sd_event_loop(event);
+        (void) sd_bus_detach_event(bus);
+        if (r < 0)
+                return report_errno(a, "event loop failed", r);
+        return r;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* One function per command; each returns fridgectl's exit code. */
+
+#include <systemd/sd-bus.h>
+
+#include "args.h"
+
+int cmd_status(const Args *a, sd_bus *bus);
+int cmd_sleep(const Args *a, sd_bus *bus);
+int cmd_cancel(const Args *a, sd_bus *bus);
+int cmd_monitor(const Args *a, sd_bus *bus);

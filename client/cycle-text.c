@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cycle-text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit-code.h"
+#include "macro.h"
+
+static bool isempty(const char *s) {
+        return !s || !*s;
+}
+
+/* asprintf() leaves the pointer undefined on failure; callers want NULL. */
+__attribute__((format(printf, 1, 2)))
+static char *strdup_printf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return r < 0 ? NULL : s;
+}
+
+char *cycle_label(const char *phase, const char *text) {
+        if (isempty(phase))
+                return strdup(strempty(text));
+        if (isempty(text))
+                return strdup(phase);
+        return strdup_printf("%s: %s", phase, text);
+}
+
+char *format_duration(uint64_t usec) {
+        uint64_t sec = usec / 1000000;
+
+        if (sec < 60)
+                return strdup_printf("%.1f s", (double) usec / 1e6);
+        if (sec < 3600)
+                return strdup_printf("%u min %u s", (unsigned) (sec / 60), (unsigned) (sec % 60));
+        return strdup_printf("%llu h %u min", (unsigned long long) (sec / 3600), (unsigned) (sec % 3600 / 60));
+}
+
+char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason) {
+        _cleanup_free_ char *d = format_duration(slept_usec);
+
+        if (!d)
+                return NULL;
+        return strdup_printf("resumed after %s (wake: %s)", d,
+                             isempty(wake_reason) ? "unknown" : wake_reason);
+}
+
+static char *done_line(const CycleOutcome *o) {
+        _cleanup_free_ char *r = NULL;
+
+        if (!o->resumed)
+                return isempty(o->message) ? strdup("done") : strdup_printf("done: %s", o->message);
+        r = cycle_resumed_line(o->slept_usec, o->wake_reason);
+        return r ? strdup_printf("done: %s", r) : NULL;
+}
+
+static char *aborted_line(const CycleOutcome *o) {
+        /* Our own cancel gets the reassuring sentence; any other abort
+         * (cancelled elsewhere, a wakeup event, …) shows fridged's reason. */
+        if (o->cancel_requested && strcmp(error_short_name(o->error), "Cancelled") == 0)
+                return strdup("aborted: cancelled by user; all services thawed");
+        return strdup_printf("aborted: %s", isempty(o->message) ? error_short_name(o->error) : o->message);
+}
+
+char *cycle_final_line(const CycleOutcome *o) {
+        const char *result = strempty(o->result);
+
+        if (strcmp(result, "done") == 0)
+                return done_line(o);
+        if (strcmp(result, "dry-run") == 0) {
+                /* With pm-test the kernel did get a (test) write. */
+                if (!isempty(o->pm_test) && strcmp(o->pm_test, "none") != 0)
+                        return strdup_printf("dry-run: all phases ran; the kernel ran its pm_test \"%s\" mode",
+                                             o->pm_test);
+                return strdup("dry-run: all phases ran; nothing was written to the kernel");
+        }
+        if (strcmp(result, "aborted") == 0)
+                return aborted_line(o);
+        if (strcmp(result, "failed") == 0) {
+                const char *name = isempty(o->error) ? "unknown error" : error_short_name(o->error);
+
+                if (isempty(o->message))
+                        return strdup_printf("failed: %s", name);
+                return strdup_printf("failed: %s: %s", name, o->message);
+        }
+        return strdup_printf("%s: %s", isempty(result) ? "unknown result" : result, strempty(o->message));
+}

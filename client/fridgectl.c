@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fridgectl: the command-line client of fridged. Parses the command line,
+ * connects, and hands over to one cmd_*() per command. */
+#include <stdio.h>
+
+#include "args.h"
+#include "bus-util.h"
+#include "cmd.h"
+#include "exit-code.h"
+#include "fridge-config.h"
+#include "report.h"
+
+static void print_help(FILE *f) {
+        fputs("Usage: fridgectl [OPTIONS] COMMAND\n"
+              "\n"
+              "Control fridged, the suspend orchestration daemon.\n"
+              "\n"
+              "Commands:\n"
+              "  status                 Show fridged's state and what this machine can do\n"
+              "  suspend                Suspend to RAM and follow the cycle to its end\n"
+              "  hibernate              Hibernate to disk and follow the cycle\n"
+              "  hybrid-sleep           Hibernate, then suspend, and follow the cycle\n"
+              "  cancel [CYCLE]         Cancel a cycle (default: the running one)\n"
+              "  monitor                Print fridged's events until Ctrl-C\n"
+              "\n"
+              "Options:\n"
+              "  -h --help              Show this help\n"
+              "     --version           Show the version\n"
+              "     --bus=system|session  Bus to talk on (default: system)\n"
+              "     --bus-address=ADDR  Connect to the bus at this D-Bus address\n"
+              "     --json              One JSON object per line, nothing else on stdout\n"
+              "     --no-progress       Plain lines instead of a progress bar\n"
+              "\n"
+              "Options for suspend, hibernate and hybrid-sleep:\n"
+              "     --dry-run           Run every phase, but do not write to the kernel\n"
+              "     --pm-test=LEVEL     Use the kernel's pm_test level (none|core|processors|\n"
+              "                         platform|devices|freezer)\n"
+              "     --mem-sleep=MODE    s2idle|shallow|deep (suspend only)\n"
+              "     --wake-after=SEC    Wake up by the RTC after SEC seconds\n"
+              "     --flush-timeout=MS  Limit for writing back dirty data\n"
+              "     --freeze-timeout=MS Limit for freezing services\n"
+              "\n"
+              "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
+              "cycle (Ctrl-C again: stop waiting and leave it running).\n"
+              "\n"
+              "Exit status:\n"
+              "  0  done, dry-run, or the command succeeded\n"
+              "  1  the cycle failed, fridged is not reachable, or another error\n"
+              "  2  usage error (also InvalidArgs from fridged)\n"
+              "  3  the cycle was aborted (cancelled)\n"
+              "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
+              "     TooLate, NoSuchCycle, AccessDenied\n",
+              f);
+}
+
+static int run(const Args *a) {
+        _cleanup_bus_ sd_bus *bus = NULL;
+        char what[300];
+        int r;
+
+        r = bus_open(a, &bus);
+        if (r < 0) {
+                snprintf(what, sizeof(what), "cannot connect to %s", bus_description(a));
+                return report_errno(a, what, r);
+        }
+        switch (a->command) {
+        case COMMAND_STATUS:
+                return cmd_status(a, bus);
+        case COMMAND_SUSPEND:
+        case COMMAND_HIBERNATE:
+        case COMMAND_HYBRID_SLEEP:
+                return cmd_sleep(a, bus);
+        case COMMAND_CANCEL:
+                return cmd_cancel(a, bus);
+        case COMMAND_MONITOR:
+                return cmd_monitor(a, bus);
+        case COMMAND_NONE:
+                break;
+        }
+        return EXIT_CODE_USAGE;
+}
+
+int main(int argc, char *argv[]) {
+        char err[256];
+        Args a;
+
+        if (args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
+                fprintf(stderr, "fridgectl: %s\nTry 'fridgectl --help'.\n", err);
+                return EXIT_CODE_USAGE;
+        }
+        if (a.help) {
+                print_help(stdout);
+                return EXIT_CODE_DONE;
+        }
+        if (a.version) {
+                puts("fridgectl " FRIDGE_VERSION);
+                return EXIT_CODE_DONE;
+        }
+        return run(&a);
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "output.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exit-code.h"
+#include "json.h"
+#include "macro.h"
+#include "progress-bar.h"
+#include "terminal.h"
+
+#define CLEAR_LINE "\r\033[K"
+#define CANCELLING_LABEL "cancelling\xe2\x80\xa6"
+
+OutputMode output_mode_pick(const Args *a) {
+        if (a->json)
+                return OUTPUT_JSON;
+        if (!a->no_progress && isatty(STDOUT_FILENO))
+                return OUTPUT_TTY;
+        return OUTPUT_PLAIN;
+}
+
+/* Every event line is flushed at once: a reader at the other end of a
+ * pipe follows the cycle as it happens, not when the buffer fills. */
+static void line_done(void) {
+        fputc('\n', stdout);
+        fflush(stdout);
+}
+
+static void json_begin(JsonObject *j, const char *event, uint64_t cycle) {
+        json_object_begin(j, stdout);
+        json_object_add_string(j, "event", event);
+        json_object_add_u64(j, "cycle", cycle);
+}
+
+static void json_end(JsonObject *j) {
+        json_object_end(j);
+        line_done();
+}
+
+static void draw_bar(Output *o, const CycleView *v) {
+        _cleanup_free_ char *label = NULL, *line = NULL;
+
+        if (v->cancelling)
+                label = strdup(CANCELLING_LABEL);
+        else if ((v->phase && *v->phase) || (v->text && *v->text))
+                label = cycle_label(v->phase, v->text);
+        else
+                label = strdup(strempty(v->kind));
+        line = progress_bar_render(v->progress, label, terminal_columns(STDOUT_FILENO));
+        if (!line)
+                return;
+        fputs(CLEAR_LINE, stdout);
+        fputs(line, stdout);
+        fflush(stdout);
+        o->bar_shown = true;
+}
+
+/* A whole line for people; on a terminal it replaces the bar. */
+static void print_line(Output *o, const char *text) {
+        if (o->bar_shown)
+                fputs(CLEAR_LINE, stdout);
+        o->bar_shown = false;
+        fputs(text, stdout);
+        line_done();
+}
+
+void output_clear(Output *o) {
+        if (!o->bar_shown)
+                return;
+        fputs(CLEAR_LINE, stdout);
+        fflush(stdout);
+        o->bar_shown = false;
+}
+
+void output_started(Output *o, const CycleView *v) {
+        JsonObject j;
+
+        switch (o->mode) {
+        case OUTPUT_TTY:
+                draw_bar(o, v);
+                break;
+        case OUTPUT_PLAIN:
+                break;
+        case OUTPUT_JSON:
+                json_begin(&j, "started", v->cycle);
+                json_object_add_string(&j, "kind", v->kind);
+                json_end(&j);
+                break;
+        }
+}
+
+void output_update(Output *o, const CycleView *v, bool phase_changed) {
+        JsonObject j;
+
+        switch (o->mode) {
+        case OUTPUT_TTY:
+                draw_bar(o, v);
+                break;
+        case OUTPUT_PLAIN:
+                if (phase_changed && v->phase && *v->phase) {
+                        printf("phase %s", v->phase);
+                        line_done();
+                }
+                break;
+        case OUTPUT_JSON:
+                json_begin(&j, phase_changed ? "phase" : "progress", v->cycle);
+                json_object_add_string(&j, "phase", v->phase);
+                json_object_add_double(&j, "progress", v->progress);
+                json_object_add_string(&j, "text", v->text);
+                json_end(&j);
+                break;
+        }
+}
+
+void output_sleep_imminent(Output *o, const CycleView *v) {
+        JsonObject j;
+
+        if (o->mode != OUTPUT_JSON)
+                return;         /* the "kernel" phase already says it */
+        json_begin(&j, "sleep-imminent", v->cycle);
+        json_object_add_string(&j, "kind", v->kind);
+        json_end(&j);
+}
+
+void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const char *wake_reason) {
+        _cleanup_free_ char *line = NULL;
+        JsonObject j;
+
+        switch (o->mode) {
+        case OUTPUT_TTY:
+                break;          /* the final line carries it */
+        case OUTPUT_PLAIN:
+                line = cycle_resumed_line(slept_usec, wake_reason);
+                if (line)
+                        print_line(o, line);
+                break;
+        case OUTPUT_JSON:
+                json_begin(&j, "resumed", v->cycle);
+                json_object_add_u64(&j, "slept_usec", slept_usec);
+                json_object_add_string(&j, "wake_reason", wake_reason);
+                json_end(&j);
+                break;
+        }
+}
+
+void output_cancelling(Output *o, const CycleView *v) {
+        JsonObject j;
+
+        switch (o->mode) {
+        case OUTPUT_TTY:
+                draw_bar(o, v);
+                break;
+        case OUTPUT_PLAIN:
+                print_line(o, CANCELLING_LABEL);
+                break;
+        case OUTPUT_JSON:
+                json_begin(&j, "cancel-requested", v->cycle);
+                json_end(&j);
+                break;
+        }
+}
+
+void output_cancel_refused(Output *o, const CycleView *v, const char *error, const char *message) {
+        _cleanup_free_ char *line = NULL;
+        JsonObject j;
+
+        if (o->mode == OUTPUT_JSON) {
+                json_begin(&j, "cancel-refused", v->cycle);
+                json_object_add_string(&j, "error", error);
+                json_object_add_string(&j, "message", message);
+                json_end(&j);
+                return;
+        }
+        if (strcmp(error_short_name(error), "TooLate") == 0)
+                line = strdup("too late to cancel: the system is going to sleep");
+        else if (asprintf(&line, "cannot cancel: %s: %s", error_short_name(error), strempty(message)) < 0)
+                line = NULL;
+        if (line)
+                print_line(o, line);
+        if (o->mode == OUTPUT_TTY)
+                draw_bar(o, v);
+}
+
+void output_finished(Output *o, const CycleView *v, const CycleOutcome *outcome) {
+        _cleanup_free_ char *line = NULL;
+        JsonObject j;
+
+        if (o->mode == OUTPUT_JSON) {
+                json_begin(&j, "finished", v->cycle);
+                json_object_add_string(&j, "result", outcome->result);
+                json_object_add_string(&j, "error", outcome->error);
+                json_object_add_string(&j, "message", outcome->message);
+                json_end(&j);
+                return;
+        }
+        line = cycle_final_line(outcome);
+        print_line(o, line ? line : strempty(outcome->result));
+}

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit tests for fridgectl's pure pieces: the bar, JSON, exit codes, the
+ * command line, the sentences and the Esc detection. */
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "args.h"
+#include "cycle-text.h"
+#include "exit-code.h"
+#include "json.h"
+#include "keys.h"
+#include "progress-bar.h"
+
+/* ---- progress bar ---- */
+
+static size_t count_char(const char *s, char c) {
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += *s == c;
+        return n;
+}
+
+static void test_bar_layout(void) {
+        g_autofree char *line = progress_bar_render(0.48, "flush: flushing 212 MiB", 80);
+
+        /* 79 usable columns, 2/5 of them for the bar: 31 cells. */
+        g_assert_cmpstr(line, ==, "[###############................]  48%  flush: flushing 212 MiB");
+        g_assert_cmpuint(text_columns(line), <=, 79);
+}
+
+static void test_bar_width_fits(void) {
+        static const unsigned widths[] = { 0, 1, 2, 5, 9, 12, 20, 40, 80, 132, 300 };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(widths); i++) {
+                g_autofree char *line = progress_bar_render(0.5, "freeze-early: freezing user@1000.service", widths[i]);
+
+                g_assert_nonnull(line);
+                g_assert_cmpuint(text_columns(line), <=, widths[i] > 0 ? widths[i] - 1 : 0);
+        }
+}
+
+static void test_bar_wide_terminal_caps_bar(void) {
+        g_autofree char *line = progress_bar_render(1.0, "done", 300);
+
+        g_assert_cmpuint(count_char(line, '#'), ==, 60);
+        g_assert_nonnull(strstr(line, "] 100%  done"));
+}
+
+static void test_bar_narrow_drops_bar(void) {
+        g_autofree char *line = progress_bar_render(0.3, "flush", 12);
+
+        /* 11 columns: 2/5 is 4 cells, below the minimum, so no bar. */
+        g_assert_cmpstr(line, ==, " 30%  flush");
+        g_autofree char *tiny = progress_bar_render(0.3, "flush", 3);
+        /* Not even "30%" fits in 2 columns: cut like any text. */
+        g_assert_cmpstr(tiny, ==, "3\xe2\x80\xa6");
+}
+
+static void test_bar_percent_rounding(void) {
+        g_assert_cmpuint(progress_percent(0.0), ==, 0);
+        g_assert_cmpuint(progress_percent(0.004), ==, 0);
+        g_assert_cmpuint(progress_percent(0.006), ==, 1);
+        g_assert_cmpuint(progress_percent(0.484), ==, 48);
+        g_assert_cmpuint(progress_percent(0.486), ==, 49);
+        g_assert_cmpuint(progress_percent(0.994), ==, 99);
+        /* Would round to 100 but the cycle is not finished. */
+        g_assert_cmpuint(progress_percent(0.996), ==, 99);
+        g_assert_cmpuint(progress_percent(1.0), ==, 100);
+}
+
+static void test_bar_clamping(void) {
+        g_autofree char *neg = progress_bar_render(-0.5, "prepare", 80);
+        g_autofree char *big = progress_bar_render(1.7, "thaw", 80);
+        g_autofree char *nan = progress_bar_render(NAN, "prepare", 80);
+
+        g_assert_cmpuint(progress_percent(-3.0), ==, 0);
+        g_assert_cmpuint(progress_percent(42.0), ==, 100);
+        g_assert_cmpuint(progress_percent(NAN), ==, 0);
+        g_assert_cmpuint(count_char(neg, '#'), ==, 0);
+        g_assert_nonnull(strstr(neg, "]   0%  prepare"));
+        g_assert_cmpuint(count_char(big, '.'), ==, 0);
+        g_assert_nonnull(strstr(big, "] 100%  thaw"));
+        g_assert_cmpuint(count_char(nan, '#'), ==, 0);
+}
+
+static void test_bar_long_text_truncated(void) {
+        g_autofree char *text = g_strnfill(200, 'x');
+        g_autofree char *line = progress_bar_render(0.1, text, 40);
+
+        g_assert_cmpuint(text_columns(line), ==, 39);
+        g_assert_true(g_str_has_suffix(line, "x\xe2\x80\xa6"));
+}
+
+static void test_bar_utf8_not_split(void) {
+        /* 30 two-byte characters; cutting must not leave half of one. */
+        g_autoptr(GString) s = g_string_new(NULL);
+        for (int i = 0; i < 30; i++)
+                g_string_append(s, "\xc3\xa9");
+        g_autofree char *line = progress_bar_render(0.5, s->str, 40);
+
+        g_assert_true(g_utf8_validate(line, -1, NULL));
+        g_assert_cmpuint(text_columns(line), ==, 39);
+}
+
+static void test_bar_control_chars_sanitized(void) {
+        g_autofree char *line = progress_bar_render(0.5, "a\033[2Jb\r\n", 80);
+
+        g_assert_null(strchr(line, '\033'));
+        g_assert_null(strchr(line, '\r'));
+        g_assert_nonnull(strstr(line, "a?[2Jb??"));
+}
+
+/* ---- JSON ---- */
+
+static void assert_escape(const char *in, const char *expected) {
+        g_autofree char *out = json_escape(in);
+
+        g_assert_cmpstr(out, ==, expected);
+}
+
+static void test_json_escape(void) {
+        assert_escape("plain", "\"plain\"");
+        assert_escape(NULL, "\"\"");
+        assert_escape("", "\"\"");
+        assert_escape("say \"hi\"", "\"say \\\"hi\\\"\"");
+        assert_escape("back\\slash", "\"back\\\\slash\"");
+        assert_escape("a\nb\tc\rd", "\"a\\u000ab\\u0009c\\u000dd\"");
+        assert_escape("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+        assert_escape("/dev/sda", "\"/dev/sda\"");
+        assert_escape("caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80\"");
+        /* Invalid UTF-8: a stray continuation byte, an overlong '/', a
+         * truncated sequence at the end. */
+        assert_escape("a\x80z", "\"a\\ufffdz\"");
+        assert_escape("\xc0\xaf", "\"\\ufffd\\ufffd\"");
+        assert_escape("x\xe2\x80", "\"x\\ufffd\\ufffd\"");
+}
+
+static char *write_double(double d) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        json_write_double(f, d);
+        fclose(f);
+        return buf;
+}
+
+static void test_json_numbers(void) {
+        g_autofree char *a = write_double(0.05);
+        g_autofree char *b = write_double(0.31);
+        g_autofree char *c = write_double(1.0);
+        g_autofree char *d = write_double(NAN);
+        g_autofree char *e = write_double(INFINITY);
+        g_autofree char *f = write_double(0.1 + 0.2);
+
+        g_assert_cmpstr(a, ==, "0.05");
+        g_assert_cmpstr(b, ==, "0.31");
+        g_assert_cmpstr(c, ==, "1");
+        g_assert_cmpstr(d, ==, "null");
+        g_assert_cmpstr(e, ==, "null");
+        g_assert_cmpfloat(g_ascii_strtod(f, NULL), ==, 0.1 + 0.2);
+}
+
+static void test_json_object(void) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        JsonObject j;
+
+        json_object_begin(&j, f);
+        json_object_add_string(&j, "event", "resumed");
+        json_object_add_u64(&j, "cycle", 7);
+        json_object_add_u64(&j, "slept_usec", UINT64_MAX);
+        json_object_add_double(&j, "progress", 0.5);
+        json_object_add_bool(&j, "dry", true);
+        json_object_add_string(&j, "wake_reason", "rtc\n");
+        json_object_end(&j);
+        fclose(f);
+        g_assert_cmpstr(buf, ==, "{\"event\":\"resumed\",\"cycle\":7,\"slept_usec\":18446744073709551615,"
+                                 "\"progress\":0.5,\"dry\":true,\"wake_reason\":\"rtc\\u000a\"}");
+        free(buf);
+}
+
+/* ---- exit codes ---- */
+
+static void test_exit_code_results(void) {
+        g_assert_cmpint(exit_code_for_result("done"), ==, 0);
+        g_assert_cmpint(exit_code_for_result("dry-run"), ==, 0);
+        g_assert_cmpint(exit_code_for_result("failed"), ==, 1);
+        g_assert_cmpint(exit_code_for_result("aborted"), ==, 3);
+        g_assert_cmpint(exit_code_for_result("exploded"), ==, 1);
+        g_assert_cmpint(exit_code_for_result(""), ==, 1);
+        g_assert_cmpint(exit_code_for_result(NULL), ==, 1);
+}
+
+static void test_exit_code_errors(void) {
+        static const char *const refusals[] = {
+                "Busy", "NotSupported", "Inhibited", "HibernateNotReady", "TooLate", "NoSuchCycle",
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(refusals); i++) {
+                g_autofree char *name = g_strconcat(FRIDGE_ERROR_PREFIX, refusals[i], NULL);
+                g_assert_cmpint(exit_code_for_call_error(name), ==, 4);
+        }
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.AccessDenied"), ==, 4);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.InvalidArgs"), ==, 2);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.ServiceUnknown"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.NoReply"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.UnknownMethod"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error("System.Error.ENOENT"), ==, 1);
+        /* A name that only starts like ours is not ours. */
+        g_assert_cmpint(exit_code_for_call_error("io.fridge.Fridge1.ErrorX"), ==, 1);
+
+        g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.ServiceUnknown"));
+        g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.NameHasNoOwner"));
+        g_assert_false(error_is_unreachable("io.fridge.Fridge1.Error.Busy"));
+        g_assert_false(error_is_unreachable(NULL));
+
+        g_assert_cmpstr(error_short_name("io.fridge.Fridge1.Error.FreezeTimeout"), ==, "FreezeTimeout");
+        g_assert_cmpstr(error_short_name("Plain"), ==, "Plain");
+        g_assert_cmpstr(error_short_name(NULL), ==, "");
+}
+
+/* ---- argument parsing ---- */
+
+static int parse(Args *a, char *err, ...) {
+        char *argv[32] = { (char *) "fridgectl" };
+        int argc = 1;
+        va_list ap;
+
+        va_start(ap, err);
+        for (char *s; (s = va_arg(ap, char *)); )
+                argv[argc++] = s;
+        va_end(ap);
+        return args_parse(argc, argv, a, err, 256);
+}
+
+#define PARSE(a, err, ...) parse(a, err, __VA_ARGS__, (char *) NULL)
+
+static void test_args_good(void) {
+        char err[256];
+        Args a;
+
+        g_assert_cmpint(PARSE(&a, err, "status"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_STATUS);
+        g_assert_cmpint(a.bus, ==, BUS_KIND_SYSTEM);
+        g_assert_false(a.json);
+
+        /* Options before and after the command; both value spellings. */
+        g_assert_cmpint(PARSE(&a, err, "--bus=session", "suspend", "--dry-run", "--pm-test", "devices",
+                              "--mem-sleep=deep", "--wake-after", "30", "--flush-timeout=5000",
+                              "--freeze-timeout", "0", "--json", "--no-progress"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_SUSPEND);
+        g_assert_cmpint(a.bus, ==, BUS_KIND_SESSION);
+        g_assert_true(a.dry_run && a.json && a.no_progress);
+        g_assert_cmpstr(a.pm_test, ==, "devices");
+        g_assert_cmpstr(a.mem_sleep, ==, "deep");
+        g_assert_true(a.wake_after_sec.set);
+        g_assert_cmpuint(a.wake_after_sec.value, ==, 30);
+        g_assert_cmpuint(a.flush_timeout_ms.value, ==, 5000);
+        g_assert_true(a.freeze_timeout_ms.set);
+        g_assert_cmpuint(a.freeze_timeout_ms.value, ==, 0);
+        g_assert_cmpstr(command_sleep_kind(a.command), ==, "suspend");
+
+        g_assert_cmpint(PARSE(&a, err, "hybrid-sleep", "--bus-address", "unix:path=/tmp/x"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_HYBRID_SLEEP);
+        g_assert_cmpstr(a.bus_address, ==, "unix:path=/tmp/x");
+        g_assert_false(a.wake_after_sec.set);
+
+        g_assert_cmpint(PARSE(&a, err, "cancel"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_CANCEL);
+        g_assert_cmpuint(a.cycle, ==, 0);
+        g_assert_cmpint(PARSE(&a, err, "cancel", "18446744073709551615"), ==, 0);
+        g_assert_cmpuint(a.cycle, ==, UINT64_MAX);
+
+        g_assert_cmpint(PARSE(&a, err, "--json", "monitor"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_MONITOR);
+        g_assert_cmpint(PARSE(&a, err, "hibernate", "--", "--x"), <, 0);     /* "--x" positional */
+
+        /* --help and --version need no command. */
+        g_assert_cmpint(PARSE(&a, err, "-h"), ==, 0);
+        g_assert_true(a.help);
+        g_assert_cmpint(PARSE(&a, err, "--version"), ==, 0);
+        g_assert_true(a.version);
+}
+
+static void assert_usage_error(const char *expect_in_message, ...) {
+        char *argv[32] = { (char *) "fridgectl" };
+        char err[256];
+        int argc = 1;
+        va_list ap;
+        Args a;
+
+        va_start(ap, expect_in_message);
+        for (char *s; (s = va_arg(ap, char *)); )
+                argv[argc++] = s;
+        va_end(ap);
+        g_assert_cmpint(args_parse(argc, argv, &a, err, sizeof(err)), ==, -EINVAL);
+        if (!strstr(err, expect_in_message))
+                g_error("error \"%s\" does not mention \"%s\"", err, expect_in_message);
+}
+
+#define BAD(msg, ...) assert_usage_error(msg, __VA_ARGS__, (char *) NULL)
+
+static void test_args_bad(void) {
+        char *argv[] = { (char *) "fridgectl" };
+        char err[256];
+        Args a;
+
+        g_assert_cmpint(args_parse(1, argv, &a, err, sizeof(err)), ==, -EINVAL);
+        g_assert_nonnull(strstr(err, "no command"));
+
+        BAD("unknown option", "status", "--frobnicate");
+        BAD("unknown option", "-x", "status");
+        BAD("unknown command", "sleep");
+        BAD("needs a value", "suspend", "--wake-after");
+        BAD("needs a value", "--bus");
+        BAD("not a non-negative integer", "suspend", "--wake-after=soon");
+        BAD("not a non-negative integer", "suspend", "--wake-after", "-5");
+        BAD("not a non-negative integer", "suspend", "--flush-timeout=");
+        BAD("not a non-negative integer", "suspend", "--flush-timeout= 5");
+        BAD("not a non-negative integer", "suspend", "--freeze-timeout=0x10");
+        BAD("not a non-negative integer", "suspend", "--freeze-timeout=+1");
+        BAD("too large", "suspend", "--wake-after=4294967296");
+        BAD("\"system\" or \"session\"", "--bus=starship", "status");
+        BAD("takes no value", "--json=yes", "status");
+        BAD("only applies to", "status", "--dry-run");
+        BAD("only applies to", "--pm-test=core", "cancel");
+        BAD("not a cycle id", "cancel", "seven");
+        BAD("not a cycle id", "cancel", "18446744073709551616");
+        BAD("unexpected argument", "cancel", "1", "2");
+        BAD("unexpected argument", "status", "now");
+}
+
+static void test_parse_numbers(void) {
+        uint32_t u;
+        uint64_t t;
+
+        g_assert_cmpint(parse_u32("4294967295", &u), ==, 0);
+        g_assert_cmpuint(u, ==, UINT32_MAX);
+        g_assert_cmpint(parse_u32("4294967296", &u), ==, -ERANGE);
+        g_assert_cmpint(parse_u32("007", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 7);
+        g_assert_cmpint(parse_u32("", &u), ==, -EINVAL);
+        g_assert_cmpint(parse_u32(NULL, &u), ==, -EINVAL);
+        g_assert_cmpint(parse_u32("1e3", &u), ==, -EINVAL);
+        g_assert_cmpint(parse_u64("18446744073709551615", &t), ==, 0);
+        g_assert_cmpint(parse_u64("99999999999999999999", &t), ==, -ERANGE);
+}
+
+/* ---- sentences ---- */
+
+static void assert_final(const CycleOutcome *o, const char *expected) {
+        g_autofree char *line = cycle_final_line(o);
+
+        g_assert_cmpstr(line, ==, expected);
+}
+
+static void test_final_lines(void) {
+        assert_final(&(CycleOutcome) { .result = "done", .resumed = true, .slept_usec = 3200000,
+                                       .wake_reason = "rtc" },
+                     "done: resumed after 3.2 s (wake: rtc)");
+        assert_final(&(CycleOutcome) { .result = "done", .resumed = true, .slept_usec = 125000000 },
+                     "done: resumed after 2 min 5 s (wake: unknown)");
+        assert_final(&(CycleOutcome) { .result = "done", .message = "resumed" }, "done: resumed");
+        assert_final(&(CycleOutcome) { .result = "dry-run", .error = "" },
+                     "dry-run: all phases ran; nothing was written to the kernel");
+        assert_final(&(CycleOutcome) { .result = "dry-run", .pm_test = "devices" },
+                     "dry-run: all phases ran; the kernel ran its pm_test \"devices\" mode");
+        assert_final(&(CycleOutcome) { .result = "aborted", .error = "io.fridge.Fridge1.Error.Cancelled",
+                                       .message = "cancelled by user", .cancel_requested = true },
+                     "aborted: cancelled by user; all services thawed");
+        /* Cancelled by somebody else: fridged's words. */
+        assert_final(&(CycleOutcome) { .result = "aborted", .error = "io.fridge.Fridge1.Error.Cancelled",
+                                       .message = "cancelled by uid 1000" },
+                     "aborted: cancelled by uid 1000");
+        assert_final(&(CycleOutcome) { .result = "aborted", .error = "io.fridge.Fridge1.Error.WakeupEvent",
+                                       .message = "a wakeup event arrived", .cancel_requested = true },
+                     "aborted: a wakeup event arrived");
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.FreezeTimeout",
+                                       .message = "user@1000.service did not freeze" },
+                     "failed: FreezeTimeout: user@1000.service did not freeze");
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.Kernel" },
+                     "failed: Kernel");
+}
+
+static void test_labels_and_durations(void) {
+        g_autofree char *a = cycle_label("flush", "flushing 212 MiB");
+        g_autofree char *b = cycle_label("flush", "");
+        g_autofree char *c = cycle_label(NULL, "text");
+        g_autofree char *d = format_duration(0);
+        g_autofree char *e = format_duration(59949999);
+        g_autofree char *f = format_duration(7620ULL * 1000000);
+        g_autofree char *g = cycle_resumed_line(1500000, "rtc");
+
+        g_assert_cmpstr(a, ==, "flush: flushing 212 MiB");
+        g_assert_cmpstr(b, ==, "flush");
+        g_assert_cmpstr(c, ==, "text");
+        g_assert_cmpstr(d, ==, "0.0 s");
+        g_assert_cmpstr(e, ==, "59.9 s");
+        g_assert_cmpstr(f, ==, "2 h 7 min");
+        g_assert_cmpstr(g, ==, "resumed after 1.5 s (wake: rtc)");
+}
+
+/* ---- keys ---- */
+
+static void test_lone_escape(void) {
+        g_assert_true(keys_have_lone_escape("\x1b", 1));
+        g_assert_true(keys_have_lone_escape("ab\x1b", 3));
+        g_assert_true(keys_have_lone_escape("\x1b\x1b", 2));
+        g_assert_false(keys_have_lone_escape("\x1b[A", 3));    /* arrow up */
+        g_assert_false(keys_have_lone_escape("\x1bOP", 3));    /* F1 */
+        g_assert_false(keys_have_lone_escape("q", 1));
+        g_assert_false(keys_have_lone_escape("", 0));
+}
+
+int main(int argc, char *argv[]) {
+        g_test_init(&argc, &argv, NULL);
+
+        g_test_add_func("/bar/layout", test_bar_layout);
+        g_test_add_func("/bar/width-fits", test_bar_width_fits);
+        g_test_add_func("/bar/wide-terminal", test_bar_wide_terminal_caps_bar);
+        g_test_add_func("/bar/narrow-terminal", test_bar_narrow_drops_bar);
+        g_test_add_func("/bar/percent-rounding", test_bar_percent_rounding);
+        g_test_add_func("/bar/clamping", test_bar_clamping);
+        g_test_add_func("/bar/long-text", test_bar_long_text_truncated);
+        g_test_add_func("/bar/utf8", test_bar_utf8_not_split);
+        g_test_add_func("/bar/control-chars", test_bar_control_chars_sanitized);
+        g_test_add_func("/json/escape", test_json_escape);
+        g_test_add_func("/json/numbers", test_json_numbers);
+        g_test_add_func("/json/object", test_json_object);
+        g_test_add_func("/exit-code/results", test_exit_code_results);
+        g_test_add_func("/exit-code/errors", test_exit_code_errors);
+        g_test_add_func("/args/good", test_args_good);
+        g_test_add_func("/args/bad", test_args_bad);
+        g_test_add_func("/args/numbers", test_parse_numbers);
+        g_test_add_func("/text/final-lines", test_final_lines);
+        g_test_add_func("/text/labels-durations", test_labels_and_durations);
+        g_test_add_func("/keys/lone-escape", test_lone_escape);
+
+        return g_test_run();
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bus.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fridge-config.h"
+#include "log.h"
+#include "util.h"
+
+#define ERROR_PREFIX FRIDGE_INTERFACE ".Error."
+#define EMIT_INTERVAL_USEC (100 * USEC_PER_MSEC) /* progress at most ~10 Hz */
+
+#define WAKE_AFTER_MAX_SEC 31536000U
+
+struct Bus {
+        sd_bus *bus;
+        Manager *manager;
+        sd_bus_slot *vtable_slot;
+        sd_event_source *throttle;
+        uint64_t last_progress_emit;
+        bool progress_pending;
+};
+
+const char *bus_cycle_error_name(CycleError e) {
+        static const char *const names[_CYCLE_ERROR_MAX] = {
+                [CYCLE_ERROR_NONE] = "",
+                [CYCLE_ERROR_CANCELLED] = ERROR_PREFIX "Cancelled",
+                [CYCLE_ERROR_WAKEUP_EVENT] = ERROR_PREFIX "WakeupEvent",
+                [CYCLE_ERROR_KERNEL] = ERROR_PREFIX "Kernel",
+                [CYCLE_ERROR_FLUSH_TIMEOUT] = ERROR_PREFIX "FlushTimeout",
+                [CYCLE_ERROR_FREEZE_TIMEOUT] = ERROR_PREFIX "FreezeTimeout",
+                [CYCLE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
+                [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
+        };
+        return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
+}
+
+int bus_error_from_errno(sd_bus_error *error, int r, const char *message) {
+        const char *name;
+        switch (-r) {
+        case EBUSY:       name = ERROR_PREFIX "Busy"; break;
+        case EOPNOTSUPP:  name = ERROR_PREFIX "NotSupported"; break;
+        case ESRCH:       name = ERROR_PREFIX "NoSuchCycle"; break;
+        case EINPROGRESS: name = ERROR_PREFIX "TooLate"; break;
+        case EINVAL:      name = SD_BUS_ERROR_INVALID_ARGS; break;
+        case EACCES:
+        case EPERM:       name = SD_BUS_ERROR_ACCESS_DENIED; break;
+        default:
+                return sd_bus_error_set_errnof(error, r, "%s", message ? message : errno_text(r));
+        }
+        return sd_bus_error_set(error, name, message ? message : errno_text(r));
+}
+
+/* ---- Sleep options ---- */
+
+typedef struct OptionSpec {
+        const char *name;
+        char type;
+} OptionSpec;
+
+static const OptionSpec option_specs[] = {
+        { "dry-run", 'b' },          { "pm-test", 's' },          { "mem-sleep", 's' },
+        { "wake-after-sec", 'u' },   { "flush-timeout-ms", 'u' }, { "freeze-timeout-ms", 'u' },
+};
+
+static const char *const pm_test_levels[] = { "none", "core", "processors", "platform", "devices", "freezer", NULL };
+static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
+
+static int check_range(sd_bus_error *error, const char *name, uint32_t v, uint32_t min, uint32_t max) {
+        if (v >= min && v <= max)
+                return 0;
+        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "option '%s' is %u; it must be from %u to %u",
+                                 name, v, min, max);
+}
+
+static int check_word(sd_bus_error *error, const char *name, const char *v, const char *const *words) {
+        if (g_strv_contains(words, v))
+                return 0;
+        g_autofree char *list = g_strjoinv(", ", (char **) words);
+        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "option '%s' is '%s'; it must be one of %s",
+                                 name, v, list);
+}
+
+static int read_option_value(sd_bus_message *msg, const OptionSpec *spec, CycleOptions *o, sd_bus_error *error) {
+        const char *s;
+        uint32_t u;
+        int b, r;
+
+        if (spec->type == 'b') {
+                r = sd_bus_message_read_basic(msg, 'b', &b);
+                o->dry_run = b;
+                return r;
+        }
+        if (spec->type == 's') {
+                r = sd_bus_message_read_basic(msg, 's', &s);
+                if (r < 0)
+                        return r;
+                if (strcmp(spec->name, "pm-test") == 0) {
+                        if ((r = check_word(error, spec->name, s, pm_test_levels)) < 0)
+                                return r;
+                        g_free(o->pm_test);
+                        o->pm_test = strcmp(s, "none") == 0 ? NULL : g_strdup(s);
+                } else {
+                        if ((r = check_word(error, spec->name, s, mem_sleep_modes)) < 0)
+                                return r;
+                        g_free(o->mem_sleep);
+                        o->mem_sleep = g_strdup(s);
+                }
+                return 0;
+        }
+        r = sd_bus_message_read_basic(msg, 'u', &u);
+        if (r < 0)
+                return r;
+        if (strcmp(spec->name, "wake-after-sec") == 0) {
+                o->wake_after_sec = u;
+                return check_range(error, spec->name, u, 1, WAKE_AFTER_MAX_SEC);
+        }
+        if (strcmp(spec->name, "flush-timeout-ms") == 0) {
+                o->flush_timeout_ms = u;
+                return check_range(error, spec->name, u, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS);
+        }
+        o->freeze_timeout_ms = u;
+        return check_range(error, spec->name, u, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS);
+}
+
+static int read_one_option(sd_bus_message *msg, CycleOptions *o, unsigned *seen, sd_bus_error *error) {
+        const char *key, *contents;
+        int r = sd_bus_message_read_basic(msg, 's', &key);
+        if (r < 0)
+                return r;
+
+        const OptionSpec *spec = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(option_specs); i++)
+                if (strcmp(option_specs[i].name, key) == 0) {
+                        spec = &option_specs[i];
+                        if (*seen & (1u << i))
+                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                         "option '%s' is given twice", key);
+                        *seen |= 1u << i;
+                }
+        if (!spec)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "unknown option '%s'", key);
+
+        r = sd_bus_message_peek_type(msg, NULL, &contents);
+        if (r < 0)
+                return r;
+        if (strlen(contents) != 1 || contents[0] != spec->type)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "option '%s' must be of type '%c', not '%s'", key, spec->type, contents);
+        r = sd_bus_message_enter_container(msg, 'v', contents);
+        if (r < 0)
+                return r;
+        r = read_option_value(msg, spec, o, error);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
+static int read_options(sd_bus_message *msg, CycleOptions *o, sd_bus_error *error) {
+        unsigned seen = 0;
+        int r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                r = read_one_option(msg, o, &seen, error);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
+/* ---- methods ---- */
+
+static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *kind_name;
+        _cleanup_(cycle_options_clear) CycleOptions opts = {};
+
+        int r = sd_bus_message_read(msg, "s", &kind_name);
+        if (r < 0)
+                return r;
+        SleepKind kind = sleep_kind_from_string(kind_name);
+        if (kind < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
+        r = read_options(msg, &opts, error);
+        if (r < 0)
+                return r;
+        if (opts.mem_sleep && kind != SLEEP_SUSPEND)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
+
+        uint64_t id;
+        g_autofree char *why = NULL;
+        r = manager_start(b->manager, kind, &opts, &id, &why);
+        if (r < 0)
+                return bus_error_from_errno(error, r, why);
+        return sd_bus_reply_method_return(msg, "t", id);
+}
+
+static int method_cancel(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        uint64_t id;
+
+        int r = sd_bus_message_read(msg, "t", &id);
+        if (r < 0)
+                return r;
+        r = manager_cancel(b->manager, id, "cancelled by user");
+        if (r == -ESRCH) {
+                g_autofree char *why = id == 0 ? g_strdup("no cycle is running")
+                                               : g_strdup_printf("cycle %" G_GUINT64_FORMAT " is not running", id);
+                return bus_error_from_errno(error, r, why);
+        }
+        if (r == -EINPROGRESS)
+                return bus_error_from_errno(error, r, "the cycle is past the point of no return");
+        if (r < 0)
+                return bus_error_from_errno(error, r, NULL);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* ---- properties ---- */
+
+typedef const char *(*StringGetter)(const Manager *m);
+
+static int get_string(sd_bus_message *reply, StringGetter getter, Bus *b) {
+        return sd_bus_message_append(reply, "s", getter(b->manager));
+}
+
+#define STRING_PROPERTY(fn, getter)                                                                     \
+        static int fn(sd_bus *bus, const char *path, const char *interface, const char *property,      \
+                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {                    \
+                return get_string(reply, getter, userdata);                                            \
+        }
+
+STRING_PROPERTY(property_get_state, manager_state)
+STRING_PROPERTY(property_get_kind, manager_kind)
+STRING_PROPERTY(property_get_phase, manager_phase)
+STRING_PROPERTY(property_get_progress_text, manager_progress_text)
+STRING_PROPERTY(property_get_last_result, manager_last_result)
+STRING_PROPERTY(property_get_last_wake_reason, manager_last_wake_reason)
+
+static int property_get_cycle_id(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        return sd_bus_message_append(reply, "t", manager_cycle_id(b->manager));
+}
+
+static int property_get_progress(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        return sd_bus_message_append(reply, "d", manager_progress(b->manager));
+}
+
+/* CanSuspend, CanSuspendReason, CanHibernate… from the property's name */
+static int property_get_can(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        SleepKind kind = g_str_has_prefix(property, "CanSuspend") ? SLEEP_SUSPEND
+                       : g_str_has_prefix(property, "CanHibernate") ? SLEEP_HIBERNATE : SLEEP_HYBRID;
+        const char *reason = "";
+        const char *answer = manager_can(b->manager, kind, &reason);
+        return sd_bus_message_append(reply, "s", g_str_has_suffix(property, "Reason") ? reason : answer);
+}
+
+static int property_get_supported_kinds(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error) {
+        Bus *b = userdata;
+        g_auto(GStrv) kinds = manager_supported_kinds(b->manager);
+        return sd_bus_message_append_strv(reply, kinds);
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", FRIDGE_VERSION);
+}
+
+const sd_bus_vtable fridge_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Sleep", SD_BUS_ARGS("s", kind, "a{sv}", options), SD_BUS_RESULT("t", cycle),
+                                method_sleep, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_ARGS("t", cycle), SD_BUS_NO_RESULT, method_cancel,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",
+                                SD_BUS_ARGS("t", cycle, "s", result, "s", error, "s", message), 0),
+        SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CycleId", "t", property_get_cycle_id, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Kind", "s", property_get_kind, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Phase", "s", property_get_phase, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Progress", "d", property_get_progress, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ProgressText", "s", property_get_progress_text, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CanSuspend", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("CanSuspendReason", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("CanHibernate", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("CanHibernateReason", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("CanHybridSleep", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("CanHybridSleepReason", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("SupportedKinds", "as", property_get_supported_kinds, 0, 0),
+        SD_BUS_PROPERTY("LastResult", "s", property_get_last_result, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LastWakeReason", "s", property_get_last_wake_reason, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_VTABLE_END,
+};
+
+/* ---- emission ---- */
+
+static void emit_progress(Bus *b) {
+        uint64_t now = 0;
+        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
+        b->last_progress_emit = now;
+        b->progress_pending = false;
+        (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
+        int r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Progress",
+                                               "ProgressText", NULL);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit progress: %m");
+}
+
+static int on_throttle(sd_event_source *s, uint64_t usec, void *userdata) {
+        emit_progress(userdata);
+        return 0;
+}
+
+static void on_changed(void *userdata, unsigned what) {
+        Bus *b = userdata;
+        int r;
+
+        if (what & (MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST)) {
+                /* Phase changes are few per cycle and each matters to a
+                 * client drawing the phases: never coalesced away */
+                r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "State",
+                                                   "CycleId", "Kind", "Phase", "LastResult", "LastWakeReason",
+                                                   NULL);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to emit state: %m");
+                what |= MANAGER_CHANGED_PROGRESS;
+        }
+        if (!(what & MANAGER_CHANGED_PROGRESS))
+                return;
+
+        uint64_t now = 0;
+        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
+        if (now >= b->last_progress_emit + EMIT_INTERVAL_USEC || b->last_progress_emit == 0) {
+                emit_progress(b);
+                return;
+        }
+        if (!b->progress_pending) {
+                b->progress_pending = true;
+                (void) sd_event_source_set_time(b->throttle, b->last_progress_emit + EMIT_INTERVAL_USEC);
+                (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_ONESHOT);
+        }
+}
+
+static void on_sleep_imminent(void *userdata, uint64_t cycle, SleepKind kind) {
+        Bus *b = userdata;
+        int r = sd_bus_emit_signal(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "SleepImminent", "ts", cycle,
+                                   sleep_kind_to_string(kind));
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit SleepImminent: %m");
+        /* The machine may sleep in the next instant: get the signal out first */
+        (void) sd_bus_flush(b->bus);
+}
+
+static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason) {
+        Bus *b = userdata;
+        int r = sd_bus_emit_signal(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Resumed", "tts", cycle,
+                                   slept_usec, wake_reason);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit Resumed: %m");
+}
+
+static void on_finished(void *userdata, uint64_t cycle, CycleResult result, CycleError error,
+                        const char *message) {
+        Bus *b = userdata;
+        int r = sd_bus_emit_signal(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "CycleFinished", "tsss", cycle,
+                                   cycle_result_to_string(result), bus_cycle_error_name(error), message);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit CycleFinished: %m");
+}
+
+static const ManagerOps bus_manager_ops = {
+        .changed = on_changed,
+        .sleep_imminent = on_sleep_imminent,
+        .resumed = on_resumed,
+        .finished = on_finished,
+};
+
+int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
+        Bus *b = g_new0(Bus, 1);
+        b->bus = sd_bus_ref(bus);
+        b->manager = m;
+
+        int r = sd_bus_add_object_vtable(bus, &b->vtable_slot, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                         fridge_vtable, b);
+        if (r < 0)
+                goto fail;
+        r = sd_event_add_time(sd_bus_get_event(bus), &b->throttle, CLOCK_MONOTONIC, 0, 10 * USEC_PER_MSEC,
+                              on_throttle, b);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(b->throttle, "progress-throttle");
+
+        manager_set_ops(m, &bus_manager_ops, b);
+        *ret = b;
+        return 0;
+fail:
+        bus_free(b);
+        return log_error_errno(r, "Failed to set up the D-Bus object: %m");
+}
+
+Bus *bus_free(Bus *b) {
+        if (!b)
+                return NULL;
+        if (b->manager)
+                manager_set_ops(b->manager, NULL, NULL);
+        sd_event_source_disable_unref(b->throttle);
+        sd_bus_slot_unref(b->vtable_slot);
+        sd_bus_unref(b->bus);
+        g_free(b);
+        return NULL;
+}

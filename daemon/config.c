@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "parse.h"
+
+Config *config_new_default(void) {
+        Config *c = g_new0(Config, 1);
+        c->driver = DRIVER_AUTO;
+        c->hibernate_mode = g_strdup("platform");
+        c->retries = 2;
+        c->retry_delay_ms = 1000;
+        c->flush_timeout_ms = 30000;
+        c->flush_on_timeout = FLUSH_ON_TIMEOUT_FAIL;
+        c->freeze_roots = g_strsplit("user.slice", ";", -1);
+        c->freeze_timeout_ms = 10000;
+        c->delay_timeout_ms = 5000;
+        return c;
+}
+
+void config_free(Config *c) {
+        if (!c)
+                return;
+        g_free(c->mem_sleep);
+        g_free(c->hibernate_mode);
+        g_free(c->resume_device);
+        g_strfreev(c->freeze_roots);
+        g_free(c);
+}
+
+gboolean config_cgroup_path_is_valid(const char *p) {
+        if (!p || !*p || *p == '/' || strlen(p) > 4096)
+                return FALSE;
+        g_auto(GStrv) parts = g_strsplit(p, "/", -1);
+        for (char **s = parts; *s; s++)
+                if (!**s || strcmp(*s, ".") == 0 || strcmp(*s, "..") == 0)
+                        return FALSE;
+        return g_utf8_validate(p, -1, NULL);
+}
+
+/* GKeyFile reports no line for a value, so find it: administrators fix
+ * files by line number. */
+static unsigned find_key_line(const char *text, const char *group, const char *key) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autofree char *header = g_strdup_printf("[%s]", group);
+        gboolean in_group = FALSE;
+        unsigned found = 0;
+
+        for (unsigned i = 0; lines[i]; i++) {
+                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
+                if (l[0] == '[')
+                        in_group = strcmp(l, header) == 0;
+                else if (in_group && g_str_has_prefix(l, key)) {
+                        const char *rest = l + strlen(key);
+                        while (*rest == ' ' || *rest == '\t')
+                                rest++;
+                        if (*rest == '=')
+                                found = i + 1; /* the last one is the one GKeyFile keeps */
+                }
+        }
+        return found;
+}
+
+typedef struct KeyContext {
+        const char *path;
+        const char *text;
+        const char *group;
+        const char *key;
+} KeyContext;
+
+static void bad_value(const KeyContext *k, const char *value, const char *expected) {
+        log_warning("%s:%u: [%s] %s=%s is not valid: expected %s; ignored", k->path,
+                    find_key_line(k->text, k->group, k->key), k->group, k->key, value, expected);
+}
+
+static int set_uint(const KeyContext *k, const char *value, uint32_t min, uint32_t max, uint32_t *dst) {
+        uint32_t v;
+        if (parse_uint32(value, &v) < 0 || v < min || v > max) {
+                g_autofree char *expected = g_strdup_printf("a whole number from %u to %u", min, max);
+                bad_value(k, value, expected);
+                return -EINVAL;
+        }
+        *dst = v;
+        return 0;
+}
+
+static int set_choice(const KeyContext *k, const char *value, const char *const *choices, gboolean allow_empty,
+                      char **dst) {
+        if ((allow_empty && !*value) || g_strv_contains(choices, value)) {
+                g_free(*dst);
+                *dst = *value ? g_strdup(value) : NULL;
+                return 0;
+        }
+        g_autofree char *list = g_strjoinv("|", (char **) choices);
+        g_autofree char *expected = g_strdup_printf("%s%s", allow_empty ? "empty or " : "", list);
+        bad_value(k, value, expected);
+        return -EINVAL;
+}
+
+static int set_enum(const KeyContext *k, const char *value, const char *const *choices, int *dst) {
+        for (int i = 0; choices[i]; i++)
+                if (strcmp(value, choices[i]) == 0) {
+                        *dst = i;
+                        return 0;
+                }
+        g_autofree char *list = g_strjoinv("|", (char **) choices);
+        bad_value(k, value, list);
+        return -EINVAL;
+}
+
+static int set_roots(const KeyContext *k, const char *value, char ***dst) {
+        g_auto(GStrv) roots = g_strsplit(value, ";", -1);
+        g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func(g_free);
+        for (char **r = roots; *r; r++) {
+                g_strstrip(*r);
+                if (!**r)
+                        continue;
+                if (!config_cgroup_path_is_valid(*r)) {
+                        bad_value(k, value, "cgroup paths relative to the cgroup mount, without ..");
+                        return -EINVAL;
+                }
+                g_ptr_array_add(kept, g_strdup(*r));
+        }
+        g_ptr_array_add(kept, NULL);
+        g_strfreev(*dst);
+        *dst = (char **) g_ptr_array_free(g_steal_pointer(&kept), FALSE);
+        return 0;
+}
+
+static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
+static const char *const disk_modes[] = { "platform", "shutdown", "reboot", "suspend", "test_resume", NULL };
+static const char *const drivers[] = { "auto", "direct", "logind", NULL };
+static const char *const on_timeout[] = { "fail", "continue", NULL };
+
+/* One key; returns 0 when applied, -EINVAL when the value is bad, -ENOENT
+ * when the key is unknown. */
+static int apply_key(Config *c, const KeyContext *k, const char *v) {
+        const char *g = k->group, *key = k->key;
+        int e;
+
+#define IS(G, K) (strcmp(g, G) == 0 && strcmp(key, K) == 0)
+        if (IS("Sleep", "Driver")) {
+                e = (int) c->driver;
+                int r = set_enum(k, v, drivers, &e);
+                c->driver = (SleepDriver) e;
+                return r;
+        }
+        if (IS("Sleep", "MemSleep"))
+                return set_choice(k, v, mem_sleep_modes, TRUE, &c->mem_sleep);
+        if (IS("Sleep", "HibernateMode"))
+                return set_choice(k, v, disk_modes, FALSE, &c->hibernate_mode);
+        if (IS("Sleep", "ResumeDevice")) {
+                g_free(c->resume_device);
+                c->resume_device = *v ? g_strdup(v) : NULL;
+                return 0;
+        }
+        if (IS("Sleep", "Retries"))
+                return set_uint(k, v, 0, 10, &c->retries);
+        if (IS("Sleep", "RetryDelayMs"))
+                return set_uint(k, v, 0, 60000, &c->retry_delay_ms);
+        if (IS("Flush", "TimeoutMs"))
+                return set_uint(k, v, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, &c->flush_timeout_ms);
+        if (IS("Flush", "OnTimeout")) {
+                e = (int) c->flush_on_timeout;
+                int r = set_enum(k, v, on_timeout, &e);
+                c->flush_on_timeout = (FlushOnTimeout) e;
+                return r;
+        }
+        if (IS("Freeze", "Roots"))
+                return set_roots(k, v, &c->freeze_roots);
+        if (IS("Freeze", "TimeoutMs"))
+                return set_uint(k, v, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS, &c->freeze_timeout_ms);
+        if (IS("Delay", "TimeoutMs"))
+                return set_uint(k, v, 0, 20000, &c->delay_timeout_ms);
+#undef IS
+        return -ENOENT;
+}
+
+unsigned config_apply_text(Config *c, const char *path, const char *text) {
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autoptr(GError) error = NULL;
+
+        if (!g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, &error)) {
+                /* GLib's message carries the line number of the syntax error */
+                log_warning("%s: %s; file ignored", path, error->message);
+                return 1;
+        }
+
+        unsigned problems = 0;
+        g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+        for (char **g = groups; *g; g++) {
+                g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+                for (char **k = keys; k && *k; k++) {
+                        KeyContext ctx = { .path = path, .text = text, .group = *g, .key = *k };
+                        g_autofree char *v = g_key_file_get_value(kf, *g, *k, NULL);
+                        g_autofree char *stripped = g_strstrip(g_strdup(v ? v : ""));
+                        int r = apply_key(c, &ctx, stripped);
+                        if (r == -ENOENT)
+                                log_warning("%s:%u: unknown key [%s] %s; ignored", path,
+                                            find_key_line(text, *g, *k), *g, *k);
+                        if (r < 0)
+                                problems++;
+                }
+        }
+        return problems;
+}
+
+static unsigned apply_file(Config *c, const char *path) {
+        g_autofree char *text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        if (!g_file_get_contents(path, &text, NULL, &error)) {
+                if (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+                        return 0;
+                log_warning("%s: cannot read: %s; ignored", path, error->message);
+                return 1;
+        }
+        log_debug("Reading %s", path);
+        return config_apply_text(c, path, text);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int config_load(const char *dir, Config **ret, unsigned *ret_problems) {
+        g_autoptr(Config) c = config_new_default();
+        g_autofree char *main_path = g_build_filename(dir, "fridge.conf", NULL);
+        unsigned problems = apply_file(c, main_path);
+
+        g_autofree char *dropin_dir = g_build_filename(dir, "fridge.conf.d", NULL);
+        g_autoptr(GDir) d = g_dir_open(dropin_dir, 0, NULL);
+        if (d) {
+                g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+                for (const char *n; (n = g_dir_read_name(d));)
+                        if (g_str_has_suffix(n, ".conf"))
+                                g_ptr_array_add(names, g_strdup(n));
+                g_ptr_array_sort(names, compare_names);
+                for (guint i = 0; i < names->len; i++) {
+                        g_autofree char *p = g_build_filename(dropin_dir, names->pdata[i], NULL);
+                        problems += apply_file(c, p);
+                }
+        }
+
+        if (ret_problems)
+                *ret_problems = problems;
+        *ret = g_steal_pointer(&c);
+        return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef enum SleepDriver {
+        DRIVER_AUTO,
+        DRIVER_DIRECT,
+        DRIVER_LOGIND,
+} SleepDriver;
+
+typedef enum FlushOnTimeout {
+        FLUSH_ON_TIMEOUT_FAIL,
+        FLUSH_ON_TIMEOUT_CONTINUE,
+} FlushOnTimeout;
+
+/* Limits shared by the configuration and the Sleep options. */
+#define FLUSH_TIMEOUT_MIN_MS 100U
+#define FLUSH_TIMEOUT_MAX_MS 3600000U
+#define FREEZE_TIMEOUT_MIN_MS 100U
+#define FREEZE_TIMEOUT_MAX_MS 600000U
+
+typedef struct Config {
+        SleepDriver driver;
+        char *mem_sleep;      /* NULL: the kernel's current mode */
+        char *hibernate_mode; /* /sys/power/disk mode for hibernate */
+        char *resume_device;  /* NULL: keep the kernel's */
+        uint32_t retries;
+        uint32_t retry_delay_ms;
+        uint32_t flush_timeout_ms;
+        FlushOnTimeout flush_on_timeout;
+        char **freeze_roots;
+        uint32_t freeze_timeout_ms;
+        uint32_t delay_timeout_ms;
+} Config;
+
+Config *config_new_default(void);
+void config_free(Config *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Config, config_free)
+
+/* Reads DIR/fridge.conf, then DIR/fridge.conf.d/\*.conf in name order, later
+ * keys winning. A bad file, group, key or value is logged with its path and
+ * line and skipped: the rest applies and defaults stand in. *ret_problems,
+ * if given, counts what was skipped. */
+int config_load(const char *dir, Config **ret, unsigned *ret_problems);
+
+/* The same for one file's text (for tests and the fuzzer); `path` is only
+ * used in messages. */
+unsigned config_apply_text(Config *c, const char *path, const char *text);
+
+/* A relative cgroup path with no "..", no empty or "." components. */
+gboolean config_cgroup_path_is_valid(const char *p);

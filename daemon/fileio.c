@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "fileio.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define READ_FILE_MAX (1024 * 1024)
+
+int root_open(const char *dir) {
+        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+static const char *relative(const char *path) {
+        /* The root fd is the "/": an absolute-looking path is taken below it */
+        while (*path == '/')
+                path++;
+        return *path ? path : ".";
+}
+
+int read_file_at(int root_fd, const char *path, char **ret) {
+        _cleanup_close_ int fd = openat(root_fd, relative(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+
+        size_t size = 0, allocated = 4096;
+        _cleanup_free_ char *buf = malloc(allocated + 1);
+        if (!buf)
+                return -ENOMEM;
+
+        for (;;) {
+                if (size == allocated) {
+                        if (allocated >= READ_FILE_MAX)
+                                return -EFBIG;
+                        allocated *= 2;
+                        char *n = realloc(buf, allocated + 1);
+                        if (!n)
+                                return -ENOMEM;
+                        buf = n;
+                }
+                ssize_t k = read(fd, buf + size, allocated - size);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                size += (size_t) k;
+        }
+        buf[size] = '\0';
+        if (memchr(buf, '\0', size))
+                return -EBADMSG;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int write_file_at(int root_fd, const char *path, const char *value) {
+        _cleanup_close_ int fd = openat(root_fd, relative(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+
+        size_t len = strlen(value);
+        ssize_t k;
+        do
+                k = write(fd, value, len);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return -errno;
+        if ((size_t) k != len)
+                return -EIO;
+        return 0;
+}
+
+char *strstrip_right(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && isspace((unsigned char) s[n - 1]))
+                s[--n] = '\0';
+        return s;
+}

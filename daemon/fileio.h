@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+
+/* Every kernel file is reached relative to a root directory fd (the sysfs,
+ * proc or cgroup root), so tests can point fridged at a simulated kernel. */
+
+/* Opens DIR as an O_PATH directory fd. */
+int root_open(const char *dir);
+
+/* Reads a small (≤ 1 MiB) file below the root. On success *ret is a
+ * NUL-terminated string the caller frees. */
+int read_file_at(int root_fd, const char *path, char **ret);
+
+/* The whole of `value` in one write(2), as sysfs attributes want. */
+int write_file_at(int root_fd, const char *path, const char *value);
+
+/* Drops trailing white space in place; returns s. */
+char *strstrip_right(char *s);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "flush.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "parse.h"
+#include "util.h"
+
+struct FlushJob {
+        char **mount_points;
+};
+
+static const char *const no_backing[] = {
+        "autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs", "devpts",
+        "devtmpfs", "efivarfs", "fusectl", "hugetlbfs", "mqueue", "nsfs", "proc", "pstore",
+        "ramfs", "rootfs", "rpc_pipefs", "securityfs", "selinuxfs", "sysfs", "tmpfs", "tracefs",
+        NULL,
+};
+
+bool flush_fstype_has_backing(const char *fstype) {
+        return fstype && *fstype && !g_strv_contains(no_backing, fstype);
+}
+
+static bool mount_is_writable(const MountEntry *m) {
+        return mount_options_has(m->mount_options, "rw") && !mount_options_has(m->super_options, "ro");
+}
+
+int flush_list_mounts(int proc_fd, char ***ret) {
+        g_autofree char *text = NULL;
+        g_autoptr(GPtrArray) mounts = NULL;
+
+        int r = read_file_at(proc_fd, "self/mountinfo", &text);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read mountinfo: %m");
+        r = parse_mountinfo(text, &mounts);
+        if (r < 0)
+                return log_error_errno(r, "Failed to parse mountinfo: %m");
+
+        /* syncfs() works on a whole super block: one mount point of each is enough */
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < mounts->len; i++) {
+                const MountEntry *m = mounts->pdata[i];
+                if (!mount_is_writable(m) || !flush_fstype_has_backing(m->fstype))
+                        continue;
+                gpointer dev = GUINT_TO_POINTER(((m->major & 0xfffu) << 20) | (m->minor & 0xfffffu));
+                if (!g_hash_table_add(seen, dev))
+                        continue;
+                g_ptr_array_add(out, g_strdup(m->mount_point));
+        }
+        g_ptr_array_add(out, NULL);
+        *ret = (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+        return 0;
+}
+
+int flush_read_dirty(int proc_fd, uint64_t *ret_kib) {
+        g_autofree char *text = NULL;
+        MeminfoDirty d;
+
+        int r = read_file_at(proc_fd, "meminfo", &text);
+        if (r < 0)
+                return r;
+        r = parse_meminfo(text, &d);
+        if (r < 0)
+                return r;
+        *ret_kib = d.dirty_kib + d.writeback_kib;
+        return 0;
+}
+
+FlushJob *flush_job_new(char **mount_points) {
+        FlushJob *j = g_new0(FlushJob, 1);
+        j->mount_points = mount_points;
+        return j;
+}
+
+void flush_job_free(void *job) {
+        FlushJob *j = job;
+        if (!j)
+                return;
+        g_strfreev(j->mount_points);
+        g_free(j);
+}
+
+int flush_job_run(void *job) {
+        FlushJob *j = job;
+        int first_error = 0;
+
+        for (char **p = j->mount_points; *p; p++) {
+                _cleanup_close_ int fd = open(*p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+                int r = fd < 0 ? -errno : 0;
+                if (r >= 0 && syncfs(fd) < 0)
+                        r = -errno;
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to write back %s: %m", *p);
+                        if (first_error == 0)
+                                first_error = r;
+                }
+        }
+        return first_error;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Writing dirty data back before anything is frozen: syncfs() on every
+ * writable file system that has a backing store, run by a worker thread. */
+
+/* Mount points to sync, one per super block, from PROC/self/mountinfo. */
+int flush_list_mounts(int proc_fd, char ***ret);
+
+/* Whether a file system type holds data that can be written back; pseudo
+ * and memory-only file systems do not. */
+bool flush_fstype_has_backing(const char *fstype);
+
+/* Dirty + Writeback from PROC/meminfo, in KiB. */
+int flush_read_dirty(int proc_fd, uint64_t *ret_kib);
+
+typedef struct FlushJob FlushJob;
+
+/* Takes ownership of `mount_points` (a NULL-terminated g_strv). */
+FlushJob *flush_job_new(char **mount_points);
+void flush_job_free(void *job);
+/* WorkerFunc: syncfs on each mount point; failures are logged; returns the
+ * first error (negative errno) or 0. */
+int flush_job_run(void *job);

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "config.h"
+#include "fridge-config.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+typedef struct Args {
+        const char *bus_kind; /* "system" or "session" */
+        const char *bus_address;
+        const char *sysfs_root;
+        const char *proc_root;
+        const char *config_dir;
+} Args;
+
+static void help(void) {
+        printf("Usage: fridged [OPTIONS]\n\n"
+               "Suspend orchestration daemon: owns %s on the system bus.\n\n"
+               "  --bus=system|session   the bus to own the name on (default system)\n"
+               "  --bus-address=ADDR     connect to this bus address instead\n"
+               "  --sysfs-root=DIR       where the kernel's sys/ is found (default /)\n"
+               "  --proc-root=DIR        where proc is mounted (default /proc)\n"
+               "  --config-dir=DIR       configuration directory (default %s)\n"
+               "  -v, --verbose          debug messages\n"
+               "  -h, --help             this text\n"
+               "      --version          the version\n",
+               FRIDGE_BUS_NAME, FRIDGE_CONFIG_DIR);
+}
+
+static int parse_args(int argc, char *argv[], Args *a) {
+        enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION };
+        static const struct option options[] = {
+                { "bus", required_argument, NULL, ARG_BUS },
+                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+                { "sysfs-root", required_argument, NULL, ARG_SYSFS },
+                { "proc-root", required_argument, NULL, ARG_PROC },
+                { "config-dir", required_argument, NULL, ARG_CONFIG },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0) {
+                switch (c) {
+                case ARG_BUS:
+                        if (strcmp(optarg, "system") != 0 && strcmp(optarg, "session") != 0) {
+                                log_error("--bus must be system or session, not '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        a->bus_kind = optarg;
+                        break;
+                case ARG_BUS_ADDRESS: a->bus_address = optarg; break;
+                case ARG_SYSFS:       a->sysfs_root = optarg; break;
+                case ARG_PROC:        a->proc_root = optarg; break;
+                case ARG_CONFIG:      a->config_dir = optarg; break;
+                case 'v':             log_set_max_level(LOG_DEBUG); break;
+                case 'h':             help(); return 0;
+                case ARG_VERSION:     printf("fridged %s\n", FRIDGE_VERSION); return 0;
+                default:              return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                log_error("Unexpected argument '%s'; see --help", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int bus_connect(const Args *a, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (a->bus_address) {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, a->bus_address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, true);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        } else if (strcmp(a->bus_kind, "session") == 0)
+                r = sd_bus_open_user(&bus);
+        else
+                r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                sd_bus_unref(bus);
+                return log_error_errno(r, "Failed to connect to the %s bus: %m",
+                                       a->bus_address ? a->bus_address : a->bus_kind);
+        }
+        *ret = bus;
+        return 0;
+}
+
+static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e) {
+                log_error("Failed to own %s: %s", FRIDGE_BUS_NAME, e->message);
+                return sd_event_exit(userdata, -EEXIST);
+        }
+        log_info("fridged %s ready on %s", FRIDGE_VERSION, FRIDGE_BUS_NAME);
+        (void) sd_notify(false, "READY=1\nSTATUS=Idle.");
+        return 0;
+}
+
+typedef struct Daemon {
+        sd_event *event;
+        sd_bus *bus;
+        Manager *manager;
+        Bus *bus_object;
+} Daemon;
+
+static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Daemon *d = userdata;
+        log_info("Received %s, stopping", strsignal((int) si->ssi_signo));
+        (void) sd_notify(false, "STOPPING=1");
+        manager_shutdown(d->manager);
+        (void) sd_bus_flush(d->bus);
+        return sd_event_exit(d->event, 0);
+}
+
+static int daemon_setup(Daemon *d, const Args *a) {
+        g_autoptr(Config) config = NULL;
+        int r = config_load(a->config_dir, &config, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load the configuration: %m");
+
+        r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        /* Block before any thread starts so workers inherit the mask */
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        (void) sd_event_add_signal(d->event, NULL, SIGTERM, on_terminate, d);
+        (void) sd_event_add_signal(d->event, NULL, SIGINT, on_terminate, d);
+        (void) sd_event_set_watchdog(d->event, true);
+
+        ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
+                            .config = g_steal_pointer(&config) };
+        r = manager_new(&p, &d->manager);
+        if (r < 0) {
+                config_free(p.config);
+                return r;
+        }
+
+        r = bus_connect(a, &d->bus);
+        if (r < 0)
+                return r;
+        (void) sd_bus_set_exit_on_disconnect(d->bus, true);
+        r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = bus_new(d->bus, d->manager, &d->bus_object);
+        if (r < 0)
+                return r;
+        r = sd_bus_request_name_async(d->bus, NULL, FRIDGE_BUS_NAME, 0, on_name_acquired, d->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to request %s: %m", FRIDGE_BUS_NAME);
+        return 0;
+}
+
+static void daemon_done(Daemon *d) {
+        bus_free(d->bus_object);
+        manager_free(d->manager);
+        sd_bus_flush_close_unref(d->bus);
+        sd_event_unref(d->event);
+}
+
+int main(int argc, char *argv[]) {
+        Args args = { .bus_kind = "system", .sysfs_root = "/", .proc_root = "/proc",
+                      .config_dir = FRIDGE_CONFIG_DIR };
+        int r = parse_args(argc, argv, &args);
+        if (r <= 0)
+                return r < 0 ? 2 : 0;
+
+        Daemon d = {};
+        r = daemon_setup(&d, &args);
+        if (r >= 0)
+                r = sd_event_loop(d.event);
+        daemon_done(&d);
+        if (r < 0)
+                log_error_errno(r, "fridged failed: %m");
+        return r < 0 ? 1 : 0;
+}

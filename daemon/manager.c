@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "manager.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "flush.h"
+#include "log.h"
+#include "progress.h"
+#include "util.h"
+#include "worker.h"
+
+#define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+
+typedef struct Cycle {
+        uint64_t id;
+        SleepKind kind;
+        CycleOptions opts;
+        Phase phase;
+        double progress;
+        char *progress_text;
+
+        bool have_wakeup_count;
+        uint32_t wakeup_count;
+        uint64_t flush_start_kib;
+
+        Worker *worker;                 /* the phase's blocking work, if any */
+        PowerRequest *power_request;    /* borrowed from the worker while it runs */
+        sd_event_source *tick;          /* flush progress sampling */
+        sd_event_source *timeout;       /* flush bound */
+
+        bool ending;                    /* result decided early: straight to thaw */
+        CycleResult result;
+        CycleError error;
+        char *message;
+} Cycle;
+
+struct Manager {
+        sd_event *event;
+        Config *config;
+        int sysfs_fd;
+        int proc_fd;
+        const ManagerOps *ops;
+        void *userdata;
+        sd_event_source *step;          /* one-shot: run the next phase from the loop */
+
+        Cycle *cycle;
+        uint64_t next_id;
+
+        uint64_t last_id;
+        SleepKind last_kind;
+        CycleResult last_result;
+        char *last_wake_reason;
+};
+
+static void manager_advance(Manager *m);
+
+void cycle_options_clear(CycleOptions *o) {
+        g_clear_pointer(&o->pm_test, g_free);
+        g_clear_pointer(&o->mem_sleep, g_free);
+}
+
+static void cycle_stop_work(Cycle *c) {
+        worker_abandon(TAKE_PTR(c->worker));
+        c->power_request = NULL;
+        c->tick = sd_event_source_disable_unref(c->tick);
+        c->timeout = sd_event_source_disable_unref(c->timeout);
+}
+
+static void cycle_free(Cycle *c) {
+        if (!c)
+                return;
+        cycle_stop_work(c);
+        cycle_options_clear(&c->opts);
+        g_free(c->progress_text);
+        g_free(c->message);
+        g_free(c);
+}
+
+static void notify(Manager *m, unsigned what) {
+        if (m->ops && m->ops->changed)
+                m->ops->changed(m->userdata, what);
+}
+
+static void schedule_step(Manager *m) {
+        (void) sd_event_source_set_enabled(m->step, SD_EVENT_ONESHOT);
+}
+
+static void set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_progress(Manager *m, double fraction, const char *fmt, ...) {
+        Cycle *c = m->cycle;
+        va_list ap;
+        va_start(ap, fmt);
+        g_autofree char *text = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+
+        double p = progress_monotonic(c->progress, progress_overall(c->phase, fraction));
+        if (p == c->progress && g_strcmp0(text, c->progress_text) == 0)
+                return;
+        c->progress = p;
+        g_free(c->progress_text);
+        c->progress_text = g_steal_pointer(&text);
+        notify(m, MANAGER_CHANGED_PROGRESS);
+}
+
+/* Decides the cycle's result now and heads for thaw. The first decision wins. */
+static void cycle_end_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void cycle_end_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...) {
+        Cycle *c = m->cycle;
+        if (!c || c->ending)
+                return;
+
+        va_list ap;
+        va_start(ap, fmt);
+        c->message = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        c->ending = true;
+        c->result = result;
+        c->error = error;
+        cycle_stop_work(c);
+        log_info("Cycle %" G_GUINT64_FORMAT " %s in phase %s: %s", c->id, cycle_result_to_string(result),
+                 phase_to_string(c->phase), c->message);
+        schedule_step(m);
+}
+
+/* ---- prepare ---- */
+
+typedef struct PrepareJob {
+        int sysfs_fd;
+        int r;
+        uint32_t wakeup_count;
+} PrepareJob;
+
+static void prepare_job_free(void *p) {
+        PrepareJob *j = p;
+        if (j->sysfs_fd >= 0)
+                close(j->sysfs_fd);
+        g_free(j);
+}
+
+static int prepare_job_run(void *p) {
+        PrepareJob *j = p;
+        /* Read at the start so that any wakeup event during the cycle makes
+         * the later write-back fail: the kernel's race-free handshake */
+        j->r = power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
+        return j->r;
+}
+
+static void prepare_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PrepareJob *j = data;
+
+        c->worker = NULL;
+        if (r >= 0) {
+                c->have_wakeup_count = true;
+                c->wakeup_count = j->wakeup_count;
+        } else if (r != -ENOENT)
+                log_warning_errno(r, "Failed to read wakeup_count, sleeping without the wakeup handshake: %m");
+        set_progress(m, 1.0, "prepared");
+        schedule_step(m);
+}
+
+static void enter_prepare(Manager *m) {
+        PrepareJob *j = g_new0(PrepareJob, 1);
+        j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        set_progress(m, 0.0, "preparing");
+        int r = worker_start(m->event, prepare_job_run, j, prepare_job_free, prepare_done, m, &m->cycle->worker);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
+                                errno_text(r));
+}
+
+/* ---- flush, flush-again ---- */
+
+static void flush_update_progress(Manager *m) {
+        Cycle *c = m->cycle;
+        uint64_t now_kib;
+        char size[32];
+
+        if (flush_read_dirty(m->proc_fd, &now_kib) < 0)
+                return; /* progress is a nicety; the flush goes on */
+        set_progress(m, progress_flush_fraction(c->flush_start_kib, now_kib), "%s %s",
+                     c->phase == PHASE_FLUSH ? "flushing" : "flushing again",
+                     progress_format_kib(now_kib, size, sizeof(size)));
+}
+
+static int on_flush_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        flush_update_progress(m);
+        (void) sd_event_source_set_time(s, usec + FLUSH_TICK_USEC);
+        return 0;
+}
+
+static void flush_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        c->worker = NULL;
+        cycle_stop_work(c);
+        if (r < 0)
+                log_warning_errno(r, "Writeback reported an error; the data concerned may not be on disk: %m");
+        set_progress(m, 1.0, "flushed");
+        schedule_step(m);
+}
+
+static uint32_t flush_timeout_ms(const Manager *m) {
+        const Cycle *c = m->cycle;
+        return c->opts.flush_timeout_ms ? c->opts.flush_timeout_ms : m->config->flush_timeout_ms;
+}
+
+static int on_flush_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        uint64_t kib = 0;
+        char size[32] = "an unknown amount";
+
+        if (flush_read_dirty(m->proc_fd, &kib) >= 0)
+                progress_format_kib(kib, size, sizeof(size));
+
+        if (m->config->flush_on_timeout == FLUSH_ON_TIMEOUT_CONTINUE) {
+                log_warning("Writeback did not finish within %u ms (%s still dirty); going on as configured",
+                            flush_timeout_ms(m), size);
+                cycle_stop_work(c);
+                schedule_step(m);
+                return 0;
+        }
+        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_FLUSH_TIMEOUT,
+                        "writeback did not finish within %u ms (%s still dirty)", flush_timeout_ms(m), size);
+        return 0;
+}
+
+static int flush_arm_timers(Manager *m) {
+        Cycle *c = m->cycle;
+        uint64_t now;
+        int r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time(m->event, &c->tick, CLOCK_MONOTONIC, now + FLUSH_TICK_USEC, 10 * USEC_PER_MSEC,
+                              on_flush_tick, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(c->tick, SD_EVENT_ON);
+        return sd_event_add_time(m->event, &c->timeout, CLOCK_MONOTONIC,
+                                 now + (uint64_t) flush_timeout_ms(m) * USEC_PER_MSEC, 0, on_flush_timeout, m);
+}
+
+static void enter_flush(Manager *m) {
+        Cycle *c = m->cycle;
+        char **mounts = NULL;
+
+        if (flush_read_dirty(m->proc_fd, &c->flush_start_kib) < 0)
+                c->flush_start_kib = 0;
+        if (flush_list_mounts(m->proc_fd, &mounts) < 0)
+                mounts = NULL; /* logged; the job falls back to sync() */
+        flush_update_progress(m);
+
+        int r = worker_start(m->event, flush_job_run, flush_job_new(mounts), flush_job_free, flush_done, m,
+                             &c->worker);
+        if (r >= 0)
+                r = flush_arm_timers(m);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
+                                errno_text(r));
+}
+
+/* ---- kernel ---- */
+
+static const char *cycle_mem_sleep(const Manager *m) {
+        const Cycle *c = m->cycle;
+        if (c->kind != SLEEP_SUSPEND)
+                return NULL;
+        return c->opts.mem_sleep ? c->opts.mem_sleep : m->config->mem_sleep;
+}
+
+static PowerRequest *power_request_for_cycle(Manager *m) {
+        Cycle *c = m->cycle;
+        PowerRequest *r = g_new0(PowerRequest, 1);
+
+        r->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        r->state = g_strdup(power_state_for_kind(c->kind));
+        r->mem_sleep = g_strdup(cycle_mem_sleep(m));
+        if (c->kind == SLEEP_HIBERNATE)
+                r->disk_mode = g_strdup(m->config->hibernate_mode);
+        else if (c->kind == SLEEP_HYBRID)
+                r->disk_mode = g_strdup("suspend");
+        r->pm_test = g_strdup(c->opts.pm_test);
+        r->wake_after_sec = c->opts.wake_after_sec;
+        r->write_wakeup_count = c->have_wakeup_count;
+        r->wakeup_count = c->wakeup_count;
+        return r;
+}
+
+static void kernel_failed(Manager *m, const PowerRequest *r) {
+        if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
+                cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                                "a wakeup event arrived during the cycle (wakeup_count %u is stale); not sleeping",
+                                r->wakeup_count);
+                return;
+        }
+        const char *what = r->failed_step == POWER_STEP_STATE ? r->state
+                         : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
+                         : r->failed_step == POWER_STEP_DISK ? r->disk_mode
+                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
+        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
+                        power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
+}
+
+static void kernel_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PowerRequest *req = data;
+
+        c->worker = NULL;
+        c->power_request = NULL;
+        if (r < 0) {
+                kernel_failed(m, req);
+                return;
+        }
+
+        /* Which device woke us is the devices module's to tell; until it does, say so plainly */
+        const char *reason = "unknown";
+        g_free(m->last_wake_reason);
+        m->last_wake_reason = g_strdup(reason);
+        char slept[64];
+        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, req->slept_usec);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
+                                               c->id, (double) req->slept_usec / USEC_PER_SEC, reason);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, NULL);
+        if (m->ops && m->ops->resumed)
+                m->ops->resumed(m->userdata, c->id, req->slept_usec, reason);
+        notify(m, MANAGER_CHANGED_LAST);
+        set_progress(m, 1.0, "resumed");
+        schedule_step(m);
+}
+
+static void enter_kernel(Manager *m) {
+        Cycle *c = m->cycle;
+
+        if (c->opts.dry_run && !c->opts.pm_test) {
+                set_progress(m, 1.0, "dry run: not sleeping");
+                schedule_step(m);
+                return;
+        }
+        if (m->ops && m->ops->sleep_imminent)
+                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
+
+        PowerRequest *req = power_request_for_cycle(m);
+        c->power_request = req;
+        set_progress(m, 0.0, "sleeping (%s%s%s)", req->state, req->pm_test ? ", pm_test " : "",
+                     req->pm_test ? req->pm_test : "");
+        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
+                             &c->worker);
+        if (r < 0) {
+                c->power_request = NULL;
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
+                                errno_text(r));
+        }
+        notify(m, MANAGER_CHANGED_STATE);
+}
+
+/* ---- finishing ---- */
+
+static void cycle_finish(Manager *m) {
+        Cycle *c = TAKE_PTR(m->cycle);
+
+        if (c->result == RESULT_NONE)
+                c->result = c->opts.dry_run ? RESULT_DRY_RUN : RESULT_DONE;
+        if (!c->message)
+                c->message = g_strdup(c->result == RESULT_DRY_RUN ? "all phases ran; nothing was written to the kernel"
+                                                                   : "slept and resumed");
+
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: %s: %s", c->id,
+                                               sleep_kind_to_string(c->kind), cycle_result_to_string(c->result),
+                                               c->message);
+        g_autofree char *result_field = g_strdup_printf("FRIDGE_RESULT=%s", cycle_result_to_string(c->result));
+        log_struct_event(c->result == RESULT_FAILED ? LOG_ERR : LOG_INFO, FRIDGE_MESSAGE_CYCLE_FINISH, msg,
+                         result_field, NULL);
+
+        m->last_id = c->id;
+        m->last_kind = c->kind;
+        m->last_result = c->result;
+        if (m->ops && m->ops->finished)
+                m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
+        cycle_free(c);
+        notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
+}
+
+static void enter_thaw(Manager *m) {
+        /* Nothing is frozen until the freezer stages land; the phase is
+         * still reported so clients see the whole sequence. */
+        set_progress(m, 1.0, "thawing");
+        schedule_step(m);
+}
+
+static void enter_phase(Manager *m, Phase p) {
+        Cycle *c = m->cycle;
+        c->phase = p;
+        log_debug("Cycle %" G_GUINT64_FORMAT ": phase %s", c->id, phase_to_string(p));
+        notify(m, MANAGER_CHANGED_STATE);
+
+        switch (p) {
+        case PHASE_PREPARE:
+                enter_prepare(m);
+                break;
+        case PHASE_FLUSH:
+        case PHASE_FLUSH_AGAIN:
+                enter_flush(m);
+                break;
+        case PHASE_FREEZE_EARLY:
+        case PHASE_FREEZE_LATE:
+                set_progress(m, 1.0, "freezing 0/0 (%s)", p == PHASE_FREEZE_EARLY ? "early" : "late");
+                schedule_step(m);
+                break;
+        case PHASE_KERNEL:
+                enter_kernel(m);
+                break;
+        case PHASE_THAW:
+                enter_thaw(m);
+                break;
+        default:
+                g_assert_not_reached();
+        }
+}
+
+static void manager_advance(Manager *m) {
+        Cycle *c = m->cycle;
+        if (!c)
+                return;
+        if (c->phase == PHASE_THAW) {
+                cycle_finish(m);
+                return;
+        }
+        enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
+}
+
+static int on_step(sd_event_source *s, void *userdata) {
+        manager_advance(userdata);
+        return 0;
+}
+
+/* ---- the API ---- */
+
+static int check_word(char **offered, const char *word, const char *file, char **ret_message) {
+        if (offered && g_strv_contains((const char *const *) offered, word))
+                return 0;
+        *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
+                               : g_strdup_printf("the kernel has no /sys/power/%s", file);
+        return -EOPNOTSUPP;
+}
+
+/* What the running kernel cannot do is refused before anything starts */
+static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, char **ret_message) {
+        g_autoptr(PowerCaps) caps = NULL;
+        int r = power_caps_read(m->sysfs_fd, &caps);
+        if (r < 0) {
+                *ret_message = g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
+                return -EOPNOTSUPP;
+        }
+
+        const char *reason;
+        if (strcmp(power_can(caps, kind, m->config->hibernate_mode, &reason), "yes") != 0) {
+                *ret_message = g_strdup(reason);
+                return -EOPNOTSUPP;
+        }
+        if (o->mem_sleep && (r = check_word(caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
+                return r;
+        if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
+            !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
+                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /sys/power/mem_sleep",
+                                               m->config->mem_sleep);
+                return -EOPNOTSUPP;
+        }
+        if (o->pm_test && (r = check_word(caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
+                return r;
+        if (o->wake_after_sec > 0 && !caps->has_rtc) {
+                *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
+                return -EOPNOTSUPP;
+        }
+        return 0;
+}
+
+int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
+        if (m->cycle) {
+                *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is running", m->cycle->id);
+                return -EBUSY;
+        }
+        int r = manager_check_kernel(m, kind, opts, ret_message);
+        if (r < 0)
+                return r;
+
+        Cycle *c = g_new0(Cycle, 1);
+        c->id = m->next_id++;
+        c->kind = kind;
+        c->opts = *opts;
+        *opts = (CycleOptions) {}; /* the cycle owns the strings now */
+        m->cycle = c;
+
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " started: %s%s", c->id,
+                                               sleep_kind_to_string(kind), c->opts.dry_run ? " (dry run)" : "");
+        g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, NULL);
+
+        schedule_step(m);
+        *ret_id = c->id;
+        return 0;
+}
+
+int manager_cancel(Manager *m, uint64_t id, const char *why) {
+        Cycle *c = m->cycle;
+        if (!c || (id != 0 && id != c->id))
+                return -ESRCH;
+        if (c->ending)
+                return 0;
+        if (c->phase >= PHASE_KERNEL)
+                return -EINPROGRESS;
+        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
+        return 0;
+}
+
+void manager_shutdown(Manager *m) {
+        Cycle *c = m->cycle;
+        if (!c)
+                return;
+        if (c->phase < PHASE_KERNEL || c->ending)
+                cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        else
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                                "fridged was stopped during the kernel phase");
+        /* The loop is about to end: thaw and report now rather than from it */
+        if (m->cycle->phase != PHASE_THAW)
+                enter_phase(m, PHASE_THAW);
+        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
+        cycle_finish(m);
+}
+
+int manager_new(const ManagerParams *p, Manager **ret) {
+        g_autoptr(Manager) m = g_new0(Manager, 1);
+        m->sysfs_fd = m->proc_fd = -1;
+        m->event = sd_event_ref(p->event);
+        m->config = p->config;
+        m->next_id = 1;
+        m->last_kind = _SLEEP_KIND_INVALID;
+
+        m->sysfs_fd = root_open(p->sysfs_root);
+        if (m->sysfs_fd < 0)
+                return log_error_errno(m->sysfs_fd, "Failed to open the sysfs root %s: %m", p->sysfs_root);
+        m->proc_fd = root_open(p->proc_root);
+        if (m->proc_fd < 0)
+                return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
+
+        int r = sd_event_add_defer(m->event, &m->step, on_step, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the phase step source: %m");
+        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->step, "manager-step");
+
+        *ret = g_steal_pointer(&m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        cycle_free(m->cycle);
+        sd_event_source_disable_unref(m->step);
+        if (m->sysfs_fd >= 0)
+                close(m->sysfs_fd);
+        if (m->proc_fd >= 0)
+                close(m->proc_fd);
+        config_free(m->config);
+        g_free(m->last_wake_reason);
+        sd_event_unref(m->event);
+        g_free(m);
+        return NULL;
+}
+
+void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata) {
+        m->ops = ops;
+        m->userdata = userdata;
+}
+
+bool manager_is_busy(const Manager *m) {
+        return m->cycle != NULL;
+}
+
+const char *manager_state(const Manager *m) {
+        const Cycle *c = m->cycle;
+        if (!c)
+                return "idle";
+        if (c->phase == PHASE_THAW)
+                return "thawing";
+        if (c->phase == PHASE_KERNEL && c->power_request)
+                return "sleeping";
+        return "running";
+}
+
+uint64_t manager_cycle_id(const Manager *m) {
+        return m->cycle ? m->cycle->id : m->last_id;
+}
+
+const char *manager_kind(const Manager *m) {
+        return sleep_kind_to_string(m->cycle ? m->cycle->kind : m->last_kind);
+}
+
+const char *manager_phase(const Manager *m) {
+        return m->cycle ? phase_to_string(m->cycle->phase) : "";
+}
+
+double manager_progress(const Manager *m) {
+        return m->cycle ? m->cycle->progress : 0.0;
+}
+
+const char *manager_progress_text(const Manager *m) {
+        return m->cycle && m->cycle->progress_text ? m->cycle->progress_text : "";
+}
+
+const char *manager_last_result(const Manager *m) {
+        return cycle_result_to_string(m->last_result);
+}
+
+const char *manager_last_wake_reason(const Manager *m) {
+        return m->last_wake_reason ? m->last_wake_reason : "";
+}
+
+const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
+        g_autoptr(PowerCaps) caps = NULL;
+        if (power_caps_read(m->sysfs_fd, &caps) < 0) {
+                *ret_reason = "/sys/power/state is missing or unreadable";
+                return "na";
+        }
+        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
+        /* The reason may point into caps; only static strings come back from power_can */
+        return answer;
+}
+
+char **manager_supported_kinds(Manager *m) {
+        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
+        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
+                const char *reason;
+                if (strcmp(manager_can(m, (SleepKind) k, &reason), "na") != 0)
+                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
+        }
+        g_ptr_array_add(kinds, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
+}

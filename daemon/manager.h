@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "cycle.h"
+#include "power.h"
+
+/* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
+ * it reports through ManagerOps. */
+
+typedef struct CycleOptions {
+        bool dry_run;
+        char *pm_test;            /* NULL: none */
+        char *mem_sleep;          /* NULL: configured, else the kernel's */
+        uint32_t wake_after_sec;  /* 0: none */
+        uint32_t flush_timeout_ms;  /* 0: configured */
+        uint32_t freeze_timeout_ms; /* 0: configured */
+} CycleOptions;
+
+void cycle_options_clear(CycleOptions *o);
+
+typedef enum ManagerChange {
+        MANAGER_CHANGED_STATE = 1 << 0,    /* State, Phase, CycleId, Kind: sent at once */
+        MANAGER_CHANGED_PROGRESS = 1 << 1, /* Progress, ProgressText: may be throttled */
+        MANAGER_CHANGED_LAST = 1 << 2,     /* LastResult, LastWakeReason */
+} ManagerChange;
+
+typedef struct ManagerOps {
+        void (*changed)(void *userdata, unsigned what);
+        void (*sleep_imminent)(void *userdata, uint64_t cycle, SleepKind kind);
+        void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
+        void (*finished)(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message);
+} ManagerOps;
+
+typedef struct Manager Manager;
+
+typedef struct ManagerParams {
+        sd_event *event;
+        const char *sysfs_root;
+        const char *proc_root;
+        Config *config; /* taken */
+} ManagerParams;
+
+int manager_new(const ManagerParams *p, Manager **ret);
+Manager *manager_free(Manager *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
+
+void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata);
+
+/* Starts a cycle; phases run from the event loop, so the caller can reply
+ * before any of them reports. -EBUSY: one is running. -EOPNOTSUPP: the
+ * kernel lacks what was asked for; *ret_message says what. */
+int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message);
+
+/* Cancels cycle `id` (0: the running one). -ESRCH: no such cycle running.
+ * -EINPROGRESS: past the point of no return. */
+int manager_cancel(Manager *m, uint64_t id, const char *why);
+
+/* SIGTERM: ends a running cycle as aborted, thawing everything. */
+void manager_shutdown(Manager *m);
+
+/* Properties */
+const char *manager_state(const Manager *m);
+uint64_t manager_cycle_id(const Manager *m);
+const char *manager_kind(const Manager *m);
+const char *manager_phase(const Manager *m);
+double manager_progress(const Manager *m);
+const char *manager_progress_text(const Manager *m);
+const char *manager_last_result(const Manager *m);
+const char *manager_last_wake_reason(const Manager *m);
+/* "yes"|"no"|"na" and why, read from the kernel now. */
+const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason);
+/* The kinds with manager_can() "yes" or "no" (offered by this kernel). */
+char **manager_supported_kinds(Manager *m);
+bool manager_is_busy(const Manager *m);

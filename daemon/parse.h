@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Parsers for the kernel's text files. Pure: they take the text, so unit
+ * tests feed them odd contents without a kernel. Malformed text is -EBADMSG. */
+
+/* A sysfs word list such as "s2idle [deep]" or "freeze mem disk".
+ * *ret_words gets every word without brackets (NULL-terminated, g_strfreev);
+ * *ret_current the bracketed one, or NULL when none is bracketed. */
+int parse_word_list(const char *text, char ***ret_words, char **ret_current);
+
+/* A decimal unsigned number with optional trailing white space. */
+int parse_uint64(const char *text, uint64_t *ret);
+int parse_uint32(const char *text, uint32_t *ret);
+
+typedef struct MeminfoDirty {
+        uint64_t dirty_kib;
+        uint64_t writeback_kib;
+} MeminfoDirty;
+
+/* /proc/meminfo: Dirty and Writeback (not WritebackTmp). */
+int parse_meminfo(const char *text, MeminfoDirty *ret);
+
+typedef struct MountEntry {
+        unsigned mount_id;
+        unsigned parent_id;
+        unsigned major, minor;
+        char *root;
+        char *mount_point;
+        char *mount_options;
+        char *fstype;
+        char *source;
+        char *super_options;
+} MountEntry;
+
+void mount_entry_free(MountEntry *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountEntry, mount_entry_free)
+
+/* /proc/PID/mountinfo into a GPtrArray of MountEntry (owning). Octal escapes
+ * (\040 for a space) in paths are decoded. */
+int parse_mountinfo(const char *text, GPtrArray **ret);
+
+/* "rw" appears in a comma-separated option string. */
+bool mount_options_has(const char *options, const char *option);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "power.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "parse.h"
+#include "util.h"
+
+void power_caps_free(PowerCaps *c) {
+        if (!c)
+                return;
+        g_strfreev(c->states);
+        g_strfreev(c->mem_sleep);
+        g_free(c->mem_sleep_current);
+        g_strfreev(c->disk);
+        g_free(c->disk_current);
+        g_strfreev(c->pm_test);
+        g_free(c->problem);
+        g_free(c);
+}
+
+static void note_problem(PowerCaps *c, const char *path, int r) {
+        if (r == -ENOENT)
+                return; /* an absent file is a feature the kernel lacks, not a fault */
+        g_autofree char *msg = g_strdup_printf("%s is unreadable or malformed (%s)", path, errno_text(r));
+        log_warning("%s", msg);
+        if (!c->problem)
+                c->problem = g_steal_pointer(&msg);
+}
+
+/* An optional word-list file; absent or malformed leaves *words NULL. */
+static void read_words(int fd, PowerCaps *c, const char *path, char ***words, char **current) {
+        g_autofree char *text = NULL;
+        int r = read_file_at(fd, path, &text);
+        if (r >= 0)
+                r = parse_word_list(text, words, current);
+        if (r < 0)
+                note_problem(c, path, r);
+}
+
+int power_caps_read(int fd, PowerCaps **ret) {
+        g_autoptr(PowerCaps) c = g_new0(PowerCaps, 1);
+        g_autofree char *text = NULL;
+
+        int r = read_file_at(fd, POWER_STATE, &text);
+        if (r < 0)
+                return r;
+        r = parse_word_list(text, &c->states, NULL);
+        if (r < 0)
+                return r;
+
+        read_words(fd, c, POWER_MEM_SLEEP, &c->mem_sleep, &c->mem_sleep_current);
+        read_words(fd, c, POWER_DISK, &c->disk, &c->disk_current);
+        read_words(fd, c, POWER_PM_TEST, &c->pm_test, NULL);
+        c->has_rtc = faccessat(fd, POWER_RTC_ALARM, W_OK, 0) >= 0;
+
+        *ret = g_steal_pointer(&c);
+        return 0;
+}
+
+static bool has(char **list, const char *word) {
+        return list && g_strv_contains((const char *const *) list, word);
+}
+
+const char *power_state_for_kind(SleepKind kind) {
+        return kind == SLEEP_SUSPEND ? "mem" : "disk";
+}
+
+const char *power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode, const char **ret_reason) {
+        const char *state = power_state_for_kind(kind);
+        const char *reason = "";
+        const char *answer = "yes";
+
+        if (!has(c->states, state)) {
+                reason = kind == SLEEP_SUSPEND ? "the kernel does not offer mem in /sys/power/state"
+                                               : "the kernel does not offer disk in /sys/power/state";
+                answer = "na";
+        } else if (kind != SLEEP_SUSPEND && !c->disk) {
+                reason = "the kernel has no usable /sys/power/disk";
+                answer = "na";
+        } else if (kind == SLEEP_HYBRID && !has(c->disk, "suspend")) {
+                reason = "the kernel does not offer the suspend mode in /sys/power/disk";
+                answer = "na";
+        } else if (kind == SLEEP_HIBERNATE && disk_mode && !has(c->disk, disk_mode)) {
+                reason = "the configured HibernateMode is not offered in /sys/power/disk";
+                answer = "no";
+        }
+        if (ret_reason)
+                *ret_reason = reason;
+        return answer;
+}
+
+void power_request_free(PowerRequest *r) {
+        if (!r)
+                return;
+        if (r->sysfs_fd >= 0)
+                close(r->sysfs_fd);
+        g_free(r->state);
+        g_free(r->mem_sleep);
+        g_free(r->disk_mode);
+        g_free(r->pm_test);
+        g_free(r);
+}
+
+int power_read_wakeup_count(int sysfs_fd, uint32_t *ret) {
+        g_autofree char *text = NULL;
+        int r = read_file_at(sysfs_fd, POWER_WAKEUP_COUNT, &text);
+        if (r < 0)
+                return r;
+        return parse_uint32(text, ret);
+}
+
+const char *power_step_to_string(PowerStep s) {
+        static const char *const names[] = {
+                [POWER_STEP_NONE] = "",
+                [POWER_STEP_MEM_SLEEP] = "select the mem_sleep mode",
+                [POWER_STEP_DISK] = "select the disk mode",
+                [POWER_STEP_PM_TEST] = "set pm_test",
+                [POWER_STEP_RTC] = "arm the RTC wake alarm",
+                [POWER_STEP_WAKEUP_COUNT] = "write wakeup_count",
+                [POWER_STEP_STATE] = "write the sleep state",
+        };
+        return s < ELEMENTSOF(names) ? names[s] : "";
+}
+
+static uint64_t now_usec(clockid_t clock) {
+        struct timespec ts;
+        clock_gettime(clock, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static int step(PowerRequest *r, PowerStep s, const char *path, const char *value) {
+        int e = write_file_at(r->sysfs_fd, path, value);
+        if (e < 0) {
+                r->failed_step = s;
+                r->error = e;
+        }
+        return e;
+}
+
+/* The part before the point of no return; each step's failure stops it */
+static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_set) {
+        char buf[32];
+
+        if (r->mem_sleep && step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
+                return r->error;
+        if (r->disk_mode && step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
+                return r->error;
+        if (r->pm_test) {
+                if (step(r, POWER_STEP_PM_TEST, POWER_PM_TEST, r->pm_test) < 0)
+                        return r->error;
+                *pm_test_set = true;
+        }
+        if (r->wake_after_sec > 0) {
+                snprintf(buf, sizeof(buf), "+%u", r->wake_after_sec);
+                if (step(r, POWER_STEP_RTC, POWER_RTC_ALARM, buf) < 0)
+                        return r->error;
+                *alarm_set = true;
+        }
+        if (r->write_wakeup_count) {
+                snprintf(buf, sizeof(buf), "%u", r->wakeup_count);
+                if (step(r, POWER_STEP_WAKEUP_COUNT, POWER_WAKEUP_COUNT, buf) < 0)
+                        return r->error;
+        }
+        return 0;
+}
+
+int power_enter(void *request) {
+        PowerRequest *r = request;
+        bool pm_test_set = false, alarm_set = false;
+
+        int e = power_prepare_kernel(r, &pm_test_set, &alarm_set);
+        if (e >= 0) {
+                uint64_t boot0 = now_usec(CLOCK_BOOTTIME), mono0 = now_usec(CLOCK_MONOTONIC);
+                r->entered_usec = now_usec(CLOCK_REALTIME);
+                e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
+                uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
+                /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
+                uint64_t db = boot1 - boot0, dm = mono1 - mono0;
+                r->slept_usec = db > dm ? db - dm : 0;
+        }
+
+        /* Leave the kernel as we found it, whatever happened above */
+        if (pm_test_set) {
+                int k = write_file_at(r->sysfs_fd, POWER_PM_TEST, "none");
+                if (k < 0)
+                        log_warning_errno(k, "Failed to restore pm_test to none: %m");
+        }
+        if (alarm_set) {
+                int k = write_file_at(r->sysfs_fd, POWER_RTC_ALARM, "0");
+                if (k < 0)
+                        log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
+        }
+        return e;
+}

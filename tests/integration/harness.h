@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Integration test harness: a private dbus-daemon, the real fridged and a
+ * simulated kernel (fakesys, optionally slowfs), all below one mkdtemp dir.
+ *
+ * Everything the harness starts is killed by PID and every mount it made is
+ * unmounted in harness_free(), which also runs from an atexit() handler so
+ * a failed assertion (g_assert aborts) or an exit() leaves nothing behind.
+ * Children also get PR_SET_PDEATHSIG so they die with the test process.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+typedef struct HarnessOptions {
+        /* extra fakesys arguments before the mount point, NULL-terminated */
+        const char *const *fakesys_args;
+        /* contents of DIR/conf/fridge.conf; NULL: no file */
+        const char *config;
+        /* also mount slowfs on DIR/slow */
+        bool slowfs;
+} HarnessOptions;
+
+/*
+ * fridged's flush runs syncfs() on every writable mount in
+ * PROC/self/mountinfo. On a shared test machine a stuck file system of
+ * someone else (a held FUSE mount, a loop device over one) would then stall
+ * every cycle here. So by default the harness gives fridged --proc-root=
+ * DIR/proc: symlinks to the real /proc entries, except self/mountinfo and
+ * self/mounts, which list only the harness's own mounts (fakesys, slowfs).
+ * HARNESS_REAL_PROC=1 in the environment runs fridged on the real /proc.
+ */
+
+/* One recorded signal from fridged's object path. */
+typedef struct HarnessSignal {
+        int64_t time_usec;          /* g_get_monotonic_time() at receipt */
+        char *interface;
+        char *member;
+        sd_bus_message *message;    /* rewound, read it with sd_bus_message_* */
+} HarnessSignal;
+
+typedef struct Harness {
+        char *dir;                  /* mkdtemp */
+        char *root;                 /* DIR/root: fakesys mount = sysfs root */
+        char *conf_dir;             /* DIR/conf */
+        char *slow;                 /* DIR/slow: slowfs mount, or NULL */
+        char *bus_address;
+        char *fridged_log;          /* DIR/fridged.log */
+        char *proc;                 /* DIR/proc, or NULL with HARNESS_REAL_PROC */
+
+        pid_t fakesys_pid;
+        pid_t slowfs_pid;
+        pid_t dbus_pid;
+        pid_t fridged_pid;
+        pid_t dirty_pid;            /* child keeping dirty data open on slowfs */
+        pid_t probe_pid;            /* child stuck in syncfs() of the held slowfs */
+        int dirty_pipe;             /* closing it lets the dirty child exit */
+
+        bool root_mounted;
+        bool slowfs_mounted;
+        bool slowfs_held;
+
+        bool fridged_started;
+        int fridged_status;         /* wait status after teardown, -1 if unknown */
+
+        sd_bus *bus;
+        sd_bus_slot *match_slot;
+        GPtrArray *signals;         /* HarnessSignal* */
+} Harness;
+
+/* Why the integration tests cannot run here, or NULL when they can. */
+const char *harness_skip_reason(void);
+
+/* Starts everything; asserts (and cleans up) on failure. */
+Harness *harness_new(const HarnessOptions *opts);
+/* Stops everything (idempotent); returns fridged's wait status after SIGTERM
+ * (0 = clean exit), -1 if it was not running or had to be killed. */
+int harness_stop(Harness *h);
+/* Stops everything and frees; safe on NULL and on half-started harnesses. */
+void harness_free(Harness *h);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Harness, harness_free)
+
+/* Prints fridged's stderr (the whole file) as test messages. */
+void harness_dump_fridged_log(Harness *h);
+
+/*
+ * Sleep(kind, options). The options are triplets terminated by NULL:
+ *   key, type ("b","s","u","i","t","d"), value
+ * with value passed as int (b, i), const char * (s), unsigned (u),
+ * uint64_t (t) or double (d).
+ * Returns 0 and *ret_cycle on success; on a D-Bus error returns -1 and
+ * sets *ret_error (name) and *ret_message (both g_free()).
+ */
+int harness_sleep(Harness *h, const char *kind, uint64_t *ret_cycle,
+                  char **ret_error, char **ret_message, ...) G_GNUC_NULL_TERMINATED;
+
+/* Cancel(cycle): 0 or -1 with error name/message as above. */
+int harness_cancel(Harness *h, uint64_t cycle, char **ret_error, char **ret_message);
+
+/* Generic method call on fridged with an sd-bus signature and values. */
+int harness_call(Harness *h, const char *interface, const char *member,
+                 sd_bus_message **ret_reply, char **ret_error, char **ret_message,
+                 const char *types, ...);
+
+/*
+ * Processes the bus until CycleFinished for `cycle` has been recorded, or
+ * timeout_ms passes. Returns true when it was found; fills the out strings
+ * (each may be NULL).
+ */
+bool harness_wait_finished(Harness *h, uint64_t cycle, int timeout_ms,
+                           char **ret_result, char **ret_error, char **ret_message);
+
+/* Processes the bus for up to timeout_ms or until pred returns true. */
+bool harness_process_until(Harness *h, int timeout_ms,
+                           bool (*pred)(Harness *h, void *userdata), void *userdata);
+
+/* Waits for a PropertiesChanged that sets property `name` to string `value`. */
+bool harness_wait_property_signal(Harness *h, const char *name, const char *value, int timeout_ms);
+
+/* Index of the first recorded signal `member` (optionally with cycle as first arg t), or -1. */
+int harness_find_signal(Harness *h, const char *member, bool match_cycle, uint64_t cycle);
+
+/* One property from a PropertiesChanged on io.fridge.Fridge1. */
+typedef struct HarnessPropChange {
+        char *name;
+        char type;                  /* 's', 'd', 't', or another type (value not kept) */
+        char *s;
+        double d;
+        uint64_t t;
+} HarnessPropChange;
+void harness_prop_change_free(HarnessPropChange *c);
+/* Changed properties of a recorded signal (empty unless it is a
+ * PropertiesChanged for io.fridge.Fridge1). */
+GPtrArray *harness_parse_props_changed(HarnessSignal *sig);
+
+/* Property getters; assert on bus errors. */
+char *harness_get_string(Harness *h, const char *name);
+double harness_get_double(Harness *h, const char *name);
+uint64_t harness_get_u64(Harness *h, const char *name);
+
+/* fakesys */
+char *harness_fakesys_log(Harness *h);
+char **harness_fakesys_log_lines(Harness *h);
+void harness_control(Harness *h, const char *cmd);
+char *harness_read_sys(Harness *h, const char *rel);   /* relative to DIR/root/sys */
+/* Polls the log (bounded) until a line equal to `line` appears. */
+bool harness_wait_log_line(Harness *h, const char *line, int timeout_ms);
+
+/* slowfs */
+void harness_slowfs_control(Harness *h, const char *cmd);
+char *harness_slowfs_stats(Harness *h);
+/* Forks a child that writes `bytes` into DIR/slow/dirty and keeps it open. */
+void harness_slowfs_make_dirty(Harness *h, size_t bytes);
+void harness_slowfs_hold(Harness *h);
+void harness_slowfs_release(Harness *h);
+/* With dirty data held: does syncfs() of slowfs wait for it? Probes with a
+ * child process (left blocked until release when it does). Kernels with
+ * SB_I_NO_DATA_INTEGRITY on FUSE (6.18) do not wait. */
+bool harness_slowfs_syncfs_blocks(Harness *h, int within_ms);
+
+/* Runs a program with a timeout, capturing stdout. Returns the wait status
+ * (or -1 on timeout, the child is then killed). */
+int harness_run(char **argv, int timeout_ms, char **ret_stdout);
+
+/* Starts a program in the background with stdout to a pipe (*ret_stdout_fd). */
+pid_t harness_spawn_bg(char **argv, int *ret_stdout_fd);
+/* Waits for a background program; returns wait status or -1 on timeout (then killed). */
+int harness_wait_pid(pid_t pid, int timeout_ms);
+/* Reads everything from fd until EOF and closes it. */
+char *harness_read_all(int fd);
+
+/* Environment-provided paths (NULL when unset). */
+const char *harness_env(const char *name);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "config.h"
+#include "log.h"
+
+static void test_defaults(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
+        g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
+        g_assert_cmpstr(c->hibernate_mode, ==, "platform");
+        g_assert_null(c->mem_sleep);
+        g_assert_cmpstr(c->freeze_roots[0], ==, "user.slice");
+        g_assert_cmpint(c->flush_on_timeout, ==, FLUSH_ON_TIMEOUT_FAIL);
+}
+
+static void test_values(void) {
+        g_autoptr(Config) c = config_new_default();
+        unsigned problems = config_apply_text(c, "t.conf",
+                                              "[Sleep]\nMemSleep=deep\nHibernateMode=shutdown\n"
+                                              "[Flush]\nTimeoutMs=500\nOnTimeout=continue\n"
+                                              "[Freeze]\nRoots=user.slice; machine.slice\nTimeoutMs=2000\n");
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpstr(c->mem_sleep, ==, "deep");
+        g_assert_cmpstr(c->hibernate_mode, ==, "shutdown");
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 500);
+        g_assert_cmpint(c->flush_on_timeout, ==, FLUSH_ON_TIMEOUT_CONTINUE);
+        g_assert_cmpstr(c->freeze_roots[1], ==, "machine.slice");
+        g_assert_cmpuint(c->freeze_timeout_ms, ==, 2000);
+}
+
+static void test_bad_values_keep_defaults(void) {
+        g_autoptr(Config) c = config_new_default();
+        /* each bad line is reported and skipped; the good one still applies */
+        unsigned problems = config_apply_text(c, "bad.conf",
+                                              "[Flush]\nTimeoutMs=abc\nOnTimeout=maybe\n"
+                                              "[Sleep]\nMemSleep=deeper\nRetries=3\n"
+                                              "[Freeze]\nRoots=../etc\nTimeoutMs=1\n"
+                                              "[Bogus]\nKey=1\n");
+        g_assert_cmpuint(problems, ==, 6);
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
+        g_assert_cmpint(c->flush_on_timeout, ==, FLUSH_ON_TIMEOUT_FAIL);
+        g_assert_null(c->mem_sleep);
+        g_assert_cmpuint(c->retries, ==, 3);
+        g_assert_cmpstr(c->freeze_roots[0], ==, "user.slice");
+        g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
+}
+
+static void test_syntax_error(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpuint(config_apply_text(c, "syntax.conf", "[Flush\nTimeoutMs=500\n"), ==, 1);
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
+}
+
+static void test_cgroup_path(void) {
+        g_assert_true(config_cgroup_path_is_valid("user.slice"));
+        g_assert_true(config_cgroup_path_is_valid("user.slice/user-1000.slice"));
+        g_assert_false(config_cgroup_path_is_valid("/user.slice"));
+        g_assert_false(config_cgroup_path_is_valid("user.slice/../x"));
+        g_assert_false(config_cgroup_path_is_valid("a//b"));
+        g_assert_false(config_cgroup_path_is_valid(""));
+        g_assert_false(config_cgroup_path_is_valid("./a"));
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        g_autofree char *p = g_build_filename(dir, name, NULL);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static void test_dropins_in_order(void) {
+        g_autofree char *dir = g_dir_make_tmp("fridge-config-XXXXXX", NULL);
+        g_autofree char *dropins = g_build_filename(dir, "fridge.conf.d", NULL);
+        g_assert_cmpint(g_mkdir(dropins, 0755), ==, 0);
+        write_file(dir, "fridge.conf", "[Flush]\nTimeoutMs=1000\n[Freeze]\nTimeoutMs=3000\n");
+        write_file(dropins, "20-b.conf", "[Flush]\nTimeoutMs=3000\n");
+        write_file(dropins, "10-a.conf", "[Flush]\nTimeoutMs=2000\n");
+        write_file(dropins, "30-ignored.txt", "[Flush]\nTimeoutMs=9000\n");
+
+        g_autoptr(Config) c = NULL;
+        unsigned problems = 99;
+        g_assert_cmpint(config_load(dir, &c, &problems), ==, 0);
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 3000); /* the last in name order wins */
+        g_assert_cmpuint(c->freeze_timeout_ms, ==, 3000);
+
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
+static void test_missing_dir(void) {
+        g_autoptr(Config) c = NULL;
+        unsigned problems = 99;
+        g_assert_cmpint(config_load("/nonexistent/fridge", &c, &problems), ==, 0);
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
+}
+
+int main(int argc, char *argv[]) {
+        g_test_init(&argc, &argv, NULL);
+        log_set_max_level(LOG_ERR); /* the bad-input cases warn by design */
+        g_test_add_func("/config/defaults", test_defaults);
+        g_test_add_func("/config/values", test_values);
+        g_test_add_func("/config/bad-values-keep-defaults", test_bad_values_keep_defaults);
+        g_test_add_func("/config/syntax-error", test_syntax_error);
+        g_test_add_func("/config/cgroup-path", test_cgroup_path);
+        g_test_add_func("/config/dropins-in-order", test_dropins_in_order);
+        g_test_add_func("/config/missing-dir", test_missing_dir);
+        return g_test_run();
+}

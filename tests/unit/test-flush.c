@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "flush.h"
+#include "log.h"
+
+static char *make_proc(const char *mountinfo, const char *meminfo) {
+        char *dir = g_dir_make_tmp("fridge-proc-XXXXXX", NULL);
+        g_autofree char *self = g_build_filename(dir, "self", NULL);
+        g_assert_cmpint(g_mkdir(self, 0755), ==, 0);
+        g_autofree char *mi = g_build_filename(self, "mountinfo", NULL);
+        g_autofree char *mem = g_build_filename(dir, "meminfo", NULL);
+        g_assert_true(g_file_set_contents(mi, mountinfo, -1, NULL));
+        if (meminfo)
+                g_assert_true(g_file_set_contents(mem, meminfo, -1, NULL));
+        return dir;
+}
+
+static void remove_tree(const char *dir) {
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
+static void test_backing(void) {
+        g_assert_true(flush_fstype_has_backing("ext4"));
+        g_assert_true(flush_fstype_has_backing("fuse.sshfs"));
+        g_assert_true(flush_fstype_has_backing("nfs4"));
+        g_assert_false(flush_fstype_has_backing("tmpfs"));
+        g_assert_false(flush_fstype_has_backing("proc"));
+        g_assert_false(flush_fstype_has_backing("cgroup2"));
+        g_assert_false(flush_fstype_has_backing(""));
+}
+
+static void test_list_mounts(void) {
+        g_autofree char *dir = make_proc(
+                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                "23 22 0:21 / /proc rw,nosuid - proc proc rw\n"
+                "24 22 0:22 / /tmp rw - tmpfs tmpfs rw\n"
+                "25 22 8:2 / /boot ro,relatime - ext4 /dev/sda2 ro\n"
+                "26 22 8:1 /home /home rw,relatime - ext4 /dev/sda1 rw\n"   /* same super block as / */
+                "27 22 0:45 / /mnt/my\\040disk rw - fuse.sshfs me@h:/ rw\n"
+                "28 22 8:3 / /data rw - xfs /dev/sda3 ro\n",                /* read-only super block */
+                NULL);
+        int fd = root_open(dir);
+        g_assert_cmpint(fd, >=, 0);
+
+        g_auto(GStrv) mounts = NULL;
+        g_assert_cmpint(flush_list_mounts(fd, &mounts), ==, 0);
+        g_assert_cmpuint(g_strv_length(mounts), ==, 2);
+        g_assert_cmpstr(mounts[0], ==, "/");
+        g_assert_cmpstr(mounts[1], ==, "/mnt/my disk");
+        close(fd);
+        remove_tree(dir);
+}
+
+static void test_dirty(void) {
+        g_autofree char *dir = make_proc("", "Dirty: 100 kB\nWriteback: 28 kB\n");
+        int fd = root_open(dir);
+        uint64_t kib = 0;
+        g_assert_cmpint(flush_read_dirty(fd, &kib), ==, 0);
+        g_assert_cmpuint(kib, ==, 128);
+        close(fd);
+        remove_tree(dir);
+}
+
+static void test_job_runs(void) {
+        /* syncfs on a real directory succeeds; a missing one is reported, not fatal */
+        g_autofree char *dir = g_dir_make_tmp("fridge-flush-XXXXXX", NULL);
+        char **paths = g_new0(char *, 3);
+        paths[0] = g_strdup(dir);
+        paths[1] = g_strdup("/nonexistent/fridge-mount");
+        FlushJob *j = flush_job_new(paths);
+        g_assert_cmpint(flush_job_run(j), ==, -ENOENT);
+        flush_job_free(j);
+        remove_tree(dir);
+}
+
+int main(int argc, char *argv[]) {
+        g_test_init(&argc, &argv, NULL);
+        log_set_max_level(LOG_ERR);
+        g_test_add_func("/flush/backing", test_backing);
+        g_test_add_func("/flush/list-mounts", test_list_mounts);
+        g_test_add_func("/flush/dirty", test_dirty);
+        g_test_add_func("/flush/job", test_job_runs);
+        return g_test_run();
+}

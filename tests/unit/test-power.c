@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "power.h"
+
+typedef struct Fixture {
+        char *dir;
+        int fd;
+} Fixture;
+
+static void put(Fixture *f, const char *path, const char *text) {
+        g_autofree char *p = g_build_filename(f->dir, path, NULL);
+        g_autofree char *parent = g_path_get_dirname(p);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static void setup(Fixture *f, gconstpointer data) {
+        f->dir = g_dir_make_tmp("fridge-sys-XXXXXX", NULL);
+        put(f, POWER_STATE, "freeze mem disk\n");
+        put(f, POWER_MEM_SLEEP, "s2idle [deep]\n");
+        put(f, POWER_DISK, "[platform] shutdown reboot suspend test_resume\n");
+        put(f, POWER_PM_TEST, "[none] core processors platform devices freezer\n");
+        put(f, POWER_WAKEUP_COUNT, "17\n");
+        put(f, POWER_RTC_ALARM, "");
+        f->fd = root_open(f->dir);
+        g_assert_cmpint(f->fd, >=, 0);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        close(f->fd);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+        g_free(f->dir);
+}
+
+static void test_caps(Fixture *f, gconstpointer data) {
+        g_autoptr(PowerCaps) c = NULL;
+        const char *reason;
+        g_assert_cmpint(power_caps_read(f->fd, &c), ==, 0);
+        g_assert_cmpstr(c->mem_sleep_current, ==, "deep");
+        g_assert_cmpstr(c->disk_current, ==, "platform");
+        g_assert_true(c->has_rtc);
+        g_assert_cmpstr(power_can(c, SLEEP_SUSPEND, "platform", &reason), ==, "yes");
+        g_assert_cmpstr(power_can(c, SLEEP_HIBERNATE, "platform", &reason), ==, "yes");
+        g_assert_cmpstr(power_can(c, SLEEP_HYBRID, "platform", &reason), ==, "yes");
+        g_assert_cmpstr(power_can(c, SLEEP_HIBERNATE, "bogus", &reason), ==, "no");
+        g_assert_nonnull(strstr(reason, "HibernateMode"));
+}
+
+static void test_no_disk(Fixture *f, gconstpointer data) {
+        g_autoptr(PowerCaps) c = NULL;
+        const char *reason;
+        put(f, POWER_STATE, "freeze mem\n");
+        g_assert_cmpint(power_caps_read(f->fd, &c), ==, 0);
+        g_assert_cmpstr(power_can(c, SLEEP_HIBERNATE, "platform", &reason), ==, "na");
+        g_assert_nonnull(strstr(reason, "disk"));
+        g_assert_cmpstr(power_can(c, SLEEP_SUSPEND, "platform", &reason), ==, "yes");
+}
+
+static void test_malformed_optional(Fixture *f, gconstpointer data) {
+        g_autoptr(PowerCaps) c = NULL;
+        const char *reason;
+        put(f, POWER_MEM_SLEEP, "[s2idle] [deep]\n");
+        put(f, POWER_DISK, "[platform\n");
+        g_assert_cmpint(power_caps_read(f->fd, &c), ==, 0);
+        g_assert_null(c->mem_sleep);
+        g_assert_null(c->disk);
+        g_assert_nonnull(c->problem);
+        g_assert_nonnull(strstr(c->problem, "mem_sleep"));
+        g_assert_cmpstr(power_can(c, SLEEP_HIBERNATE, "platform", &reason), ==, "na");
+}
+
+static void test_missing_state(Fixture *f, gconstpointer data) {
+        g_autoptr(PowerCaps) c = NULL;
+        g_autofree char *p = g_build_filename(f->dir, POWER_STATE, NULL);
+        g_assert_cmpint(g_unlink(p), ==, 0);
+        g_assert_cmpint(power_caps_read(f->fd, &c), ==, -ENOENT);
+        put(f, POWER_STATE, "mem [disk\n");
+        g_assert_cmpint(power_caps_read(f->fd, &c), ==, -EBADMSG);
+}
+
+static void test_wakeup_count(Fixture *f, gconstpointer data) {
+        uint32_t n = 0;
+        g_assert_cmpint(power_read_wakeup_count(f->fd, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 17);
+        put(f, POWER_WAKEUP_COUNT, "lots\n");
+        g_assert_cmpint(power_read_wakeup_count(f->fd, &n), ==, -EBADMSG);
+}
+
+static void test_enter_failure_restores(Fixture *f, gconstpointer data) {
+        /* `state` is a directory here so its write fails after pm_test was
+         * set: pm_test must still be put back to none */
+        g_autofree char *p = g_build_filename(f->dir, POWER_STATE, NULL);
+        g_assert_cmpint(g_unlink(p), ==, 0);
+        g_assert_cmpint(g_mkdir(p, 0755), ==, 0);
+
+        PowerRequest r = { .sysfs_fd = f->fd, .state = "mem", .pm_test = "devices", .wake_after_sec = 3 };
+        g_assert_cmpint(power_enter(&r), <, 0);
+        g_assert_cmpint(r.failed_step, ==, POWER_STEP_STATE);
+
+        g_autofree char *pm = NULL, *alarm = NULL;
+        g_assert_cmpint(read_file_at(f->fd, POWER_PM_TEST, &pm), ==, 0);
+        /* plain files keep their old tail after a shorter write: compare the start */
+        g_assert_true(g_str_has_prefix(pm, "none"));
+        g_assert_cmpint(read_file_at(f->fd, POWER_RTC_ALARM, &alarm), ==, 0);
+        g_assert_true(g_str_has_prefix(alarm, "0"));
+}
+
+int main(int argc, char *argv[]) {
+        g_test_init(&argc, &argv, NULL);
+        log_set_max_level(LOG_EMERG);
+        g_test_add("/power/caps", Fixture, NULL, setup, test_caps, teardown);
+        g_test_add("/power/no-disk", Fixture, NULL, setup, test_no_disk, teardown);
+        g_test_add("/power/malformed-optional", Fixture, NULL, setup, test_malformed_optional, teardown);
+        g_test_add("/power/missing-state", Fixture, NULL, setup, test_missing_state, teardown);
+        g_test_add("/power/wakeup-count", Fixture, NULL, setup, test_wakeup_count, teardown);
+        g_test_add("/power/enter-failure-restores", Fixture, NULL, setup, test_enter_failure_restores, teardown);
+        return g_test_run();
+}

@@ -1,0 +1,39 @@
+# Shared by tools/try, tools/test and tools/bench: install what is missing,
+# configure and build. Sourced, not run.
+
+FRIDGE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+FRIDGE_PACKAGES=(
+  meson ninja-build gcc clang pkg-config python3
+  libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3
+  dbus libxml2-utils
+)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+fridge_ensure_packages() {
+  local missing=() p
+  for p in "${FRIDGE_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+  say "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null || die "apt-get update failed"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+# fridge_build DIR [meson options...]: configure once, then build.
+fridge_build() {
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    say "configuring $dir"
+    meson setup "$dir" "$FRIDGE_SRC" "$@" >"$dir.setup.log" 2>&1 \
+      || { cat "$dir.setup.log" >&2; die "meson setup $dir failed"; }
+  fi
+  say "building $dir"
+  ninja -C "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log" >&2; die "build in $dir failed"; }
+}
