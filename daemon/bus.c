@@ -13,6 +13,26 @@
 
 #define WAKE_AFTER_MAX_SEC 31536000U
 
+/* The state-like properties, sent at once when they change */
+typedef enum StateProperty {
+        PROP_STATE,
+        PROP_CYCLE_ID,
+        PROP_KIND,
+        PROP_PHASE,
+        PROP_LAST_RESULT,
+        PROP_LAST_WAKE_REASON,
+        _PROP_MAX,
+} StateProperty;
+
+static const char *const state_property_names[_PROP_MAX] = {
+        [PROP_STATE] = "State",
+        [PROP_CYCLE_ID] = "CycleId",
+        [PROP_KIND] = "Kind",
+        [PROP_PHASE] = "Phase",
+        [PROP_LAST_RESULT] = "LastResult",
+        [PROP_LAST_WAKE_REASON] = "LastWakeReason",
+};
+
 struct Bus {
         sd_bus *bus;
         Manager *manager;
@@ -20,6 +40,7 @@ struct Bus {
         sd_event_source *throttle;
         uint64_t last_progress_emit;
         bool progress_pending;
+        char *sent[_PROP_MAX]; /* what clients were last told, as text */
 };
 
 const char *bus_cycle_error_name(CycleError e) {
@@ -330,18 +351,45 @@ static int on_throttle(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static char *state_property_text(const Manager *m, StateProperty p) {
+        switch (p) {
+        case PROP_STATE:            return g_strdup(manager_state(m));
+        case PROP_CYCLE_ID:         return g_strdup_printf("%" G_GUINT64_FORMAT, manager_cycle_id(m));
+        case PROP_KIND:             return g_strdup(manager_kind(m));
+        case PROP_PHASE:            return g_strdup(manager_phase(m));
+        case PROP_LAST_RESULT:      return g_strdup(manager_last_result(m));
+        case PROP_LAST_WAKE_REASON: return g_strdup(manager_last_wake_reason(m));
+        default:                    g_assert_not_reached();
+        }
+}
+
+/* Phase changes are few per cycle and each matters to a client drawing the
+ * phases: they are sent at once, never coalesced away; only what changed. */
+static void emit_state(Bus *b) {
+        const char *changed[_PROP_MAX + 1] = {};
+        size_t n = 0;
+
+        for (StateProperty p = 0; p < _PROP_MAX; p++) {
+                g_autofree char *now = state_property_text(b->manager, p);
+                if (g_strcmp0(now, b->sent[p]) == 0)
+                        continue;
+                g_free(b->sent[p]);
+                b->sent[p] = g_steal_pointer(&now);
+                changed[n++] = state_property_names[p];
+        }
+        if (n == 0)
+                return;
+        int r = sd_bus_emit_properties_changed_strv(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                                    (char **) changed);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit state: %m");
+}
+
 static void on_changed(void *userdata, unsigned what) {
         Bus *b = userdata;
-        int r;
 
         if (what & (MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST)) {
-                /* Phase changes are few per cycle and each matters to a
-                 * client drawing the phases: never coalesced away */
-                r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "State",
-                                                   "CycleId", "Kind", "Phase", "LastResult", "LastWakeReason",
-                                                   NULL);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to emit state: %m");
+                emit_state(b);
                 what |= MANAGER_CHANGED_PROGRESS;
         }
         if (!(what & MANAGER_CHANGED_PROGRESS))
@@ -410,6 +458,8 @@ int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
         (void) sd_event_source_set_description(b->throttle, "progress-throttle");
 
+        for (StateProperty p = 0; p < _PROP_MAX; p++)
+                b->sent[p] = state_property_text(m, p);
         manager_set_ops(m, &bus_manager_ops, b);
         *ret = b;
         return 0;
@@ -426,6 +476,8 @@ Bus *bus_free(Bus *b) {
         sd_event_source_disable_unref(b->throttle);
         sd_bus_slot_unref(b->vtable_slot);
         sd_bus_unref(b->bus);
+        for (StateProperty p = 0; p < _PROP_MAX; p++)
+                g_free(b->sent[p]);
         g_free(b);
         return NULL;
 }
