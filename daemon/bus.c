@@ -2,10 +2,12 @@
 #include "bus.h"
 
 #include <errno.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "fridge-config.h"
 #include "log.h"
+#include "plan.h"
 #include "util.h"
 
 #define ERROR_PREFIX FRIDGE_INTERFACE ".Error."
@@ -198,6 +200,28 @@ static int read_options(sd_bus_message *msg, CycleOptions *o, sd_bus_error *erro
 
 /* ---- methods ---- */
 
+static pid_t caller_pid(sd_bus_message *msg) {
+        sd_bus_creds *creds = NULL;
+        pid_t pid = 0;
+        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID, &creds) >= 0)
+                (void) sd_bus_creds_get_pid(creds, &pid);
+        sd_bus_creds_unref(creds);
+        return pid;
+}
+
+/* Until polkit decides (CheckAuthorization), changing classes is root's */
+static int check_admin(sd_bus_message *msg, sd_bus_error *error) {
+        sd_bus_creds *creds = NULL;
+        uid_t uid = (uid_t) -1;
+        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, &uid);
+        sd_bus_creds_unref(creds);
+        if (r < 0 || uid != 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "changing classes needs root");
+        return 0;
+}
+
 static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *kind_name;
@@ -219,6 +243,7 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
 
         uint64_t id;
         g_autofree char *why = NULL;
+        manager_set_client_pid(b->manager, caller_pid(msg));
         r = manager_start(b->manager, kind, &opts, &id, &why);
         if (r < 0)
                 return bus_error_from_errno(error, r, why);
@@ -240,6 +265,64 @@ static int method_cancel(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         }
         if (r == -EINPROGRESS)
                 return bus_error_from_errno(error, r, "the cycle is past the point of no return");
+        if (r < 0)
+                return bus_error_from_errno(error, r, NULL);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        g_autoptr(Plan) plan = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        int r = manager_get_plan(b->manager, &plan);
+        if (r < 0)
+                return bus_error_from_errno(error, r, "cannot read the cgroup tree");
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssss)");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < plan->entries->len; i++) {
+                const PlanEntry *e = plan->entries->pdata[i];
+                r = sd_bus_message_append(reply, "(ssss)", e->cgroup, e->unit, cgroup_class_to_string(e->class),
+                                          e->reason);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *target, *class_name;
+
+        int r = sd_bus_message_read(msg, "ss", &target, &class_name);
+        if (r < 0)
+                return r;
+        if (*class_name && cgroup_class_from_string(class_name) < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "class '%s' is not one of early, late, nofreeze (or empty to clear)",
+                                         class_name);
+        r = check_admin(msg, error);
+        if (r < 0)
+                return r;
+
+        g_autofree char *who = g_strdup_printf("pid %d", (int) caller_pid(msg));
+        r = manager_set_class(b->manager, target, *class_name ? class_name : NULL, who);
+        if (r == -EINVAL || r == -ENOENT)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "unit_or_cgroup '%s' is neither a unit name nor an existing cgroup path "
+                                         "(relative, no .., no symlinks)", target);
+        if (r == -EPERM)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "unit_or_cgroup '%s' is outside the freeze roots", target);
+        if (r == -EOPNOTSUPP)
+                return bus_error_from_errno(error, r, "there is no cgroup v2 hierarchy to freeze");
         if (r < 0)
                 return bus_error_from_errno(error, r, NULL);
         return sd_bus_reply_method_return(msg, NULL);
@@ -308,6 +391,10 @@ const sd_bus_vtable fridge_vtable[] = {
                                 method_sleep, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_ARGS("t", cycle), SD_BUS_NO_RESULT, method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetPlan", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssss)", plan), method_get_plan,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetClass", SD_BUS_ARGS("s", unit_or_cgroup, "s", class), SD_BUS_NO_RESULT,
+                                method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
         SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",

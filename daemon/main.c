@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,8 +9,11 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "cgroups.h"
 #include "config.h"
+#include "fileio.h"
 #include "fridge-config.h"
+#include "ledger.h"
 #include "log.h"
 #include "manager.h"
 #include "util.h"
@@ -20,6 +24,10 @@ typedef struct Args {
         const char *sysfs_root;
         const char *proc_root;
         const char *config_dir;
+        const char *vendor_dir;
+        const char *cgroup_root;
+        const char *state_dir;
+        bool thaw_all;
 } Args;
 
 static void help(void) {
@@ -30,20 +38,29 @@ static void help(void) {
                "  --sysfs-root=DIR       where the kernel's sys/ is found (default /)\n"
                "  --proc-root=DIR        where proc is mounted (default /proc)\n"
                "  --config-dir=DIR       configuration directory (default %s)\n"
+               "  --vendor-dir=DIR       vendor defaults, e.g. classes.d (default %s)\n"
+               "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
+               "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
+               "  --thaw-all             thaw what the ledger lists, then exit\n"
                "  -v, --verbose          debug messages\n"
                "  -h, --help             this text\n"
                "      --version          the version\n",
-               FRIDGE_BUS_NAME, FRIDGE_CONFIG_DIR);
+               FRIDGE_BUS_NAME, FRIDGE_CONFIG_DIR, FRIDGE_VENDOR_DIR);
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {
-        enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION };
+        enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION, ARG_VENDOR,
+               ARG_CGROUP, ARG_STATE, ARG_THAW_ALL };
         static const struct option options[] = {
                 { "bus", required_argument, NULL, ARG_BUS },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "sysfs-root", required_argument, NULL, ARG_SYSFS },
                 { "proc-root", required_argument, NULL, ARG_PROC },
                 { "config-dir", required_argument, NULL, ARG_CONFIG },
+                { "vendor-dir", required_argument, NULL, ARG_VENDOR },
+                { "cgroup-root", required_argument, NULL, ARG_CGROUP },
+                { "state-dir", required_argument, NULL, ARG_STATE },
+                { "thaw-all", no_argument, NULL, ARG_THAW_ALL },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -63,6 +80,10 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 case ARG_SYSFS:       a->sysfs_root = optarg; break;
                 case ARG_PROC:        a->proc_root = optarg; break;
                 case ARG_CONFIG:      a->config_dir = optarg; break;
+                case ARG_VENDOR:      a->vendor_dir = optarg; break;
+                case ARG_CGROUP:      a->cgroup_root = optarg; break;
+                case ARG_STATE:       a->state_dir = optarg; break;
+                case ARG_THAW_ALL:    a->thaw_all = true; break;
                 case 'v':             log_set_max_level(LOG_DEBUG); break;
                 case 'h':             help(); return 0;
                 case ARG_VERSION:     printf("fridged %s\n", FRIDGE_VERSION); return 0;
@@ -128,6 +149,18 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         return sd_event_exit(d->event, 0);
 }
 
+/* The bus daemon must keep running for anyone to talk to us after resume */
+static void exempt_bus_daemon(Daemon *d) {
+        sd_bus_creds *creds = NULL;
+        pid_t pid;
+        if (sd_bus_get_name_creds(d->bus, "org.freedesktop.DBus", SD_BUS_CREDS_PID, &creds) >= 0 &&
+            sd_bus_creds_get_pid(creds, &pid) >= 0)
+                manager_exempt_pid(d->manager, pid, "the bus daemon");
+        else
+                log_debug("Cannot tell the bus daemon's pid; its cgroup is not exempted by pid");
+        sd_bus_creds_unref(creds);
+}
+
 static int daemon_setup(Daemon *d, const Args *a) {
         g_autoptr(Config) config = NULL;
         int r = config_load(a->config_dir, &config, NULL);
@@ -147,8 +180,12 @@ static int daemon_setup(Daemon *d, const Args *a) {
         (void) sd_event_add_signal(d->event, NULL, SIGINT, on_terminate, d);
         (void) sd_event_set_watchdog(d->event, true);
 
+        g_autofree char *vendor_classes = g_build_filename(a->vendor_dir, "classes.d", NULL);
+        g_autofree char *admin_classes = g_build_filename(a->config_dir, "classes.d", NULL);
+        const char *const class_dirs[] = { vendor_classes, admin_classes, NULL };
         ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
-                            .config = g_steal_pointer(&config) };
+                            .cgroup_root = a->cgroup_root, .state_dir = a->state_dir,
+                            .class_dirs = class_dirs, .config = g_steal_pointer(&config) };
         r = manager_new(&p, &d->manager);
         if (r < 0) {
                 config_free(p.config);
@@ -165,6 +202,7 @@ static int daemon_setup(Daemon *d, const Args *a) {
         r = bus_new(d->bus, d->manager, &d->bus_object);
         if (r < 0)
                 return r;
+        exempt_bus_daemon(d);
         r = sd_bus_request_name_async(d->bus, NULL, FRIDGE_BUS_NAME, 0, on_name_acquired, d->event);
         if (r < 0)
                 return log_error_errno(r, "Failed to request %s: %m", FRIDGE_BUS_NAME);
@@ -178,12 +216,43 @@ static void daemon_done(Daemon *d) {
         sd_event_unref(d->event);
 }
 
+/* --thaw-all: for ExecStopPost=, after a crash or a kill */
+static int thaw_all(const Args *a) {
+        g_autoptr(Ledger) ledger = NULL;
+        g_autofree char *found = NULL;
+        const char *root = a->cgroup_root;
+        int r;
+
+        if (!root) {
+                _cleanup_close_ int proc_fd = root_open(a->proc_root);
+                if (proc_fd < 0 || (r = cgroups_find_mount(proc_fd, &found)) < 0) {
+                        log_info("No cgroup v2 mount: nothing to thaw");
+                        return 0;
+                }
+                root = found;
+        }
+        _cleanup_close_ int cgroup_fd = root_open(root);
+        if (cgroup_fd < 0)
+                return log_error_errno(cgroup_fd, "Cannot open the cgroup root %s: %m", root);
+        r = ledger_open(a->state_dir, &ledger);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the ledger in %s: %m", a->state_dir);
+        r = ledger_thaw_all(ledger, cgroup_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to thaw from the ledger: %m");
+        log_info("Thawed %d cgroups from the ledger", r);
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         Args args = { .bus_kind = "system", .sysfs_root = "/", .proc_root = "/proc",
-                      .config_dir = FRIDGE_CONFIG_DIR };
+                      .config_dir = FRIDGE_CONFIG_DIR, .vendor_dir = FRIDGE_VENDOR_DIR,
+                      .state_dir = "/run/fridge" };
         int r = parse_args(argc, argv, &args);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
+        if (args.thaw_all)
+                return thaw_all(&args) < 0 ? 1 : 0;
 
         Daemon d = {};
         r = daemon_setup(&d, &args);

@@ -7,8 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroups.h"
+#include "classify.h"
 #include "fileio.h"
 #include "flush.h"
+#include "freezer.h"
+#include "ledger.h"
 #include "log.h"
 #include "progress.h"
 #include "util.h"
@@ -33,6 +37,10 @@ typedef struct Cycle {
         sd_event_source *tick;          /* flush progress sampling */
         sd_event_source *timeout;       /* flush bound */
 
+        Plan *plan;                     /* made at prepare */
+        Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
+        char *client_cgroup;            /* exempt for this cycle */
+
         bool ending;                    /* result decided early: straight to thaw */
         CycleResult result;
         CycleError error;
@@ -44,6 +52,15 @@ struct Manager {
         Config *config;
         int sysfs_fd;
         int proc_fd;
+        int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
+        char *cgroup_root;
+        Ledger *ledger;
+        Freezer *freezer;
+        ClassRules *rules;
+        GHashTable *exempt;             /* cgroup path → reason */
+        GHashTable *overrides;          /* unit or cgroup path → ClassChoice* */
+        GHashTable *holds;              /* cgroup path → ClassChoice* */
+        char *next_client_cgroup;
         const ManagerOps *ops;
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
@@ -65,6 +82,8 @@ void cycle_options_clear(CycleOptions *o) {
 }
 
 static void cycle_stop_work(Cycle *c) {
+        if (c->freezer)
+                freezer_cancel_stage(c->freezer);
         worker_abandon(TAKE_PTR(c->worker));
         c->power_request = NULL;
         c->tick = sd_event_source_disable_unref(c->tick);
@@ -76,6 +95,8 @@ static void cycle_free(Cycle *c) {
                 return;
         cycle_stop_work(c);
         cycle_options_clear(&c->opts);
+        plan_free(c->plan);
+        g_free(c->client_cgroup);
         g_free(c->progress_text);
         g_free(c->message);
         g_free(c);
@@ -128,6 +149,39 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
         schedule_step(m);
 }
 
+/* ---- the plan ---- */
+
+static int manager_build_plan(Manager *m, const char *client_cgroup, Plan **ret) {
+        if (m->cgroup_fd < 0) {
+                *ret = plan_build(NULL, 0);
+                return 0;
+        }
+        g_autoptr(GHashTable) exempt = g_hash_table_new(g_str_hash, g_str_equal);
+        GHashTableIter i;
+        gpointer k, v;
+        g_hash_table_iter_init(&i, m->exempt);
+        while (g_hash_table_iter_next(&i, &k, &v))
+                g_hash_table_insert(exempt, k, v);
+        if (client_cgroup)
+                g_hash_table_insert(exempt, (char *) client_cgroup, "the client that started the cycle");
+
+        ClassifyInput in = {
+                .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = m->config->freeze_roots,
+                .rules = m->rules, .exempt = exempt, .overrides = m->overrides, .holds = m->holds,
+                .detect = true,
+        };
+        g_autoptr(GPtrArray) roots = NULL;
+        int r = classify_tree(&in, &roots);
+        if (r < 0)
+                return r;
+        *ret = plan_build((PlanNode *const *) roots->pdata, roots->len);
+        return 0;
+}
+
+int manager_get_plan(Manager *m, Plan **ret) {
+        return manager_build_plan(m, NULL, ret);
+}
+
 /* ---- prepare ---- */
 
 typedef struct PrepareJob {
@@ -167,10 +221,22 @@ static void prepare_done(int r, void *data, void *userdata) {
 }
 
 static void enter_prepare(Manager *m) {
+        Cycle *c = m->cycle;
+        /* Detection is re-run every cycle: a FUSE server or a syncing
+         * process may have appeared since the last one */
+        int r = manager_build_plan(m, c->client_cgroup, &c->plan);
+        if (r < 0) {
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                                errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups", c->id, c->plan->n_early,
+                 c->plan->n_late);
+
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
         set_progress(m, 0.0, "preparing");
-        int r = worker_start(m->event, prepare_job_run, j, prepare_job_free, prepare_done, m, &m->cycle->worker);
+        r = worker_start(m->event, prepare_job_run, j, prepare_job_free, prepare_done, m, &m->cycle->worker);
         if (r < 0)
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
@@ -267,6 +333,69 @@ static void enter_flush(Manager *m) {
         if (r < 0)
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
                                 errno_text(r));
+}
+
+/* ---- freeze-early, freeze-late ---- */
+
+static const char *stage_name(Phase p) {
+        return p == PHASE_FREEZE_EARLY ? "early" : "late";
+}
+
+static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
+        Manager *m = userdata;
+        set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)", frozen, total,
+                     stage_name(m->cycle->phase));
+}
+
+static void on_freeze_done(Freezer *f, int r, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        if (r == -ETIMEDOUT) {
+                g_autofree char *blockers = freezer_describe_blockers(f);
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_FREEZE_TIMEOUT,
+                                "cgroups did not freeze within %u ms: %s", c->opts.freeze_timeout_ms
+                                        ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms, blockers);
+                return;
+        }
+        if (r < 0) {
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                                stage_name(c->phase), errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen (%u cgroups frozen so far)", c->id, stage_name(c->phase),
+                 freezer_n_frozen(f));
+        schedule_step(m);
+}
+
+static char **stage_cgroups(const Plan *plan, CgroupClass class) {
+        g_autoptr(GPtrArray) out = g_ptr_array_new();
+        for (guint i = 0; plan && i < plan->entries->len; i++) {
+                const PlanEntry *e = plan->entries->pdata[i];
+                if (e->class == class)
+                        g_ptr_array_add(out, e->cgroup);
+        }
+        g_ptr_array_add(out, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+static void enter_freeze(Manager *m, Phase p) {
+        Cycle *c = m->cycle;
+        g_autofree char **cgroups = stage_cgroups(c->plan, p == PHASE_FREEZE_EARLY ? CLASS_EARLY : CLASS_LATE);
+        unsigned n = g_strv_length(cgroups);
+
+        set_progress(m, 0.0, "freezing 0/%u (%s)", n, stage_name(p));
+        if (!c->freezer || n == 0) {
+                set_progress(m, 1.0, "freezing 0/0 (%s)", stage_name(p));
+                schedule_step(m);
+                return;
+        }
+        uint32_t ms = c->opts.freeze_timeout_ms ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms;
+        int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
+                                     on_freeze_done, m);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                                stage_name(p), errno_text(r));
 }
 
 /* ---- kernel ---- */
@@ -392,9 +521,13 @@ static void cycle_finish(Manager *m) {
 }
 
 static void enter_thaw(Manager *m) {
-        /* Nothing is frozen until the freezer stages land; the phase is
-         * still reported so clients see the whole sequence. */
-        set_progress(m, 1.0, "thawing");
+        Cycle *c = m->cycle;
+        set_progress(m, 0.0, "thawing");
+        /* Late first, then early: the reverse of the freeze order */
+        unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
+        if (n > 0)
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups", c->id, n);
+        set_progress(m, 1.0, "thawed %u", n);
         schedule_step(m);
 }
 
@@ -414,8 +547,7 @@ static void enter_phase(Manager *m, Phase p) {
                 break;
         case PHASE_FREEZE_EARLY:
         case PHASE_FREEZE_LATE:
-                set_progress(m, 1.0, "freezing 0/0 (%s)", p == PHASE_FREEZE_EARLY ? "early" : "late");
-                schedule_step(m);
+                enter_freeze(m, p);
                 break;
         case PHASE_KERNEL:
                 enter_kernel(m);
@@ -497,6 +629,8 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         Cycle *c = g_new0(Cycle, 1);
         c->id = m->next_id++;
         c->kind = kind;
+        c->freezer = m->freezer;
+        c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
         c->opts = *opts;
         *opts = (CycleOptions) {}; /* the cycle owns the strings now */
         m->cycle = c;
@@ -539,9 +673,107 @@ void manager_shutdown(Manager *m) {
         cycle_finish(m);
 }
 
+/* Without a cgroup v2 mount or a ledger fridged still sleeps, but freezes
+ * nothing: a freeze it could not undo after a crash is worse than none. */
+static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
+        int r;
+        if (p->cgroup_root)
+                m->cgroup_root = g_strdup(p->cgroup_root);
+        else if ((r = cgroups_find_mount(m->proc_fd, &m->cgroup_root)) < 0) {
+                log_warning_errno(r, "No cgroup v2 mount found (%m); nothing will be frozen");
+                return;
+        }
+        m->cgroup_fd = root_open(m->cgroup_root);
+        if (m->cgroup_fd < 0) {
+                log_warning_errno(m->cgroup_fd, "Cannot open the cgroup root %s (%m); nothing will be frozen",
+                                  m->cgroup_root);
+                g_clear_pointer(&m->cgroup_root, g_free);
+                return;
+        }
+        r = ledger_open(p->state_dir, &m->ledger);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open the ledger in %s (%m); nothing will be frozen", p->state_dir);
+                return;
+        }
+        r = ledger_thaw_all(m->ledger, m->cgroup_fd);
+        if (r > 0)
+                log_notice("Thawed %d cgroups that an earlier fridged left frozen", r);
+        r = freezer_new(m->event, m->cgroup_fd, m->proc_fd, m->ledger, &m->freezer);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up the freezer (%m); nothing will be frozen");
+                return;
+        }
+
+        manager_exempt_pid(m, getpid(), "fridged itself");
+}
+
+static void manager_add_exempt(Manager *m, const char *cgroup, const char *reason) {
+        g_hash_table_replace(m->exempt, g_strdup(cgroup), g_strdup(reason));
+}
+
+void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
+        g_autofree char *cgroup = NULL;
+        int r = cgroups_of_pid(m->proc_fd, pid, &cgroup);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot tell the cgroup of pid %d (%s): %m", (int) pid, reason);
+                return;
+        }
+        manager_add_exempt(m, cgroup, reason);
+}
+
+void manager_set_client_pid(Manager *m, pid_t pid) {
+        g_clear_pointer(&m->next_client_cgroup, g_free);
+        if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
+                log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
+}
+
+const char *manager_cgroup_root(const Manager *m) {
+        return m->cgroup_fd >= 0 ? m->cgroup_root : NULL;
+}
+
+static bool unit_name_is_valid(const char *s) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
+        return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who) {
+        if (strchr(target, '/')) {
+                if (m->cgroup_fd < 0)
+                        return -EOPNOTSUPP;
+                int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
+                if (r < 0)
+                        return r;
+        } else if (!unit_name_is_valid(target))
+                return -EINVAL;
+
+        if (!class_name) {
+                g_hash_table_remove(m->overrides, target);
+                log_info("%s removed the class override of %s", who, target);
+                return 0;
+        }
+        CgroupClass c = cgroup_class_from_string(class_name);
+        if (c < 0)
+                return -EINVAL;
+        g_autofree char *reason = g_strdup_printf("SetClass by %s", who);
+        g_hash_table_replace(m->overrides, g_strdup(target), class_choice_new(c, reason));
+        log_info("%s set the class of %s to %s", who, target, class_name);
+        return 0;
+}
+
+static void manager_load_rules(Manager *m, const char *const *dirs) {
+        unsigned problems = 0;
+        if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
+                m->rules = class_rules_new();
+        if (problems > 0)
+                log_warning("%u classes.d files were skipped; see above", problems);
+}
+
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
-        m->sysfs_fd = m->proc_fd = -1;
+        m->sysfs_fd = m->proc_fd = m->cgroup_fd = -1;
+        m->exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        m->overrides = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        m->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
         m->event = sd_event_ref(p->event);
         m->config = p->config;
         m->next_id = 1;
@@ -553,6 +785,9 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->proc_fd = root_open(p->proc_root);
         if (m->proc_fd < 0)
                 return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
+
+        manager_load_rules(m, p->class_dirs);
+        manager_setup_freezing(m, p);
 
         int r = sd_event_add_defer(m->event, &m->step, on_step, m);
         if (r < 0)
@@ -568,7 +803,19 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         cycle_free(m->cycle);
+        if (m->freezer)
+                freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
+        freezer_free(m->freezer);
+        ledger_free(m->ledger);
+        class_rules_free(m->rules);
+        g_clear_pointer(&m->exempt, g_hash_table_unref);
+        g_clear_pointer(&m->overrides, g_hash_table_unref);
+        g_clear_pointer(&m->holds, g_hash_table_unref);
+        g_free(m->next_client_cgroup);
+        g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
+        if (m->cgroup_fd >= 0)
+                close(m->cgroup_fd);
         if (m->sysfs_fd >= 0)
                 close(m->sysfs_fd);
         if (m->proc_fd >= 0)

@@ -4,10 +4,12 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
 #include "cycle.h"
+#include "plan.h"
 #include "power.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
@@ -43,7 +45,10 @@ typedef struct ManagerParams {
         sd_event *event;
         const char *sysfs_root;
         const char *proc_root;
-        Config *config; /* taken */
+        const char *cgroup_root;        /* NULL: the cgroup2 mount from mountinfo */
+        const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
+        const char *const *class_dirs;  /* classes.d directories, lowest priority first */
+        Config *config;                 /* taken */
 } ManagerParams;
 
 int manager_new(const ManagerParams *p, Manager **ret);
@@ -56,6 +61,24 @@ void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata);
  * before any of them reports. -EBUSY: one is running. -EOPNOTSUPP: the
  * kernel lacks what was asked for; *ret_message says what. */
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message);
+
+/* The process that starts the next cycle: its cgroup is never frozen, so
+ * its progress bar keeps drawing. 0: none. Consumed by manager_start(). */
+void manager_set_client_pid(Manager *m, pid_t pid);
+
+/* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`. */
+void manager_exempt_pid(Manager *m, pid_t pid, const char *reason);
+
+/* The plan as it would be now (no client exemption). */
+int manager_get_plan(Manager *m, Plan **ret);
+
+/* SetClass: `target` is a unit name or a cgroup path below a freeze root;
+ * class NULL removes the override. -EINVAL (bad target), -EPERM (outside
+ * the roots). */
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who);
+
+/* The cgroup v2 mount, or NULL when there is none (nothing is frozen). */
+const char *manager_cgroup_root(const Manager *m);
 
 /* Cancels cycle `id` (0: the running one). -ESRCH: no such cycle running.
  * -EINPROGRESS: past the point of no return. */

@@ -559,13 +559,16 @@ static void symlink_entries(const char *from_dir, const char *to_dir, const char
         }
 }
 
-/* See HarnessOptions: a /proc whose mount tables hold only our mounts. */
+/* With HARNESS_FAKE_PROC=1: a /proc whose mount tables hold only our mounts,
+ * so a file system stuck elsewhere on the host cannot stall the flush. Off
+ * by default: its PID entries are a snapshot, so processes a test starts
+ * later (clients, FUSE servers, syncing tasks) would be invisible. */
 static void make_proc_root(Harness *h) {
         static const char *const top_except[] = { "self", "thread-self", "mounts", NULL };
         static const char *const self_except[] = { "mountinfo", "mounts", NULL };
         g_autofree char *self = NULL, *mi = NULL, *mounts = NULL, *mounts_link = NULL;
 
-        if (g_strcmp0(g_getenv("HARNESS_REAL_PROC"), "1") == 0)
+        if (g_strcmp0(g_getenv("HARNESS_FAKE_PROC"), "1") != 0)
                 return;
         h->proc = g_build_filename(h->dir, "proc", NULL);
         self = g_build_filename(h->proc, "self", NULL);
@@ -609,7 +612,11 @@ static void start_fridged(Harness *h) {
         make_proc_root(h);
         if (h->proc)
                 a_proc = g_strdup_printf("--proc-root=%s", h->proc);
-        char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, (char *) "-v", a_proc, NULL };
+        /* never the host's /run/fridge ledger nor /usr/lib/fridge classes */
+        g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
+        g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
+        char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, (char *) "-v",
+                         a_proc, NULL };
         SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
                         .extra_fd = -1, .env = env };
         h->fridged_pid = spawn(&s);
@@ -694,6 +701,12 @@ Harness *harness_new(const HarnessOptions *opts) {
         if (opts && opts->config) {
                 g_autofree char *conf = g_build_filename(h->conf_dir, "fridge.conf", NULL);
                 write_file(conf, opts->config);
+        }
+        if (opts && opts->classes) {
+                g_autofree char *dir = g_build_filename(h->conf_dir, "classes.d", NULL);
+                g_autofree char *file = g_build_filename(dir, "test.conf", NULL);
+                g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+                write_file(file, opts->classes);
         }
 
         start_fakesys(h, opts);

@@ -21,6 +21,8 @@ typedef struct HarnessOptions {
         const char *const *fakesys_args;
         /* contents of DIR/conf/fridge.conf; NULL: no file */
         const char *config;
+        /* contents of DIR/conf/classes.d/test.conf; NULL: no file */
+        const char *classes;
         /* also mount slowfs on DIR/slow */
         bool slowfs;
 } HarnessOptions;
@@ -29,10 +31,11 @@ typedef struct HarnessOptions {
  * fridged's flush runs syncfs() on every writable mount in
  * PROC/self/mountinfo. On a shared test machine a stuck file system of
  * someone else (a held FUSE mount, a loop device over one) would then stall
- * every cycle here. So by default the harness gives fridged --proc-root=
- * DIR/proc: symlinks to the real /proc entries, except self/mountinfo and
- * self/mounts, which list only the harness's own mounts (fakesys, slowfs).
- * HARNESS_REAL_PROC=1 in the environment runs fridged on the real /proc.
+ * every cycle here. HARNESS_FAKE_PROC=1 gives fridged --proc-root=DIR/proc:
+ * symlinks to the real /proc entries, except self/mountinfo and self/mounts,
+ * which list only the harness's own mounts (fakesys, slowfs). It is off by
+ * default because its PID entries are a snapshot taken at start-up: the
+ * processes a test starts later would be invisible to fridged's detection.
  */
 
 /* One recorded signal from fridged's object path. */
@@ -50,7 +53,7 @@ typedef struct Harness {
         char *slow;                 /* DIR/slow: slowfs mount, or NULL */
         char *bus_address;
         char *fridged_log;          /* DIR/fridged.log */
-        char *proc;                 /* DIR/proc, or NULL with HARNESS_REAL_PROC */
+        char *proc;                 /* DIR/proc with HARNESS_FAKE_PROC, else NULL */
 
         pid_t fakesys_pid;
         pid_t slowfs_pid;

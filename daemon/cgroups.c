@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cgroups.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "fileio.h"
+#include "parse.h"
+#include "util.h"
+
+int cgroups_find_mount(int proc_fd, char **ret) {
+        g_autofree char *text = NULL;
+        g_autoptr(GPtrArray) mounts = NULL;
+
+        int r = read_file_at(proc_fd, "self/mountinfo", &text);
+        if (r < 0)
+                return r;
+        r = parse_mountinfo(text, &mounts);
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < mounts->len; i++) {
+                const MountEntry *m = mounts->pdata[i];
+                if (strcmp(m->fstype, "cgroup2") == 0) {
+                        *ret = g_strdup(m->mount_point);
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+int cgroups_of_pid(int proc_fd, pid_t pid, char **ret) {
+        g_autofree char *path = g_strdup_printf("%d/cgroup", (int) pid);
+        g_autofree char *text = NULL;
+
+        int r = read_file_at(proc_fd, path, &text);
+        if (r < 0)
+                return r;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (g_str_has_prefix(*l, "0::/")) {
+                        *ret = g_strdup(*l + 4);
+                        return 0;
+                }
+        return -ENODATA; /* no cgroup v2 membership line */
+}
+
+bool cgroups_is_below(const char *path, const char *root) {
+        size_t n = strlen(root);
+        if (n == 0)
+                return true;
+        return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool cgroups_in_roots(const char *path, char *const *roots) {
+        for (char *const *r = roots; r && *r; r++)
+                if (cgroups_is_below(path, *r))
+                        return true;
+        return false;
+}
+
+int cgroups_check_path(int cgroup_fd, const char *path, char *const *roots) {
+        if (!config_cgroup_path_is_valid(path) || strchr(path, '\n'))
+                return -EINVAL;
+        if (!cgroups_in_roots(path, roots))
+                return -EPERM;
+
+        /* Walk component by component so no symlink can lead outside */
+        _cleanup_close_ int dir = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
+        g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+        for (char **p = parts; *p; p++) {
+                int next = openat(dir, *p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0) {
+                        int e = errno;
+                        return e == ELOOP || e == ENOTDIR ? -EINVAL : -e;
+                }
+                close(dir);
+                dir = next;
+        }
+        return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Where the cgroup v2 hierarchy is, and which cgroup a process is in. */
+
+/* The mount point of the first cgroup2 mount in PROC/self/mountinfo (on a
+ * hybrid layout it is below /sys/fs/cgroup, not at it). */
+int cgroups_find_mount(int proc_fd, char **ret);
+
+/* The cgroup v2 path of PID, relative to the mount ("" for the root),
+ * from PROC/PID/cgroup's "0::/…" line. */
+int cgroups_of_pid(int proc_fd, pid_t pid, char **ret);
+
+/* Whether `path` is `root` or below it ("a/b" is below "a", "ab" is not). */
+bool cgroups_is_below(const char *path, const char *root);
+
+/* Whether any of `roots` holds `path`. */
+bool cgroups_in_roots(const char *path, char *const *roots);
+
+/* A caller-given cgroup path is usable: relative, no "..", ".", empty
+ * components or newlines, under one of the roots, and a real directory
+ * (not a symlink) below the cgroup root fd, every component included. */
+int cgroups_check_path(int cgroup_fd, const char *path, char *const *roots);

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "classes.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+
+#include "log.h"
+
+static void class_rule_free(ClassRule *rule) {
+        if (!rule)
+                return;
+        g_free(rule->glob);
+        g_free(rule->source);
+        g_free(rule);
+}
+
+ClassRules *class_rules_new(void) {
+        ClassRules *r = g_new0(ClassRules, 1);
+        r->rules = g_ptr_array_new_with_free_func((GDestroyNotify) class_rule_free);
+        return r;
+}
+
+void class_rules_free(ClassRules *r) {
+        if (!r)
+                return;
+        g_ptr_array_unref(r->rules);
+        g_free(r);
+}
+
+bool class_glob_match(const char *glob, const char *s, bool path) {
+        return fnmatch(glob, s, path ? FNM_PATHNAME : 0) == 0;
+}
+
+/* The group names of classes.d, in CgroupClass order. */
+static const char *const group_names[_CLASS_MAX] = {
+        [CLASS_EARLY] = "Early",
+        [CLASS_LATE] = "Late",
+        [CLASS_NOFREEZE] = "NoFreeze",
+};
+
+static CgroupClass class_of_group(const char *group) {
+        for (int c = 0; c < _CLASS_MAX; c++)
+                if (strcmp(group, group_names[c]) == 0)
+                        return (CgroupClass) c;
+        return _CLASS_INVALID;
+}
+
+/* GKeyFile's lines as it sees them: leading white space does not count. */
+static bool line_is_group(const char *l) {
+        return l[0] == '[' && strchr(l, ']');
+}
+
+static bool line_is_key_value(const char *l) {
+        const char *eq = strchr(l, '=');
+        return eq && eq != l && l[0] != '[';
+}
+
+/* GKeyFile names no line in its syntax errors, so find the first line it
+ * cannot take: administrators fix files by line number. 0 when none. */
+static unsigned find_syntax_error_line(const char *text) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        bool in_group = false;
+
+        for (unsigned i = 0; lines[i]; i++) {
+                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
+                if (!*l || *l == '#')
+                        continue;
+                if (line_is_group(l) && g_str_has_suffix(l, "]"))
+                        in_group = true;
+                else if (!in_group || !line_is_key_value(l))
+                        return i + 1;
+        }
+        return 0;
+}
+
+/* The line of [group] when key is NULL, else of the key's last assignment
+ * in that group (the one GKeyFile keeps). 0 when not found. */
+static unsigned find_line(const char *text, const char *group, const char *key) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autofree char *header = g_strdup_printf("[%s]", group);
+        bool in_group = false;
+        unsigned found = 0;
+
+        for (unsigned i = 0; lines[i]; i++) {
+                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
+                if (l[0] == '[') {
+                        in_group = strcmp(l, header) == 0;
+                        if (in_group && !key && !found)
+                                found = i + 1;
+                } else if (in_group && key && g_str_has_prefix(l, key)) {
+                        const char *rest = l + strlen(key);
+                        rest += strspn(rest, " \t");
+                        if (*rest == '=')
+                                found = i + 1;
+                }
+        }
+        return found;
+}
+
+/* Where a bracket expression is left open, fnmatch() quietly takes '['
+ * literally: an administrator's typo would then never match. */
+static bool glob_is_well_formed(const char *glob) {
+        for (const char *p = glob; *p; p++) {
+                if (*p == '\\') {
+                        if (!*++p)
+                                return false;
+                } else if (*p == '[') {
+                        const char *q = p + 1;
+                        if (*q == '!' || *q == '^')
+                                q++;
+                        if (*q == ']')
+                                q++; /* a leading ']' is a member, not the end */
+                        q = strchr(q, ']');
+                        if (!q)
+                                return false;
+                        p = q;
+                }
+        }
+        return true;
+}
+
+static bool path_glob_is_valid(const char *glob) {
+        if (glob[0] == '/')
+                return false;
+        g_auto(GStrv) parts = g_strsplit(glob, "/", -1);
+        for (char **s = parts; *s; s++)
+                if (strcmp(*s, "..") == 0)
+                        return false;
+        return true;
+}
+
+/* Why a glob is refused, or NULL when it is fine. */
+static const char *glob_problem(const char *glob, bool on_path) {
+        if (!g_utf8_validate(glob, -1, NULL))
+                return "is not UTF-8";
+        if (!glob_is_well_formed(glob))
+                return "is not a valid glob (an open '[' or a trailing '\\')";
+        if (on_path && !path_glob_is_valid(glob))
+                return "must be relative to the cgroup mount, without \"..\"";
+        if (!on_path && strchr(glob, '/'))
+                return "is a unit name glob and cannot contain '/'";
+        return NULL;
+}
+
+/* g_key_file_get_keys() hides "Units[de]=": find such keys in the text, or
+ * a typo there would pass unnoticed. */
+static int check_localized_keys(const char *path, const char *text) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autofree char *group = NULL;
+
+        for (unsigned i = 0; lines[i]; i++) {
+                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
+                if (line_is_group(l)) {
+                        g_free(group);
+                        group = g_strndup(l + 1, strcspn(l + 1, "]"));
+                } else if (line_is_key_value(l) && memchr(l, '[', strcspn(l, "="))) {
+                        g_autofree char *key = g_strstrip(g_strndup(l, strcspn(l, "=")));
+                        log_warning("%s:%u: unknown key %s in [%s] (expected Units= or Cgroups=); file skipped", path,
+                                    i + 1, key, group ? group : "");
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+typedef struct FileContext {
+        const char *path;
+        const char *text;
+        GPtrArray *rules; /* what the file adds, kept apart until all of it is good */
+} FileContext;
+
+static int add_key(FileContext *f, const char *group, CgroupClass class, const char *key, const char *value) {
+        unsigned line = find_line(f->text, group, key);
+        bool on_path;
+
+        if (strcmp(key, "Units") == 0)
+                on_path = false;
+        else if (strcmp(key, "Cgroups") == 0)
+                on_path = true;
+        else {
+                log_warning("%s:%u: unknown key %s in [%s] (expected Units= or Cgroups=); file skipped", f->path,
+                            line, key, group);
+                return -EINVAL;
+        }
+
+        g_auto(GStrv) globs = g_strsplit(value, ";", -1);
+        unsigned n_added = 0;
+        for (char **g = globs; *g; g++) {
+                g_strstrip(*g);
+                if (!**g)
+                        continue; /* "a; b;" is a list of two */
+                const char *problem = glob_problem(*g, on_path);
+                if (problem) {
+                        log_warning("%s:%u: [%s] %s: \"%s\" %s; file skipped", f->path, line, group, key, *g,
+                                    problem);
+                        return -EINVAL;
+                }
+                ClassRule *rule = g_new0(ClassRule, 1);
+                rule->class = class;
+                rule->on_path = on_path;
+                rule->glob = g_strdup(*g);
+                rule->source = g_strdup_printf("%s:%u", f->path, line);
+                g_ptr_array_add(f->rules, rule);
+                n_added++;
+        }
+        if (n_added == 0) {
+                /* No reset semantics here: an empty list can only be a mistake */
+                log_warning("%s:%u: [%s] %s= has no glob; file skipped", f->path, line, group, key);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int add_group(FileContext *f, GKeyFile *kf, const char *group) {
+        CgroupClass class = class_of_group(group);
+        if (class < 0) {
+                log_warning("%s:%u: unknown group [%s] (expected [Early], [Late] or [NoFreeze]); file skipped",
+                            f->path, find_line(f->text, group, NULL), group);
+                return -EINVAL;
+        }
+
+        g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+        for (char **k = keys; k && *k; k++) {
+                /* The raw value: backslashes are fnmatch escapes, not GKeyFile ones */
+                g_autofree char *v = g_key_file_get_value(kf, group, *k, NULL);
+                int r = add_key(f, group, class, *k, v ? v : "");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int class_rules_add_text(ClassRules *r, const char *path, const char *text) {
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autoptr(GError) error = NULL;
+
+        if (!g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, &error)) {
+                unsigned line = find_syntax_error_line(text);
+                if (line > 0)
+                        log_warning("%s:%u: %s; file skipped", path, line, error->message);
+                else
+                        log_warning("%s: %s; file skipped", path, error->message);
+                return -EINVAL;
+        }
+
+        int e = check_localized_keys(path, text);
+        if (e < 0)
+                return e;
+
+        g_autoptr(GPtrArray) rules = g_ptr_array_new_with_free_func((GDestroyNotify) class_rule_free);
+        FileContext f = { .path = path, .text = text, .rules = rules };
+        g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+        for (char **g = groups; *g; g++) {
+                e = add_group(&f, kf, *g);
+                if (e < 0)
+                        return e;
+        }
+
+        /* All of the file is good: only now do its rules count */
+        for (guint i = 0; i < rules->len; i++)
+                g_ptr_array_add(r->rules, rules->pdata[i]);
+        g_ptr_array_set_free_func(rules, NULL);
+        return 0;
+}
+
+static int compare_names(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* basename → full path of the file that wins, a later dir replacing an earlier one. */
+static void collect_dir(const char *dir, GHashTable *files) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GDir) d = g_dir_open(dir, 0, &error);
+        if (!d) {
+                if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+                        log_warning("%s: cannot list: %s; ignored", dir, error->message);
+                return;
+        }
+        for (const char *n; (n = g_dir_read_name(d));)
+                if (g_str_has_suffix(n, ".conf") && n[0] != '.')
+                        g_hash_table_replace(files, g_strdup(n), g_build_filename(dir, n, NULL));
+}
+
+static int load_file(ClassRules *r, const char *path) {
+        g_autofree char *text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        if (!g_file_get_contents(path, &text, NULL, &error)) {
+                log_warning("%s: cannot read: %s; file skipped", path, error->message);
+                return -EIO;
+        }
+        return class_rules_add_text(r, path, text);
+}
+
+int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_problems) {
+        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(GHashTable) files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+        for (const char *const *d = dirs; d && *d; d++)
+                collect_dir(*d, files);
+
+        /* The keys stay owned by the table: names only borrows them */
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer name;
+        g_hash_table_iter_init(&it, files);
+        while (g_hash_table_iter_next(&it, &name, NULL))
+                g_ptr_array_add(names, name);
+        g_ptr_array_sort(names, compare_names);
+
+        unsigned problems = 0;
+        for (guint i = 0; i < names->len; i++)
+                if (load_file(r, g_hash_table_lookup(files, names->pdata[i])) < 0)
+                        problems++;
+
+        if (ret_problems)
+                *ret_problems = problems;
+        *ret = g_steal_pointer(&r);
+        return 0;
+}
+
+static bool rule_matches(const ClassRule *rule, const char *cgroup_path, const char *unit) {
+        if (rule->on_path)
+                return cgroup_path && class_glob_match(rule->glob, cgroup_path, true);
+        return unit && *unit && class_glob_match(rule->glob, unit, false);
+}
+
+bool class_rules_match(const ClassRules *r, const char *cgroup_path, const char *unit, CgroupClass *ret_class,
+                       const char **ret_source) {
+        const ClassRule *best = NULL;
+
+        for (guint i = 0; i < r->rules->len; i++) {
+                const ClassRule *rule = r->rules->pdata[i];
+                /* CgroupClass is ordered early < late < nofreeze, which is the precedence;
+                 * within a class the first rule in load order names the source. */
+                if ((!best || rule->class > best->class) && rule_matches(rule, cgroup_path, unit))
+                        best = rule;
+        }
+        if (!best)
+                return false;
+        if (ret_class)
+                *ret_class = best->class;
+        if (ret_source)
+                *ret_source = best->source;
+        return true;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "classify.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "detect.h"
+#include "fileio.h"
+#include "log.h"
+#include "parse.h"
+#include "util.h"
+
+ClassChoice *class_choice_new(CgroupClass class, const char *reason) {
+        ClassChoice *c = g_new0(ClassChoice, 1);
+        c->class = class;
+        c->reason = g_strdup(reason);
+        return c;
+}
+
+void class_choice_free(ClassChoice *c) {
+        if (!c)
+                return;
+        g_free(c->reason);
+        g_free(c);
+}
+
+GHashTable *classify_copy_choices(GHashTable *t) {
+        GHashTable *copy = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        if (!t)
+                return copy;
+        GHashTableIter i;
+        gpointer k, v;
+        g_hash_table_iter_init(&i, t);
+        while (g_hash_table_iter_next(&i, &k, &v)) {
+                const ClassChoice *c = v;
+                g_hash_table_insert(copy, g_strdup(k), class_choice_new(c->class, c->reason));
+        }
+        return copy;
+}
+
+static const char *const builtin_exempt[] = {
+        "init.scope",
+        "systemd-journald.service",
+        "systemd-logind.service",
+        "systemd-udevd.service",
+        "dbus.service",
+        "dbus-broker.service",
+        "fridged.service",
+        NULL,
+};
+
+bool classify_is_builtin_exempt(const char *unit) {
+        return unit && g_strv_contains(builtin_exempt, unit);
+}
+
+typedef struct Walk {
+        const ClassifyInput *in;
+        GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
+} Walk;
+
+static bool has_processes(int cgroup_fd, const char *path) {
+        g_autofree char *p = g_strdup_printf("%s/cgroup.procs", path);
+        g_autofree char *text = NULL;
+        if (read_file_at(cgroup_fd, p, &text) < 0)
+                return false;
+        return text[strspn(text, " \n")] != '\0';
+}
+
+/* The decision for one cgroup; `inherited` is the nearest ancestor's
+ * configured or overridden class, if any. Returns the class and sets
+ * *reason; *ret_inherit tells whether descendants inherit it. */
+static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, char **reason, bool *ret_inherit) {
+        const ClassifyInput *in = w->in;
+        const char *unit = plan_unit_of(path);
+        const ClassChoice *c;
+        const char *why;
+
+        *ret_inherit = false;
+        if (in->exempt && (why = g_hash_table_lookup(in->exempt, path))) {
+                *reason = g_strdup(why);
+                return CLASS_NOFREEZE;
+        }
+        if (classify_is_builtin_exempt(unit)) {
+                *reason = g_strdup_printf("built-in exemption: %s", unit);
+                return CLASS_NOFREEZE;
+        }
+        if (in->holds && (c = g_hash_table_lookup(in->holds, path))) {
+                *reason = g_strdup(c->reason);
+                return c->class;
+        }
+        if (in->overrides && ((c = g_hash_table_lookup(in->overrides, path)) ||
+                              (*unit && (c = g_hash_table_lookup(in->overrides, unit))))) {
+                *reason = g_strdup(c->reason);
+                *ret_inherit = true;
+                return c->class;
+        }
+        CgroupClass class;
+        const char *source;
+        if (in->rules && class_rules_match(in->rules, path, unit, &class, &source)) {
+                *reason = g_strdup_printf("config %s", source);
+                *ret_inherit = true;
+                return class;
+        }
+        if (inherited) {
+                *reason = g_strdup(inherited->reason);
+                return inherited->class;
+        }
+        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, reason) > 0)
+                return CLASS_LATE;
+        *reason = g_strdup("default");
+        return CLASS_EARLY;
+}
+
+static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, unsigned depth);
+
+static void walk_children(Walk *w, PlanNode *node, const ClassChoice *inherit, unsigned depth) {
+        _cleanup_close_ int fd = openat(w->in->cgroup_fd, node->path,
+                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return; /* the cgroup went away meanwhile */
+        DIR *d = fdopendir(fd);
+        if (!d)
+                return;
+        fd = -1;
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        for (struct dirent *de; (de = readdir(d));)
+                if (de->d_type == DT_DIR && de->d_name[0] != '.')
+                        g_ptr_array_add(names, g_strdup(de->d_name));
+        closedir(d);
+
+        for (guint i = 0; i < names->len; i++) {
+                g_autofree char *child = g_strdup_printf("%s/%s", node->path, (char *) names->pdata[i]);
+                PlanNode *n = walk(w, child, inherit, depth + 1);
+                if (n)
+                        plan_node_add_child(node, n);
+        }
+}
+
+static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, unsigned depth) {
+        if (depth > 64)
+                return NULL; /* deeper than cgroup.max.depth ever sensibly is */
+
+        g_autofree char *reason = NULL;
+        bool inherit;
+        CgroupClass class = decide(w, path, inherited, &reason, &inherit);
+        PlanNode *node = plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path));
+
+        ClassChoice self = { .class = class, .reason = reason };
+        walk_children(w, node, inherit ? &self : inherited, depth);
+        return node;
+}
+
+static GPtrArray *read_mounts(int proc_fd) {
+        g_autofree char *text = NULL;
+        GPtrArray *mounts = NULL;
+        if (read_file_at(proc_fd, "self/mountinfo", &text) < 0 || parse_mountinfo(text, &mounts) < 0)
+                return NULL;
+        return mounts;
+}
+
+int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
+        g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func((GDestroyNotify) plan_node_free);
+        g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
+        Walk w = { .in = in, .mounts = mounts };
+
+        for (char **r = in->roots; r && *r; r++) {
+                struct stat st;
+                if (fstatat(in->cgroup_fd, *r, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+                        log_debug("Freeze root %s does not exist; skipped", *r);
+                        continue;
+                }
+                PlanNode *n = walk(&w, *r, NULL, 0);
+                if (n)
+                        g_ptr_array_add(roots, n);
+        }
+        *ret_roots = g_steal_pointer(&roots);
+        return 0;
+}

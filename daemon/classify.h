@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "classes.h"
+#include "plan.h"
+
+/* Gives every cgroup under the freeze roots a class and a reason, by the
+ * design's precedence: built-in exemptions → runtime SetClass overrides and
+ * HoldClass holds → classes.d rules (inherited by descendants) → detection
+ * → early. The result feeds plan_build(). */
+
+typedef struct ClassChoice {
+        CgroupClass class;
+        char *reason;
+} ClassChoice;
+
+ClassChoice *class_choice_new(CgroupClass class, const char *reason);
+void class_choice_free(ClassChoice *c);
+
+typedef struct ClassifyInput {
+        int cgroup_fd;
+        int proc_fd;
+        char **roots;              /* freeze roots, relative */
+        const ClassRules *rules;   /* may be NULL */
+        GHashTable *exempt;        /* cgroup path → reason (char*): never frozen */
+        GHashTable *overrides;     /* unit name or cgroup path → ClassChoice* (SetClass) */
+        GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
+        bool detect;               /* run FUSE / sync detection */
+} ClassifyInput;
+
+/* Basenames that are never frozen wherever they are: the system's own
+ * plumbing, without which nothing could wake up or log. */
+bool classify_is_builtin_exempt(const char *unit);
+
+/* Scans the roots (missing roots are skipped) into classified trees. */
+int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots /* PlanNode* */);
+
+/* A deep copy of a table of ClassChoice*, for handing to a worker thread. */
+GHashTable *classify_copy_choices(GHashTable *t);

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "freezer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "parse.h"
+#include "util.h"
+
+typedef struct StageEntry {
+        char *path;     /* relative to the cgroup root */
+        int dir_fd;     /* O_PATH, opened without following symlinks */
+        int wd;         /* inotify watch on cgroup.events, -1 when none */
+        bool frozen;
+} StageEntry;
+
+struct Freezer {
+        sd_event *event;
+        int cgroup_fd, proc_fd;
+        Ledger *ledger;
+
+        /* One inotify fd for the freezer's life; its source is OFF while
+         * idle, so an idle fridged is never woken by it. */
+        int inotify_fd;
+        sd_event_source *inotify_source;
+        sd_event_source *timer_source;
+        sd_event_source *defer_source;
+
+        GPtrArray *stage;       /* StageEntry: the current stage, or the last one */
+        unsigned stage_frozen;
+        bool stage_active;
+        uint64_t stage_gen;     /* bumped on every disarm: spots a cancel from a callback */
+        int stage_error;        /* a failed freeze write, reported from the loop */
+        FreezerProgress progress;
+        FreezerDone done;
+        void *userdata;
+
+        GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
+};
+
+static void stage_entry_free(StageEntry *e) {
+        if (!e)
+                return;
+        if (e->dir_fd >= 0)
+                close(e->dir_fd);
+        g_free(e->path);
+        g_free(e);
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
+int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer **ret) {
+        g_autoptr(Freezer) f = g_new0(Freezer, 1);
+        f->event = sd_event_ref(e);
+        f->cgroup_fd = cgroup_fd;
+        f->proc_fd = proc_fd;
+        f->ledger = ledger;
+        f->stage = g_ptr_array_new_with_free_func((GDestroyNotify) stage_entry_free);
+        f->frozen = g_ptr_array_new_with_free_func(g_free);
+
+        f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (f->inotify_fd < 0)
+                return -errno;
+        int r = sd_event_add_io(e, &f->inotify_source, f->inotify_fd, EPOLLIN, on_inotify, f);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(f->inotify_source, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
+        *ret = g_steal_pointer(&f);
+        return 0;
+}
+
+/* Back to idle: no watches, no timer, no enabled source. The stage's
+ * entries stay for freezer_describe_blockers(). */
+static void stage_disarm(Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                if (e->wd >= 0)
+                        (void) inotify_rm_watch(f->inotify_fd, e->wd);
+                e->wd = -1;
+        }
+        f->timer_source = sd_event_source_disable_unref(f->timer_source);
+        f->defer_source = sd_event_source_disable_unref(f->defer_source);
+        if (f->inotify_source)
+                (void) sd_event_source_set_enabled(f->inotify_source, SD_EVENT_OFF);
+        f->stage_active = false;
+        f->stage_gen++;
+}
+
+Freezer *freezer_free(Freezer *f) {
+        if (!f)
+                return NULL;
+        stage_disarm(f);
+        /* Last line of defence for "nothing stays frozen" */
+        if (f->frozen->len > 0) {
+                log_warning("Freezer freed with %u cgroups frozen, thawing them", f->frozen->len);
+                (void) freezer_thaw_all(f);
+        }
+        sd_event_source_disable_unref(f->inotify_source);
+        closep(&f->inotify_fd);
+        g_ptr_array_unref(f->stage);
+        g_ptr_array_unref(f->frozen);
+        sd_event_unref(f->event);
+        g_free(f);
+        return NULL;
+}
+
+/* Calls `done` last: it may free the freezer. */
+static void stage_finish(Freezer *f, int r) {
+        FreezerDone done = f->done;
+        void *userdata = f->userdata;
+
+        stage_disarm(f);
+        if (done)
+                done(f, r, userdata);
+}
+
+static int read_frozen(const StageEntry *e, bool *ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(e->dir_fd, "cgroup.events", &text);
+        if (r < 0)
+                return r;
+
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        *ret = false;
+        for (char **l = lines; *l; l++)
+                if (g_str_equal(strstrip_right(*l), "frozen 1"))
+                        *ret = true;
+        return 0;
+}
+
+/* Re-reads the cgroups not yet frozen; finishes the stage when all are. */
+static void stage_check(Freezer *f) {
+        uint64_t gen = f->stage_gen;
+        unsigned total = f->stage->len;
+
+        for (guint i = 0; i < total; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                if (e->frozen)
+                        continue;
+                bool frozen;
+                int r = read_frozen(e, &frozen);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->path);
+                        stage_finish(f, r);
+                        return;
+                }
+                if (!frozen)
+                        continue;
+                e->frozen = true;
+                f->stage_frozen++;
+                if (f->progress)
+                        f->progress(f, f->stage_frozen, total, f->userdata);
+                if (f->stage_gen != gen)
+                        return; /* the callback cancelled the stage */
+        }
+        if (f->stage_frozen == total)
+                stage_finish(f, 0);
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Freezer *f = userdata;
+        /* Which file changed does not matter: every unfrozen cgroup is re-read */
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        for (;;) {
+                ssize_t k = read(fd, buf, sizeof(buf));
+                if (k > 0)
+                        continue;
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && errno != EAGAIN) {
+                        int r = log_warning_errno(-errno, "Failed to read inotify events: %m");
+                        if (f->stage_active)
+                                stage_finish(f, r);
+                        return 0;
+                }
+                break;
+        }
+        if (f->stage_active)
+                stage_check(f);
+        return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Freezer *f = userdata;
+        uint64_t gen = f->stage_gen;
+
+        /* A change may be queued in this same iteration: look once more */
+        stage_check(f);
+        if (f->stage_active && f->stage_gen == gen)
+                stage_finish(f, -ETIMEDOUT);
+        return 0;
+}
+
+/* The first check runs from the loop: the kernel may have frozen a cgroup
+ * before its watch saw a change, and callbacks never run from inside
+ * freezer_freeze_stage(). */
+static int on_defer(sd_event_source *s, void *userdata) {
+        Freezer *f = userdata;
+
+        f->defer_source = sd_event_source_disable_unref(f->defer_source);
+        if (f->stage_error < 0)
+                stage_finish(f, f->stage_error);
+        else
+                stage_check(f);
+        return 0;
+}
+
+static int stage_open(Freezer *f, char *const *cgroups) {
+        g_ptr_array_set_size(f->stage, 0);
+        f->stage_frozen = 0;
+        f->stage_error = 0;
+
+        for (char *const *p = cgroups; p && *p; p++)
+                if (!ledger_path_is_valid(*p))
+                        return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", *p);
+
+        for (char *const *p = cgroups; p && *p; p++) {
+                StageEntry *e = g_new0(StageEntry, 1);
+                e->path = g_strdup(*p);
+                e->wd = -1;
+                e->dir_fd = ledger_cgroup_open(f->cgroup_fd, *p);
+                g_ptr_array_add(f->stage, e);
+                if (e->dir_fd < 0)
+                        return log_warning_errno(e->dir_fd, "Failed to open cgroup %s: %m", *p);
+        }
+        return 0;
+}
+
+static int stage_watch(Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                /* inotify takes a path, not a dirfd: name the directory we
+                 * opened without following symlinks through its fd. */
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/self/fd/%d/cgroup.events", e->dir_fd);
+                e->wd = inotify_add_watch(f->inotify_fd, path, IN_MODIFY);
+                if (e->wd < 0)
+                        return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->path);
+        }
+        return 0;
+}
+
+static int stage_arm(Freezer *f, uint64_t timeout_usec) {
+        int r = stage_watch(f);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(f->inotify_source, SD_EVENT_ON);
+        if (r < 0)
+                return r;
+        /* UINT64_MAX: wait without a limit */
+        if (timeout_usec != UINT64_MAX) {
+                r = sd_event_add_time_relative(f->event, &f->timer_source, CLOCK_MONOTONIC, timeout_usec,
+                                               USEC_PER_MSEC, on_timeout, f);
+                if (r < 0)
+                        return r;
+        }
+        return sd_event_add_defer(f->event, &f->defer_source, on_defer, f);
+}
+
+/* Every cgroup goes into the ledger (on disk) before the first freeze
+ * write, so a crash at any point leaves a ledger that covers it. */
+static int stage_record(Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                if (f->ledger) {
+                        int r = ledger_add(f->ledger, e->path);
+                        if (r < 0)
+                                return log_warning_errno(r, "Failed to add %s to the ledger: %m", e->path);
+                }
+                /* From here thaw_all owns it, even if the write below fails */
+                g_ptr_array_add(f->frozen, g_strdup(e->path));
+        }
+        return 0;
+}
+
+static int stage_write(Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                int r = write_file_at(e->dir_fd, "cgroup.freeze", "1");
+                if (r < 0)
+                        return log_warning_errno(r, "Failed to freeze %s: %m", e->path);
+        }
+        return 0;
+}
+
+int freezer_freeze_stage(Freezer *f, char *const *cgroups, uint64_t timeout_usec, FreezerProgress progress,
+                         FreezerDone done, void *userdata) {
+        if (f->stage_active)
+                return -EBUSY;
+
+        /* Nothing is written to the kernel until everything that can fail
+         * without side effects has succeeded. */
+        int r = stage_open(f, cgroups);
+        if (r >= 0)
+                r = stage_arm(f, timeout_usec);
+        if (r >= 0)
+                r = stage_record(f);
+        if (r < 0) {
+                stage_disarm(f);
+                g_ptr_array_set_size(f->stage, 0);
+                return r;
+        }
+
+        f->progress = progress;
+        f->done = done;
+        f->userdata = userdata;
+        f->stage_active = true;
+        /* Some cgroups may be frozen already: the failure goes to `done`
+         * from the loop, and thaw_all undoes what was written. */
+        f->stage_error = stage_write(f);
+        return 0;
+}
+
+void freezer_cancel_stage(Freezer *f) {
+        if (f && f->stage_active)
+                stage_disarm(f);
+}
+
+static int thaw_one(Freezer *f, const char *path) {
+        _cleanup_close_ int fd = ledger_cgroup_open(f->cgroup_fd, path);
+        if (fd < 0)
+                return fd;
+        return write_file_at(fd, "cgroup.freeze", "0");
+}
+
+unsigned freezer_thaw_all(Freezer *f) {
+        unsigned n = 0;
+
+        for (guint i = f->frozen->len; i-- > 0;) {
+                const char *path = f->frozen->pdata[i];
+                int r = thaw_one(f, path);
+                if (r == -ENOENT)
+                        log_info("Cgroup %s is gone, nothing to thaw", path);
+                else if (r < 0) {
+                        /* Kept, with its ledger line, for a retry or a restart */
+                        log_warning_errno(r, "Failed to thaw %s: %m", path);
+                        continue;
+                } else
+                        n++;
+                if (f->ledger) {
+                        r = ledger_remove(f->ledger, path);
+                        if (r < 0)
+                                log_warning_errno(r, "Failed to remove %s from the ledger: %m", path);
+                }
+                g_ptr_array_remove_index(f->frozen, i);
+        }
+        return n;
+}
+
+unsigned freezer_n_frozen(const Freezer *f) {
+        return f->frozen->len;
+}
+
+/* ---- naming what blocks a freeze ---- */
+
+static char *read_proc(Freezer *f, const char *tid, const char *file) {
+        g_autofree char *path = g_strdup_printf("%s/%s", tid, file);
+        char *text = NULL;
+        if (read_file_at(f->proc_fd, path, &text) < 0)
+                return NULL;
+        return strstrip_right(text);
+}
+
+static char *readlink_at(int dir_fd, const char *path) {
+        char buf[PATH_MAX];
+        ssize_t k = readlinkat(dir_fd, path, buf, sizeof(buf) - 1);
+        if (k < 0)
+                return NULL;
+        buf[k] = '\0';
+        return g_strdup(buf);
+}
+
+static bool path_is_under(const char *path, const char *mount_point) {
+        size_t n = strlen(mount_point);
+        if (g_str_equal(mount_point, "/"))
+                return path[0] == '/';
+        return strncmp(path, mount_point, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool fstype_is_fuse(const char *t) {
+        return g_str_equal(t, "fuse") || g_str_equal(t, "fuseblk") || g_str_has_prefix(t, "fuse.");
+}
+
+/* FUSE mount points as the task sees them (its own mount namespace). */
+static GPtrArray *fuse_mounts(Freezer *f, const char *tid) {
+        g_autofree char *text = read_proc(f, tid, "mountinfo");
+        if (!text)
+                text = read_proc(f, "self", "mountinfo");
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) mounts = NULL;
+        if (!text || parse_mountinfo(text, &mounts) < 0)
+                return out;
+        for (guint i = 0; i < mounts->len; i++) {
+                const MountEntry *m = mounts->pdata[i];
+                if (fstype_is_fuse(m->fstype))
+                        g_ptr_array_add(out, g_strdup(m->mount_point));
+        }
+        return out;
+}
+
+/* The deepest FUSE mount that holds `path`, or NULL. */
+static const char *match_mount(GPtrArray *mounts, const char *path, const char *best) {
+        for (guint i = 0; path && i < mounts->len; i++) {
+                const char *mp = mounts->pdata[i];
+                if (path_is_under(path, mp) && (!best || strlen(mp) > strlen(best)))
+                        best = mp;
+        }
+        return best;
+}
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
+/* The FUSE mount the task's cwd or an open file is on. */
+static const char *task_fuse_mount(Freezer *f, const char *tid, GPtrArray *mounts) {
+        g_autofree char *cwd_link = g_strdup_printf("%s/cwd", tid);
+        g_autofree char *cwd = readlink_at(f->proc_fd, cwd_link);
+        const char *best = match_mount(mounts, cwd, NULL);
+
+        g_autofree char *fd_dir = g_strdup_printf("%s/fd", tid);
+        int dfd = openat(f->proc_fd, fd_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_(closedirp) DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d) {
+                closep(&dfd);
+                return best;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                if (de->d_name[0] == '.')
+                        continue;
+                g_autofree char *target = readlink_at(dirfd(d), de->d_name);
+                best = match_mount(mounts, target, best);
+        }
+        return best;
+}
+
+static void append_fuse_mount(Freezer *f, const char *tid, GString *s) {
+        g_autoptr(GPtrArray) mounts = fuse_mounts(f, tid);
+        if (mounts->len == 0)
+                return;
+        const char *mp = task_fuse_mount(f, tid, mounts);
+        if (mp) {
+                g_string_append_printf(s, " on FUSE mount %s", mp);
+                return;
+        }
+        /* Nothing ties the task to one mount: name every candidate */
+        g_ptr_array_add(mounts, NULL);
+        g_autofree char *all = g_strjoinv(", ", (char **) mounts->pdata);
+        g_string_append_printf(s, " on one of the FUSE mounts %s", all);
+}
+
+/* The state letter is field 3 of stat, after the comm in parentheses; the
+ * comm itself may hold spaces and ')', so parse from the last ')'. */
+static char task_state(Freezer *f, const char *tid) {
+        g_autofree char *stat = read_proc(f, tid, "stat");
+        const char *p = stat ? strrchr(stat, ')') : NULL;
+        return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+static bool task_in_fuse(Freezer *f, const char *tid, const char *wchan) {
+        if (g_str_has_prefix(wchan, "fuse_"))
+                return true;
+        /* Often the wchan is a generic wait (folio_wait_bit); the stack,
+         * readable by root, shows the FUSE caller. */
+        g_autofree char *stack = read_proc(f, tid, "stack");
+        return stack && strstr(stack, "fuse");
+}
+
+static void describe_task(Freezer *f, const char *tid, GString *s) {
+        g_autofree char *comm = read_proc(f, tid, "comm");
+        g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
+        /* A running task has no wait channel: the kernel shows "0" or nothing */
+        const char *wchan = raw_wchan && *raw_wchan && !g_str_equal(raw_wchan, "0") ? raw_wchan : "-";
+
+        g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm ? comm : "?", task_state(f, tid),
+                               wchan);
+        if (task_in_fuse(f, tid, wchan))
+                append_fuse_mount(f, tid, s);
+}
+
+/* A task already in the cgroup freezer's trap is not what blocks it. The
+ * trap sleeps interruptibly in do_freezer_trap(), which is inlined into
+ * get_signal() on current kernels, so wchan shows either name. */
+static bool task_is_frozen(Freezer *f, const char *tid) {
+        g_autofree char *wchan = read_proc(f, tid, "wchan");
+        if (!wchan || !(g_str_equal(wchan, "do_freezer_trap") || g_str_equal(wchan, "get_signal")))
+                return false;
+        return task_state(f, tid) == 'S';
+}
+
+static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
+        _cleanup_free_ char *threads = NULL;
+        int r = read_file_at(e->dir_fd, "cgroup.threads", &threads);
+        if (r < 0) {
+                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->path, errno_text(r));
+                return;
+        }
+
+        g_string_append_printf(s, "%s:", e->path);
+        g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
+        unsigned n = 0;
+        for (char **t = tids; *t; t++) {
+                if (!**t || task_is_frozen(f, *t))
+                        continue;
+                if (n++ > 0)
+                        g_string_append_c(s, ',');
+                describe_task(f, *t, s);
+        }
+        if (n == 0)
+                g_string_append(s, " no blocking task found");
+}
+
+char *freezer_describe_blockers(Freezer *f) {
+        GString *s = g_string_new(NULL);
+        for (guint i = 0; i < f->stage->len; i++) {
+                const StageEntry *e = f->stage->pdata[i];
+                if (e->frozen)
+                        continue;
+                if (s->len > 0)
+                        g_string_append(s, "; ");
+                describe_cgroup(f, e, s);
+        }
+        return g_string_free(s, FALSE);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "ledger.h"
+
+/* The cgroup v2 freezer: writes cgroup.freeze and waits for "frozen 1" in
+ * cgroup.events through inotify (no polling), a whole stage at once, with a
+ * timeout; thaws in reverse order. Paths are relative to the cgroup root fd. */
+
+typedef struct Freezer Freezer;
+
+/* Called on the loop: r = 0 when every cgroup of the stage reported frozen,
+ * -ETIMEDOUT when the timeout passed first, another <0 on errors (a write
+ * refused, a cgroup gone). */
+typedef void (*FreezerDone)(Freezer *f, int r, void *userdata);
+/* Called on the loop each time one more cgroup of the stage is frozen. */
+typedef void (*FreezerProgress)(Freezer *f, unsigned frozen, unsigned total, void *userdata);
+
+/* cgroup_fd and proc_fd are borrowed; the ledger too (may be NULL in tests). */
+int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer **ret);
+Freezer *freezer_free(Freezer *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Freezer, freezer_free)
+
+/* One stage: each cgroup is added to the ledger, then its cgroup.freeze is
+ * set to 1; all wait together. Only one stage at a time. An empty stage
+ * calls `done` (from the loop, not from inside this call) with 0. */
+int freezer_freeze_stage(Freezer *f, char *const *cgroups, uint64_t timeout_usec, FreezerProgress progress,
+                         FreezerDone done, void *userdata);
+
+/* Stops waiting for the current stage (if any); `done` is not called. */
+void freezer_cancel_stage(Freezer *f);
+
+/* Thaws everything this freezer froze (or started to), in reverse order,
+ * synchronously (writes of cgroup.freeze = 0 return at once), removing each
+ * from the ledger. Safe to call repeatedly. Returns how many it thawed. */
+unsigned freezer_thaw_all(Freezer *f);
+
+/* After a -ETIMEDOUT: which cgroups of the stage are not frozen and, for
+ * each, the tasks that block it: "user.slice/a.service: pid 123 (cat) state
+ * D wchan fuse_wait_answer on FUSE mount /mnt/x; …" (g_free). */
+char *freezer_describe_blockers(Freezer *f);
+
+/* How many cgroups are frozen by this freezer now. */
+unsigned freezer_n_frozen(const Freezer *f);

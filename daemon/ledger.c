@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "util.h"
+
+#define LEDGER_FILE "frozen"
+#define LEDGER_TMP ".frozen.tmp"
+
+struct Ledger {
+        char *dir;
+        int dir_fd;     /* O_RDONLY, so it can be fsynced after a rename */
+};
+
+int ledger_open(const char *dir, Ledger **ret) {
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+
+        _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+
+        Ledger *l = g_new0(Ledger, 1);
+        l->dir = g_strdup(dir);
+        l->dir_fd = TAKE_FD(fd);
+        *ret = l;
+        return 0;
+}
+
+void ledger_free(Ledger *l) {
+        if (!l)
+                return;
+        closep(&l->dir_fd);
+        g_free(l->dir);
+        g_free(l);
+}
+
+gboolean ledger_path_is_valid(const char *p) {
+        if (!p || !*p || p[0] == '/' || strchr(p, '\n'))
+                return FALSE;
+
+        g_auto(GStrv) parts = g_strsplit(p, "/", -1);
+        for (char **c = parts; *c; c++)
+                if (!**c || g_str_equal(*c, ".") || g_str_equal(*c, ".."))
+                        return FALSE;
+        return TRUE;
+}
+
+/* One component at a time with O_NOFOLLOW: a symlink anywhere in the path
+ * (not only the last component) is refused. */
+int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {
+        if (!ledger_path_is_valid(cgroup))
+                return -EINVAL;
+
+        g_auto(GStrv) parts = g_strsplit(cgroup, "/", -1);
+        _cleanup_close_ int fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+
+        for (char **c = parts; *c; c++) {
+                _cleanup_close_ int next = openat(fd, *c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return -errno;
+                struct stat st;
+                if (fstat(next, &st) < 0)
+                        return -errno;
+                if (S_ISLNK(st.st_mode))
+                        return -ELOOP;
+                if (!S_ISDIR(st.st_mode))
+                        return -ENOTDIR;
+                closep(&fd);
+                fd = TAKE_FD(next);
+        }
+        return TAKE_FD(fd);
+}
+
+static int write_all(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t k = write(fd, buf, len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                buf += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
+int ledger_add(Ledger *l, const char *cgroup) {
+        if (!ledger_path_is_valid(cgroup))
+                return -EINVAL;
+
+        /* Only a newly created file needs the directory fsynced as well */
+        bool created = false;
+        _cleanup_close_ int fd = openat(l->dir_fd, LEDGER_FILE, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == ENOENT) {
+                fd = openat(l->dir_fd, LEDGER_FILE, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+                created = true;
+        }
+        if (fd < 0)
+                return -errno;
+
+        g_autofree char *line = g_strconcat(cgroup, "\n", NULL);
+        int r = write_all(fd, line, strlen(line));
+        if (r < 0)
+                return r;
+        /* On disk before the caller writes cgroup.freeze: a crash in between
+         * leaves at worst a line for a cgroup that is not frozen. */
+        if (fsync(fd) < 0)
+                return -errno;
+        if (created && fsync(l->dir_fd) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Replaces the whole ledger atomically: a crash leaves the old or the new. */
+static int ledger_rewrite(Ledger *l, const char *content) {
+        _cleanup_close_ int fd = openat(l->dir_fd, LEDGER_TMP,
+                                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+
+        int r = write_all(fd, content, strlen(content));
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r >= 0 && renameat(l->dir_fd, LEDGER_TMP, l->dir_fd, LEDGER_FILE) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(l->dir_fd, LEDGER_TMP, 0);
+                return r;
+        }
+        if (fsync(l->dir_fd) < 0)
+                return -errno;
+        return 0;
+}
+
+static int ledger_read(Ledger *l, char ***ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(l->dir_fd, LEDGER_FILE, &text);
+        if (r == -ENOENT) {
+                *ret = g_new0(char *, 1);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+        for (char **p = lines; *p; p++)
+                if (**p)
+                        g_ptr_array_add(out, g_strdup(*p));
+        g_ptr_array_add(out, NULL);
+        *ret = (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+        return 0;
+}
+
+static char *join_lines(char **lines) {
+        GString *s = g_string_new(NULL);
+        for (char **p = lines; p && *p; p++)
+                g_string_append_printf(s, "%s\n", *p);
+        return g_string_free(s, FALSE);
+}
+
+int ledger_remove(Ledger *l, const char *cgroup) {
+        g_auto(GStrv) lines = NULL;
+        int r = ledger_read(l, &lines);
+        if (r < 0)
+                return r;
+
+        /* One line only: a cgroup frozen twice is in the ledger twice */
+        guint n = g_strv_length(lines), i;
+        for (i = 0; i < n && !g_str_equal(lines[i], cgroup); i++)
+                ;
+        if (i == n)
+                return 0;
+        g_free(lines[i]);
+        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
+
+        g_autofree char *content = join_lines(lines);
+        return ledger_rewrite(l, content);
+}
+
+char **ledger_list(Ledger *l) {
+        char **lines = NULL;
+        int r = ledger_read(l, &lines);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s/" LEDGER_FILE ": %m", l->dir);
+                return g_new0(char *, 1);
+        }
+        return lines;
+}
+
+/* 1 if it thawed the cgroup, 0 if there was nothing to do, <0 on failure. */
+static int thaw_entry(int cgroup_fd, const char *path) {
+        if (!ledger_path_is_valid(path)) {
+                log_warning("Skipping malformed ledger entry \"%s\"", path);
+                return 0;
+        }
+        _cleanup_close_ int fd = ledger_cgroup_open(cgroup_fd, path);
+        if (fd == -ENOENT) {
+                log_info("Cgroup %s from the ledger is gone, nothing to thaw", path);
+                return 0;
+        }
+        if (fd < 0) {
+                log_warning_errno(fd, "Skipping ledger entry %s: %m", path);
+                return 0;
+        }
+
+        _cleanup_free_ char *value = NULL;
+        int r = read_file_at(fd, "cgroup.freeze", &value);
+        if (r == -ENOENT)
+                return 0;       /* removed between the open and the read */
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read %s/cgroup.freeze: %m", path);
+        if (!g_str_equal(strstrip_right(value), "1"))
+                return 0;
+
+        r = write_file_at(fd, "cgroup.freeze", "0");
+        if (r < 0)
+                return log_warning_errno(r, "Failed to thaw %s: %m", path);
+        log_info("Thawed %s, left frozen by an earlier fridged", path);
+        return 1;
+}
+
+int ledger_thaw_all(Ledger *l, int cgroup_fd) {
+        g_auto(GStrv) lines = NULL;
+        int r = ledger_read(l, &lines);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read %s/" LEDGER_FILE ": %m", l->dir);
+
+        /* Entries that could not be thawed stay, so a later run retries them */
+        g_autoptr(GPtrArray) kept = g_ptr_array_new();
+        int thawed = 0, failed = 0;
+        for (char **p = lines; *p; p++) {
+                int k = thaw_entry(cgroup_fd, *p);
+                if (k < 0) {
+                        failed = k;
+                        g_ptr_array_add(kept, *p);
+                } else
+                        thawed += k;
+        }
+        g_ptr_array_add(kept, NULL);
+
+        g_autofree char *content = join_lines((char **) kept->pdata);
+        r = ledger_rewrite(l, content);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to rewrite %s/" LEDGER_FILE ": %m", l->dir);
+        return failed < 0 ? failed : thawed;
+}

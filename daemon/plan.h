@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+/* The plan: which cgroups to write cgroup.freeze on, in which stage. A pure
+ * function of (tree, classes), so it is unit-tested without a kernel. */
+
+typedef enum CgroupClass {
+        CLASS_EARLY,
+        CLASS_LATE,
+        CLASS_NOFREEZE,
+        _CLASS_MAX,
+        _CLASS_INVALID = -1,
+} CgroupClass;
+
+const char *cgroup_class_to_string(CgroupClass c);   /* "early" | "late" | "nofreeze" */
+CgroupClass cgroup_class_from_string(const char *s); /* _CLASS_INVALID when unknown */
+
+/* One cgroup of the input tree, already classified. */
+typedef struct PlanNode {
+        char *path;           /* relative to the cgroup mount: "user.slice/app.service" */
+        CgroupClass class;    /* the class of this cgroup's own processes */
+        char *reason;         /* why, for people: "default", "config /etc/…:3", "FUSE server of /mnt/x" */
+        bool has_processes;   /* cgroup.procs is not empty */
+        GPtrArray *children;  /* PlanNode*, owned */
+} PlanNode;
+
+PlanNode *plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes);
+/* Adds child (taken) to parent; returns child. */
+PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child);
+void plan_node_free(PlanNode *n);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlanNode, plan_node_free)
+
+typedef struct PlanEntry {
+        char *cgroup;        /* relative path */
+        char *unit;          /* the cgroup's basename when it names a unit (*.service, *.scope, …), else "" */
+        CgroupClass class;
+        char *reason;
+} PlanEntry;
+
+typedef struct Plan {
+        GPtrArray *entries;  /* PlanEntry*, in freeze order: every early, then every late, then nofreeze */
+        unsigned n_early;
+        unsigned n_late;
+} Plan;
+
+void plan_free(Plan *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
+
+/* Reduces the tree to the fewest cgroups to write. The roots are the freeze
+ * roots (a forest). Only cgroups with processes, and leaves, decide whether
+ * a subtree is uniform: an empty inner cgroup takes no side. A subtree that
+ * is uniform is one entry at its top; a mixed one is split into its
+ * children. An inner cgroup of a mixed subtree that has processes of its
+ * own cannot be frozen without its children: it is listed as nofreeze with
+ * a reason that says so. Entries within a class are in path order. */
+Plan *plan_build(PlanNode *const *roots, size_t n_roots);
+
+/* The unit name of a cgroup path: its basename when it ends in .service,
+ * .scope, .slice, .socket, .mount, .swap, .target, .timer or .path, else "". */
+const char *plan_unit_of(const char *cgroup_path);

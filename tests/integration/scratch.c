@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "scratch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static GPtrArray *live; /* Scratch* not yet freed, for the atexit handler */
+
+static char *find_cgroup2_mount(void) {
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL))
+                return NULL;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                const char *sep = strstr(*l, " - ");
+                if (!sep || !g_str_has_prefix(sep + 3, "cgroup2 "))
+                        continue;
+                g_auto(GStrv) f = g_strsplit(*l, " ", 6);
+                if (g_strv_length(f) >= 5)
+                        return g_strcompress(f[4]);
+        }
+        return NULL;
+}
+
+const char *scratch_skip_reason(void) {
+        static char why[256];
+        if (geteuid() != 0)
+                return "not root: scratch cgroups need root";
+        g_autofree char *mount = find_cgroup2_mount();
+        if (!mount)
+                return "no cgroup v2 mount in /proc/self/mountinfo";
+        g_autofree char *probe = g_build_filename(mount, "fridge-probe-XXXXXX", NULL);
+        if (!g_mkdtemp(probe)) {
+                snprintf(why, sizeof(why), "cannot create a cgroup below %s: %s", mount, g_strerror(errno));
+                return why;
+        }
+        g_autofree char *freeze = g_build_filename(probe, "cgroup.freeze", NULL);
+        bool ok = access(freeze, W_OK) == 0;
+        rmdir(probe);
+        if (!ok)
+                return "the cgroup v2 freezer (cgroup.freeze) is not available";
+        return NULL;
+}
+
+static void scratch_free_all(void) {
+        while (live && live->len > 0)
+                scratch_free(live->pdata[live->len - 1]);
+}
+
+static struct sigaction previous[NSIG];
+
+/* Thaw first, then hand over to whoever handled the signal before (the
+ * harness unmounts and stops its daemons there) */
+static void on_fatal(int sig) {
+        scratch_free_all();
+        sigaction(sig, &previous[sig], NULL);
+        raise(sig);
+}
+
+static void chain_handler(int sig) {
+        struct sigaction sa = { .sa_handler = on_fatal };
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, &previous[sig]);
+}
+
+char *scratch_abs(Scratch *s, const char *cgroup) {
+        return g_build_filename(s->mount, cgroup, NULL);
+}
+
+static void write_attr(Scratch *s, const char *cgroup, const char *attr, const char *value) {
+        g_autofree char *dir = scratch_abs(s, cgroup);
+        g_autofree char *p = g_build_filename(dir, attr, NULL);
+        int fd = open(p, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        (void) !write(fd, value, strlen(value));
+        close(fd);
+}
+
+Scratch *scratch_new(void) {
+        static unsigned n;
+        Scratch *s = g_new0(Scratch, 1);
+        s->mount = find_cgroup2_mount();
+        g_assert_nonnull(s->mount);
+        s->root = g_strdup_printf("fridge-itest-%d-%u", (int) getpid(), n++);
+        s->cgroups = g_ptr_array_new_with_free_func(g_free);
+        s->pids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+
+        if (!live) {
+                live = g_ptr_array_new();
+                atexit(scratch_free_all);
+                chain_handler(SIGABRT);
+                chain_handler(SIGTRAP);
+                chain_handler(SIGSEGV);
+                chain_handler(SIGTERM);
+        }
+        g_ptr_array_add(live, s);
+
+        g_autofree char *abs = scratch_abs(s, s->root);
+        g_assert_cmpint(mkdir(abs, 0755), ==, 0);
+        g_ptr_array_add(s->cgroups, g_strdup(s->root));
+        return s;
+}
+
+/* One level only, so scratch_free can remove what it made */
+const char *scratch_add(Scratch *s, const char *name) {
+        g_assert_null(strchr(name, '/'));
+        char *rel = g_build_filename(s->root, name, NULL);
+        g_autofree char *abs = scratch_abs(s, rel);
+        g_assert_cmpint(mkdir(abs, 0755), ==, 0);
+        g_ptr_array_add(s->cgroups, rel);
+        return rel;
+}
+
+pid_t scratch_spawn(Scratch *s, const char *cgroup, char *const *argv) {
+        g_autofree char *dir = scratch_abs(s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        int p[2];
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                int fd = open(procs, O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                        _exit(90);
+                close(fd);
+                (void) !write(p[1], "x", 1);
+                if (!argv) {
+                        for (;;)
+                                pause();
+                }
+                execvp(argv[0], argv);
+                _exit(91);
+        }
+        close(p[1]);
+        char c;
+        ssize_t n = read(p[0], &c, 1);
+        close(p[0]);
+        g_assert_cmpint(n, ==, 1);
+        g_array_append_val(s->pids, pid);
+        return pid;
+}
+
+bool scratch_is_frozen(Scratch *s, const char *cgroup) {
+        g_autofree char *dir = scratch_abs(s, cgroup);
+        g_autofree char *p = g_build_filename(dir, "cgroup.events", NULL);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(p, &text, NULL, NULL));
+        return strstr(text, "frozen 1") != NULL;
+}
+
+void scratch_free(Scratch *s) {
+        if (!s)
+                return;
+        /* Thaw deepest first, then end our processes and remove the cgroups */
+        for (guint i = s->cgroups->len; i > 0; i--)
+                write_attr(s, s->cgroups->pdata[i - 1], "cgroup.freeze", "0");
+        for (guint i = 0; i < s->pids->len; i++) {
+                pid_t pid = g_array_index(s->pids, pid_t, i);
+                kill(pid, SIGCONT);
+                kill(pid, SIGKILL);
+                (void) waitpid(pid, NULL, 0);
+        }
+        for (guint i = s->cgroups->len; i > 0; i--) {
+                g_autofree char *abs = scratch_abs(s, s->cgroups->pdata[i - 1]);
+                (void) rmdir(abs);
+        }
+        if (live)
+                g_ptr_array_remove(live, s);
+        g_ptr_array_unref(s->cgroups);
+        g_array_unref(s->pids);
+        g_free(s->mount);
+        g_free(s->root);
+        g_free(s);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Scratch cgroups for tests on the real cgroup v2 freezer: one root
+ * "fridge-itest-PID-N" below the cgroup2 mount (found in mountinfo, never
+ * assumed), child cgroups below it, and processes the test started in them.
+ * scratch_free() (also run from an atexit handler) thaws every scratch
+ * cgroup, kills the processes by PID and removes the cgroups, so nothing is
+ * left frozen whatever the test did.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct Scratch {
+        char *mount;       /* the cgroup2 mount point */
+        char *root;        /* relative: fridge-itest-PID-N */
+        GPtrArray *cgroups; /* relative paths created, in creation order */
+        GArray *pids;      /* processes started, pid_t */
+} Scratch;
+
+/* Why scratch cgroups cannot be made here, or NULL. */
+const char *scratch_skip_reason(void);
+
+Scratch *scratch_new(void);
+void scratch_free(Scratch *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Scratch, scratch_free)
+
+/* mkdir ROOT/name (one level); returns the relative path (owned by s). */
+const char *scratch_add(Scratch *s, const char *name);
+
+/* A child that moves itself into `cgroup` (relative) and then execs argv
+ * (NULL argv: pause() forever). Returns once it is in the cgroup. */
+pid_t scratch_spawn(Scratch *s, const char *cgroup, char *const *argv);
+
+/* "frozen 1" in cgroup.events */
+bool scratch_is_frozen(Scratch *s, const char *cgroup);
+
+/* Absolute path of a relative cgroup path. */
+char *scratch_abs(Scratch *s, const char *cgroup);
