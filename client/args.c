@@ -21,30 +21,50 @@ typedef enum OptionId {
         OPT_WAKE_AFTER,
         OPT_FLUSH_TIMEOUT,
         OPT_FREEZE_TIMEOUT,
+        OPT_WHO,
+        OPT_WHY,
 } OptionId;
+
+/* The commands an option means something to. */
+typedef enum OptionScope {
+        SCOPE_ANY,
+        SCOPE_SLEEP,            /* suspend, hibernate, hybrid-sleep */
+        SCOPE_HOLD,
+        _SCOPE_MAX,
+} OptionScope;
 
 typedef struct Option {
         const char *name;       /* without the leading "--" */
         char short_name;        /* 0 if none */
         bool has_value;
-        bool sleep_only;        /* only meaningful for the sleep commands */
+        OptionScope scope;
         OptionId id;
 } Option;
 
 static const Option options[] = {
-        { "help",           'h', false, false, OPT_HELP },
-        { "version",        0,   false, false, OPT_VERSION },
-        { "bus",            0,   true,  false, OPT_BUS },
-        { "bus-address",    0,   true,  false, OPT_BUS_ADDRESS },
-        { "json",           0,   false, false, OPT_JSON },
-        { "no-progress",    0,   false, false, OPT_NO_PROGRESS },
-        { "dry-run",        0,   false, true,  OPT_DRY_RUN },
-        { "pm-test",        0,   true,  true,  OPT_PM_TEST },
-        { "mem-sleep",      0,   true,  true,  OPT_MEM_SLEEP },
-        { "wake-after",     0,   true,  true,  OPT_WAKE_AFTER },
-        { "flush-timeout",  0,   true,  true,  OPT_FLUSH_TIMEOUT },
-        { "freeze-timeout", 0,   true,  true,  OPT_FREEZE_TIMEOUT },
+        { "help",           'h', false, SCOPE_ANY,   OPT_HELP },
+        { "version",        0,   false, SCOPE_ANY,   OPT_VERSION },
+        { "bus",            0,   true,  SCOPE_ANY,   OPT_BUS },
+        { "bus-address",    0,   true,  SCOPE_ANY,   OPT_BUS_ADDRESS },
+        { "json",           0,   false, SCOPE_ANY,   OPT_JSON },
+        { "no-progress",    0,   false, SCOPE_ANY,   OPT_NO_PROGRESS },
+        { "dry-run",        0,   false, SCOPE_SLEEP, OPT_DRY_RUN },
+        { "pm-test",        0,   true,  SCOPE_SLEEP, OPT_PM_TEST },
+        { "mem-sleep",      0,   true,  SCOPE_SLEEP, OPT_MEM_SLEEP },
+        { "wake-after",     0,   true,  SCOPE_SLEEP, OPT_WAKE_AFTER },
+        { "flush-timeout",  0,   true,  SCOPE_SLEEP, OPT_FLUSH_TIMEOUT },
+        { "freeze-timeout", 0,   true,  SCOPE_SLEEP, OPT_FREEZE_TIMEOUT },
+        { "who",            0,   true,  SCOPE_HOLD,  OPT_WHO },
+        { "why",            0,   true,  SCOPE_HOLD,  OPT_WHY },
 };
+
+/* What the usage error says when an option is used elsewhere. */
+static const char *const scope_commands[_SCOPE_MAX] = {
+        [SCOPE_SLEEP] = "suspend, hibernate and hybrid-sleep",
+        [SCOPE_HOLD]  = "hold",
+};
+
+static const char *const classes[] = { "early", "late", "nofreeze" };
 
 static const struct {
         const char *name;
@@ -56,6 +76,8 @@ static const struct {
         { "hybrid-sleep", COMMAND_HYBRID_SLEEP },
         { "cancel",       COMMAND_CANCEL },
         { "monitor",      COMMAND_MONITOR },
+        { "plan",         COMMAND_PLAN },
+        { "hold",         COMMAND_HOLD },
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -118,6 +140,36 @@ const char *command_sleep_kind(Command c) {
         }
 }
 
+static bool command_in_scope(Command c, OptionScope scope) {
+        switch (scope) {
+        case SCOPE_SLEEP: return command_is_sleep(c);
+        case SCOPE_HOLD:  return c == COMMAND_HOLD;
+        default:          return true;
+        }
+}
+
+bool class_is_valid(const char *class_name) {
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++)
+                if (class_name && strcmp(class_name, classes[i]) == 0)
+                        return true;
+        return false;
+}
+
+const char *args_hold_who(const Args *a) {
+        const char *cmd, *slash;
+
+        if (a->who)
+                return a->who;
+        cmd = a->exec_argv ? strempty(a->exec_argv[0]) : "";
+        slash = strrchr(cmd, '/');
+        /* "dir/" has no basename worth the name: keep what was typed. */
+        return slash && slash[1] ? slash + 1 : cmd;
+}
+
+const char *args_hold_why(const Args *a) {
+        return a->why ? a->why : "fridgectl hold";
+}
+
 /* Finds the option an argument names. "--name=value" yields its inline value. */
 static const Option *find_option(const char *arg, const char **ret_inline) {
         *ret_inline = NULL;
@@ -163,6 +215,8 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
         case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
         case OPT_PM_TEST:       a->pm_test = value; return 0;
         case OPT_MEM_SLEEP:     a->mem_sleep = value; return 0;
+        case OPT_WHO:           a->who = value; return 0;
+        case OPT_WHY:           a->why = value; return 0;
         case OPT_WAKE_AFTER:    return parse_u32_option(o->name, value, &a->wake_after_sec, err, err_size);
         case OPT_FLUSH_TIMEOUT: return parse_u32_option(o->name, value, &a->flush_timeout_ms, err, err_size);
         case OPT_FREEZE_TIMEOUT:return parse_u32_option(o->name, value, &a->freeze_timeout_ms, err, err_size);
@@ -187,11 +241,23 @@ static int parse_command(const char *word, Command *ret) {
         return -EINVAL;
 }
 
-/* Positional words: the command, then the optional CYCLE of "cancel". */
+/* Positional words: the command, then the optional CYCLE of "cancel" or
+ * the CLASS of "hold". */
 static int apply_positional(const char *word, Args *a, bool *have_cycle, char *err, size_t err_size) {
         if (a->command == COMMAND_NONE) {
                 if (parse_command(word, &a->command) < 0)
                         return usage_error(err, err_size, "unknown command \"%s\"", word);
+                return 0;
+        }
+        if (a->command == COMMAND_HOLD) {
+                if (a->hold_class)
+                        return usage_error(err, err_size,
+                                           "hold: unexpected argument \"%s\"; put the command to run after \"--\"",
+                                           word);
+                if (!class_is_valid(word))
+                        return usage_error(err, err_size,
+                                           "hold: unknown class \"%s\" (expected early, late or nofreeze)", word);
+                a->hold_class = word;
                 return 0;
         }
         if (a->command == COMMAND_CANCEL && !*have_cycle) {
@@ -206,9 +272,9 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
 int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_size) {
         Args a = { .command = COMMAND_NONE, .bus = BUS_KIND_SYSTEM };
         bool have_cycle = false, only_positional = false;
-        /* Options may come before or after the command, so sleep-only
-         * options are checked once the whole line is read. */
-        const Option *sleep_only = NULL;
+        /* Options may come before or after the command, so options for
+         * some commands only are checked once the whole line is read. */
+        const Option *scoped[_SCOPE_MAX] = {};
         int r;
 
         if (err && err_size > 0)
@@ -218,6 +284,12 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                 const char *arg = argv[i], *value;
                 const Option *o;
 
+                /* hold's "--" ends fridgectl's arguments: the rest is CMD,
+                 * options and all. */
+                if (a.command == COMMAND_HOLD && strcmp(arg, "--") == 0) {
+                        a.exec_argv = argv + i + 1;
+                        break;
+                }
                 if (only_positional || arg[0] != '-' || arg[1] == 0) {
                         r = apply_positional(arg, &a, &have_cycle, err, err_size);
                         if (r < 0)
@@ -242,8 +314,8 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                 r = apply_option(o, value, &a, err, err_size);
                 if (r < 0)
                         return r;
-                if (o->sleep_only && !sleep_only)
-                        sleep_only = o;
+                if (!scoped[o->scope])
+                        scoped[o->scope] = o;
         }
 
         if (a.help || a.version) {
@@ -253,9 +325,19 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
         if (a.command == COMMAND_NONE)
                 return usage_error(err, err_size, "no command given");
 
-        if (sleep_only && !command_is_sleep(a.command))
-                return usage_error(err, err_size, "--%s only applies to suspend, hibernate and hybrid-sleep",
-                                   sleep_only->name);
+        for (size_t s = 0; s < _SCOPE_MAX; s++)
+                if (scoped[s] && !command_in_scope(a.command, (OptionScope) s))
+                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s]->name,
+                                           scope_commands[s]);
+
+        if (a.command == COMMAND_HOLD) {
+                if (!a.hold_class)
+                        return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");
+                if (!a.exec_argv)
+                        return usage_error(err, err_size, "hold: missing \"--\" before the command to run");
+                if (!a.exec_argv[0])
+                        return usage_error(err, err_size, "hold: no command given after \"--\"");
+        }
 
         *ret = a;
         return 0;

@@ -16,6 +16,8 @@ typedef enum Command {
         COMMAND_HYBRID_SLEEP,
         COMMAND_CANCEL,
         COMMAND_MONITOR,
+        COMMAND_PLAN,
+        COMMAND_HOLD,
 } Command;
 
 typedef enum BusKind {
@@ -48,6 +50,13 @@ typedef struct Args {
 
         /* cancel [CYCLE]; 0 means the running cycle. */
         uint64_t cycle;
+
+        /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…] */
+        const char *hold_class;         /* early|late|nofreeze, borrowed from argv */
+        const char *who;                /* NULL: see args_hold_who() */
+        const char *why;                /* NULL: see args_hold_why() */
+        char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
+                                         * NULL-terminated like argv itself */
 } Args;
 
 /* Parses argv into *ret. On a usage error returns -EINVAL and writes a
@@ -63,3 +72,11 @@ bool command_is_sleep(Command c);
 
 /* The D-Bus "kind" for a sleep command, NULL for the others. */
 const char *command_sleep_kind(Command c);
+
+/* early, late or nofreeze: the classes HoldClass and GetPlan know. */
+bool class_is_valid(const char *class_name);
+
+/* hold's "who": --who, else the basename of CMD. */
+const char *args_hold_who(const Args *a);
+/* hold's "why": --why, else "fridgectl hold". */
+const char *args_hold_why(const Args *a);

@@ -11,3 +11,5 @@ int cmd_status(const Args *a, sd_bus *bus);
 int cmd_sleep(const Args *a, sd_bus *bus);
 int cmd_cancel(const Args *a, sd_bus *bus);
 int cmd_monitor(const Args *a, sd_bus *bus);
+int cmd_plan(const Args *a, sd_bus *bus);
+int cmd_hold(const Args *a, sd_bus *bus);

@@ -70,6 +70,51 @@ static char *aborted_line(const CycleOutcome *o) {
         return strdup_printf("aborted: %s", isempty(o->message) ? error_short_name(o->error) : o->message);
 }
 
+/* Whether head (len bytes) ends in " within DIGITS ms", as the head of a
+ * FreezeTimeout message does. */
+static bool is_within_ms(const char *head, size_t len) {
+        static const char within[] = " within ", ms[] = " ms";
+        const char *end = head + len, *digits;
+
+        if (len < strlen(ms) || memcmp(end - strlen(ms), ms, strlen(ms)) != 0)
+                return false;
+        end -= strlen(ms);
+        for (digits = end; digits > head && digits[-1] >= '0' && digits[-1] <= '9'; digits--)
+                ;
+        if (digits == end || (size_t) (digits - head) < strlen(within))
+                return false;
+        return memcmp(digits - strlen(within), within, strlen(within)) == 0;
+}
+
+char *freeze_timeout_text(const char *message) {
+        const char *colon = message ? strstr(message, ": ") : NULL;
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (!colon || !is_within_ms(message, (size_t) (colon - message)))
+                return NULL;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        fwrite(message, 1, (size_t) (colon - message), f);
+        for (const char *p = colon + 2; *p; ) {
+                const char *sep = strstr(p, "; ");
+                size_t len = sep ? (size_t) (sep - p) : strlen(p);
+
+                if (len > 0) {
+                        fputs("\n  ", f);
+                        fwrite(p, 1, len, f);
+                }
+                p += sep ? len + 2 : len;
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
 char *cycle_final_line(const CycleOutcome *o) {
         const char *result = strempty(o->result);
 
@@ -87,6 +132,12 @@ char *cycle_final_line(const CycleOutcome *o) {
         if (strcmp(result, "failed") == 0) {
                 const char *name = isempty(o->error) ? "unknown error" : error_short_name(o->error);
 
+                if (!isempty(o->error) && strcmp(o->error, FRIDGE_ERROR_PREFIX "FreezeTimeout") == 0) {
+                        _cleanup_free_ char *text = freeze_timeout_text(o->message);
+
+                        if (text)
+                                return strdup_printf("failed: %s: %s", name, text);
+                }
                 if (isempty(o->message))
                         return strdup_printf("failed: %s", name);
                 return strdup_printf("failed: %s: %s", name, o->message);

@@ -27,6 +27,12 @@ char *format_duration(uint64_t usec);
 /* "resumed after 3.2 s (wake: rtc)" */
 char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason);
 
+/* FreezeTimeout's message, "cgroups did not freeze within N ms: A; B",
+ * as "cgroups did not freeze within N ms\n  A\n  B": one indented line
+ * per blocker. NULL when the message does not have that form (or OOM). */
+char *freeze_timeout_text(const char *message);
+
 /* The last line: "done: resumed after …", "aborted: cancelled by user; …",
- * "failed: FreezeTimeout: …", … */
+ * "failed: FreezeTimeout: …", … For FreezeTimeout the blockers follow on
+ * lines of their own (see freeze_timeout_text()); no trailing newline. */
 char *cycle_final_line(const CycleOutcome *o);

@@ -22,13 +22,18 @@ static void print_help(FILE *f) {
               "  hybrid-sleep           Hibernate, then suspend, and follow the cycle\n"
               "  cancel [CYCLE]         Cancel a cycle (default: the running one)\n"
               "  monitor                Print fridged's events until Ctrl-C\n"
+              "  plan                   Show which cgroups are frozen early, late or never\n"
+              "  hold CLASS -- CMD [ARGS...]\n"
+              "                         Run CMD while its cgroup keeps CLASS (early|late|\n"
+              "                         nofreeze); exit with CMD's status\n"
               "\n"
               "Options:\n"
               "  -h --help              Show this help\n"
               "     --version           Show the version\n"
               "     --bus=system|session  Bus to talk on (default: system)\n"
               "     --bus-address=ADDR  Connect to the bus at this D-Bus address\n"
-              "     --json              One JSON object per line, nothing else on stdout\n"
+              "     --json              JSON only on stdout: one object per line (plan: one\n"
+              "                         array)\n"
               "     --no-progress       Plain lines instead of a progress bar\n"
               "\n"
               "Options for suspend, hibernate and hybrid-sleep:\n"
@@ -40,6 +45,10 @@ static void print_help(FILE *f) {
               "     --flush-timeout=MS  Limit for writing back dirty data\n"
               "     --freeze-timeout=MS Limit for freezing services\n"
               "\n"
+              "Options for hold:\n"
+              "     --who=NAME          Who holds the class (default: CMD's name)\n"
+              "     --why=TEXT          Why (default: \"fridgectl hold\")\n"
+              "\n"
               "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
               "cycle (Ctrl-C again: stop waiting and leave it running).\n"
               "\n"
@@ -49,7 +58,9 @@ static void print_help(FILE *f) {
               "  2  usage error (also InvalidArgs from fridged)\n"
               "  3  the cycle was aborted (cancelled)\n"
               "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
-              "     TooLate, NoSuchCycle, AccessDenied\n",
+              "     TooLate, NoSuchCycle, AccessDenied; hold: the class could not be held\n"
+              "     (CMD was not run)\n"
+              "hold otherwise exits with CMD's status (128+N if signal N ended it).\n",
               f);
 }
 
@@ -61,7 +72,9 @@ static int run(const Args *a) {
         r = bus_open(a, &bus);
         if (r < 0) {
                 snprintf(what, sizeof(what), "cannot connect to %s", bus_description(a));
-                return report_errno(a, what, r);
+                r = report_errno(a, what, r);
+                /* hold: any failure before CMD runs is 4, CMD's own codes aside. */
+                return a->command == COMMAND_HOLD ? EXIT_CODE_REFUSED : r;
         }
         switch (a->command) {
         case COMMAND_STATUS:
@@ -74,6 +87,10 @@ static int run(const Args *a) {
                 return cmd_cancel(a, bus);
         case COMMAND_MONITOR:
                 return cmd_monitor(a, bus);
+        case COMMAND_PLAN:
+                return cmd_plan(a, bus);
+        case COMMAND_HOLD:
+                return cmd_hold(a, bus);
         case COMMAND_NONE:
                 break;
         }

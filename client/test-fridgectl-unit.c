@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests for fridgectl's pure pieces: the bar, JSON, exit codes, the
- * command line, the sentences and the Esc detection. */
+ * command line, the sentences, the plan table and the Esc detection. */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
@@ -11,6 +11,7 @@
 #include "exit-code.h"
 #include "json.h"
 #include "keys.h"
+#include "plan-text.h"
 #include "progress-bar.h"
 
 /* ---- progress bar ---- */
@@ -280,11 +281,64 @@ static void test_args_good(void) {
         g_assert_cmpint(a.command, ==, COMMAND_MONITOR);
         g_assert_cmpint(PARSE(&a, err, "hibernate", "--", "--x"), <, 0);     /* "--x" positional */
 
+        g_assert_cmpint(PARSE(&a, err, "plan"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_PLAN);
+        g_assert_false(a.json);
+        g_assert_cmpint(PARSE(&a, err, "plan", "--json"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_PLAN);
+        g_assert_true(a.json);
+        g_assert_cmpint(PARSE(&a, err, "--json", "plan", "--bus=session"), ==, 0);
+        g_assert_true(a.json);
+
         /* --help and --version need no command. */
         g_assert_cmpint(PARSE(&a, err, "-h"), ==, 0);
         g_assert_true(a.help);
         g_assert_cmpint(PARSE(&a, err, "--version"), ==, 0);
         g_assert_true(a.version);
+}
+
+static void test_args_hold(void) {
+        char err[256];
+        Args a;
+
+        g_assert_cmpint(PARSE(&a, err, "hold", "early", "--", "/usr/bin/backup", "--json", "-x", "--"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_HOLD);
+        g_assert_cmpstr(a.hold_class, ==, "early");
+        /* Everything after "--" is CMD's, options and later "--" too. */
+        g_assert_false(a.json);
+        g_assert_cmpstr(a.exec_argv[0], ==, "/usr/bin/backup");
+        g_assert_cmpstr(a.exec_argv[1], ==, "--json");
+        g_assert_cmpstr(a.exec_argv[2], ==, "-x");
+        g_assert_cmpstr(a.exec_argv[3], ==, "--");
+        g_assert_null(a.exec_argv[4]);
+        g_assert_null(a.who);
+        g_assert_null(a.why);
+        g_assert_cmpstr(args_hold_who(&a), ==, "backup");
+        g_assert_cmpstr(args_hold_why(&a), ==, "fridgectl hold");
+
+        g_assert_cmpint(PARSE(&a, err, "--who=nightly", "hold", "--why", "copying to the NAS", "nofreeze",
+                              "--bus-address=unix:path=/x", "--", "rsync"), ==, 0);
+        g_assert_cmpstr(a.hold_class, ==, "nofreeze");
+        g_assert_cmpstr(args_hold_who(&a), ==, "nightly");
+        g_assert_cmpstr(args_hold_why(&a), ==, "copying to the NAS");
+        g_assert_cmpstr(a.bus_address, ==, "unix:path=/x");
+        g_assert_cmpstr(a.exec_argv[0], ==, "rsync");
+        g_assert_null(a.exec_argv[1]);
+
+        g_assert_cmpint(PARSE(&a, err, "hold", "late", "--", "sleep", "1"), ==, 0);
+        g_assert_cmpstr(a.hold_class, ==, "late");
+        g_assert_cmpstr(args_hold_who(&a), ==, "sleep");
+        g_assert_cmpint(PARSE(&a, err, "hold", "late", "--", "./dir/"), ==, 0);
+        g_assert_cmpstr(args_hold_who(&a), ==, "./dir/");
+        g_assert_cmpint(PARSE(&a, err, "hold", "--help"), ==, 0);
+        g_assert_true(a.help);
+
+        g_assert_true(class_is_valid("early"));
+        g_assert_true(class_is_valid("late"));
+        g_assert_true(class_is_valid("nofreeze"));
+        g_assert_false(class_is_valid("Early"));
+        g_assert_false(class_is_valid(""));
+        g_assert_false(class_is_valid(NULL));
 }
 
 static void assert_usage_error(const char *expect_in_message, ...) {
@@ -333,6 +387,20 @@ static void test_args_bad(void) {
         BAD("not a cycle id", "cancel", "18446744073709551616");
         BAD("unexpected argument", "cancel", "1", "2");
         BAD("unexpected argument", "status", "now");
+
+        BAD("unexpected argument", "plan", "all");
+        BAD("only applies to suspend", "plan", "--dry-run");
+        BAD("--who only applies to hold", "plan", "--who=me");
+        BAD("--why only applies to hold", "--why=x", "suspend");
+        BAD("only applies to suspend", "hold", "early", "--wake-after=5", "--", "true");
+        BAD("no class given", "hold");
+        BAD("no class given", "hold", "--", "true");
+        BAD("unknown class \"frozen\"", "hold", "frozen", "--", "true");
+        BAD("unknown class \"\"", "hold", "", "--", "true");
+        BAD("missing \"--\"", "hold", "early");
+        BAD("put the command to run after \"--\"", "hold", "early", "true");
+        BAD("no command given after \"--\"", "hold", "late", "--");
+        BAD("needs a value", "hold", "early", "--who");
 }
 
 static void test_parse_numbers(void) {
@@ -387,6 +455,147 @@ static void test_final_lines(void) {
                      "failed: Kernel");
 }
 
+static void test_freeze_timeout_lines(void) {
+        static const char message[] =
+                "cgroups did not freeze within 1500 ms: "
+                "user.slice/user-1000.slice/app.scope: pid 4242 (cp) state D wchan fuse_wait_answer "
+                "on FUSE mount /run/user/1000/gvfs; "
+                "system.slice/backup.service: pid 77 (rsync) state D wchan nfs_wait_bit_killable";
+
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.FreezeTimeout",
+                                       .message = message },
+                     "failed: FreezeTimeout: cgroups did not freeze within 1500 ms\n"
+                     "  user.slice/user-1000.slice/app.scope: pid 4242 (cp) state D wchan fuse_wait_answer "
+                     "on FUSE mount /run/user/1000/gvfs\n"
+                     "  system.slice/backup.service: pid 77 (rsync) state D wchan nfs_wait_bit_killable");
+        /* One blocker; an empty item (a stray "; ") is skipped. */
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.FreezeTimeout",
+                                       .message = "cgroups did not freeze within 100 ms: a.scope: pid 1 (x) "
+                                                  "state D wchan y; " },
+                     "failed: FreezeTimeout: cgroups did not freeze within 100 ms\n"
+                     "  a.scope: pid 1 (x) state D wchan y");
+        /* Not the form: the one-line sentence as before. */
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.FreezeTimeout",
+                                       .message = "a.scope: pid 1 (x) state D; b.scope: pid 2" },
+                     "failed: FreezeTimeout: a.scope: pid 1 (x) state D; b.scope: pid 2");
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.FreezeTimeout",
+                                       .message = "did not freeze within soon ms: a; b" },
+                     "failed: FreezeTimeout: did not freeze within soon ms: a; b");
+        /* Only FreezeTimeout is split. */
+        assert_final(&(CycleOutcome) { .result = "failed", .error = "io.fridge.Fridge1.Error.Kernel",
+                                       .message = "cgroups did not freeze within 100 ms: a; b" },
+                     "failed: Kernel: cgroups did not freeze within 100 ms: a; b");
+
+        g_assert_null(freeze_timeout_text(NULL));
+        g_assert_null(freeze_timeout_text("within 5 ms"));
+        g_autofree char *bare = freeze_timeout_text("cgroups did not freeze within 5 ms: ");
+        g_assert_cmpstr(bare, ==, "cgroups did not freeze within 5 ms");
+}
+
+/* ---- plan ---- */
+
+static const PlanEntry sample_plan[] = {
+        { "user.slice/user-1000.slice/app-firefox.scope", "app-firefox.scope", "early", "user session" },
+        { "system.slice/backup.service", "backup.service", "late", "[Classes] Late=backup.service" },
+        { "system.slice/sshd.service", "sshd.service", "late", "default" },
+        { "system.slice/fridged.service", "fridged.service", "nofreeze", "fridged itself" },
+        { "machine.slice/x", "", "nofreeze", "" },
+};
+
+static void test_plan_table(void) {
+        g_autofree char *t = plan_format_table(sample_plan, G_N_ELEMENTS(sample_plan));
+
+        /* CGROUP is 44 wide (the firefox scope), UNIT 17, CLASS 8 (nofreeze). */
+        g_assert_cmpstr(t, ==,
+                "CGROUP                                        UNIT               CLASS     REASON\n"
+                "user.slice/user-1000.slice/app-firefox.scope  app-firefox.scope  early     user session\n"
+                "system.slice/backup.service                   backup.service     late      "
+                        "[Classes] Late=backup.service\n"
+                "system.slice/sshd.service                     sshd.service       late      default\n"
+                "system.slice/fridged.service                  fridged.service    nofreeze  fridged itself\n"
+                "machine.slice/x                               -                  nofreeze  -\n"
+                "1 early, 2 late, 2 never frozen\n");
+}
+
+static void test_plan_table_empty(void) {
+        g_autofree char *t = plan_format_table(NULL, 0);
+
+        /* Headers alone set the widths. */
+        g_assert_cmpstr(t, ==, "CGROUP  UNIT  CLASS  REASON\n0 early, 0 late, 0 never frozen\n");
+}
+
+static void test_plan_cgroup_truncation(void) {
+        g_autofree char *sixty = g_strnfill(PLAN_CGROUP_MAX_COLUMNS, 'a');
+        g_autofree char *long_path = g_strconcat("user.slice/user-1000.slice/user@1000.service/app.slice/",
+                                                 "app-org.gnome.Terminal.slice/vte-spawn-1234.scope", NULL);
+        g_autofree char *a = plan_cgroup_cell(sixty);
+        g_autofree char *b = plan_cgroup_cell(long_path);
+        g_autofree char *c = plan_cgroup_cell("a\033[2Jb");
+        g_autofree char *d = plan_cgroup_cell("");
+
+        /* Exactly 60 stays whole. */
+        g_assert_cmpstr(a, ==, sixty);
+        /* Longer: "…" and the last 59 columns. */
+        g_assert_cmpuint(text_columns(b), ==, PLAN_CGROUP_MAX_COLUMNS);
+        g_assert_true(g_str_has_prefix(b, "\xe2\x80\xa6"));
+        g_assert_true(g_str_has_suffix(long_path, b + 3));
+        g_assert_cmpuint(strlen(b + 3), ==, PLAN_CGROUP_MAX_COLUMNS - 1);
+        g_assert_cmpstr(c, ==, "a?[2Jb");
+        g_assert_cmpstr(d, ==, "-");
+
+        /* Multi-byte text is cut by columns, never inside a character. */
+        g_autoptr(GString) s = g_string_new(NULL);
+        for (int i = 0; i < 70; i++)
+                g_string_append(s, "\xc3\xa9");
+        g_autofree char *e = plan_cgroup_cell(s->str);
+        g_assert_true(g_utf8_validate(e, -1, NULL));
+        g_assert_cmpuint(text_columns(e), ==, PLAN_CGROUP_MAX_COLUMNS);
+
+        /* In the table the column is then 60 wide, and REASON is never cut. */
+        g_autofree char *reason = g_strnfill(300, 'r');
+        PlanEntry entries[] = { { long_path, "vte-spawn-1234.scope", "early", reason } };
+        g_autofree char *t = plan_format_table(entries, 1);
+        g_auto(GStrv) lines = g_strsplit(t, "\n", -1);
+        g_assert_cmpuint(g_strv_length(lines), ==, 4);  /* header, row, summary, "" */
+        g_assert_cmpuint(strlen(lines[0]), ==, 60 + 2 + 20 + 2 + 5 + 2 + 6);
+        g_assert_true(g_str_has_prefix(lines[1], b));
+        g_assert_true(g_str_has_suffix(lines[1], reason));
+        g_assert_cmpstr(lines[2], ==, "1 early, 0 late, 0 never frozen");
+}
+
+static void test_plan_counts(void) {
+        g_autofree char *all = plan_summary_line(sample_plan, G_N_ELEMENTS(sample_plan));
+        PlanEntry odd[] = { { "a", "", "early", "" }, { "b", "", "sometimes", "" }, { "c", "", NULL, "" } };
+        PlanCounts c = plan_count(odd, G_N_ELEMENTS(odd));
+        g_autofree char *some = plan_summary_line(odd, G_N_ELEMENTS(odd));
+
+        g_assert_cmpstr(all, ==, "1 early, 2 late, 2 never frozen");
+        g_assert_cmpuint(c.early, ==, 1);
+        g_assert_cmpuint(c.late, ==, 0);
+        g_assert_cmpuint(c.nofreeze, ==, 0);
+        g_assert_cmpstr(some, ==, "1 early, 0 late, 0 never frozen");
+}
+
+static void test_plan_json(void) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        PlanEntry entries[] = {
+                { "system.slice/a.service", "a.service", "early", "say \"hi\"" },
+                { "machine.slice/x", "", "nofreeze", "" },
+        };
+
+        plan_write_json(f, entries, G_N_ELEMENTS(entries));
+        plan_write_json(f, NULL, 0);
+        fclose(f);
+        g_assert_cmpstr(buf, ==,
+                "[{\"cgroup\":\"system.slice/a.service\",\"unit\":\"a.service\",\"class\":\"early\","
+                "\"reason\":\"say \\\"hi\\\"\"},"
+                "{\"cgroup\":\"machine.slice/x\",\"unit\":\"\",\"class\":\"nofreeze\",\"reason\":\"\"}]"
+                "[]");
+        free(buf);
+}
+
 static void test_labels_and_durations(void) {
         g_autofree char *a = cycle_label("flush", "flushing 212 MiB");
         g_autofree char *b = cycle_label("flush", "");
@@ -436,9 +645,16 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/exit-code/errors", test_exit_code_errors);
         g_test_add_func("/args/good", test_args_good);
         g_test_add_func("/args/bad", test_args_bad);
+        g_test_add_func("/args/hold", test_args_hold);
         g_test_add_func("/args/numbers", test_parse_numbers);
         g_test_add_func("/text/final-lines", test_final_lines);
+        g_test_add_func("/text/freeze-timeout", test_freeze_timeout_lines);
         g_test_add_func("/text/labels-durations", test_labels_and_durations);
+        g_test_add_func("/plan/table", test_plan_table);
+        g_test_add_func("/plan/table-empty", test_plan_table_empty);
+        g_test_add_func("/plan/cgroup-truncation", test_plan_cgroup_truncation);
+        g_test_add_func("/plan/counts", test_plan_counts);
+        g_test_add_func("/plan/json", test_plan_json);
         g_test_add_func("/keys/lone-escape", test_lone_escape);
 
         return g_test_run();

@@ -2,6 +2,7 @@
 #include "bus.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <sys/types.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ static const char *const state_property_names[_PROP_MAX] = {
 };
 
 struct Bus {
+        GHashTable *hold_tracks; /* hold id → HoldTrack*: a hold ends with its holder's connection */
         sd_bus *bus;
         Manager *manager;
         sd_bus_slot *vtable_slot;
@@ -328,6 +330,82 @@ static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+typedef struct HoldTrack {
+        Bus *bus;
+        uint64_t id;
+        sd_bus_track *track;
+} HoldTrack;
+
+static void hold_track_free(HoldTrack *h) {
+        if (!h)
+                return;
+        sd_bus_track_unref(h->track);
+        g_free(h);
+}
+
+static int on_holder_gone(sd_bus_track *t, void *userdata) {
+        HoldTrack *h = userdata;
+        /* releasing calls back on_hold_released, which frees h */
+        manager_release_hold(h->bus->manager, h->id);
+        return 0;
+}
+
+static void on_hold_released(void *userdata, uint64_t id) {
+        Bus *b = userdata;
+        g_hash_table_remove(b->hold_tracks, &id);
+}
+
+static int track_holder(Bus *b, sd_bus_message *msg, uint64_t id) {
+        HoldTrack *h = g_new0(HoldTrack, 1);
+        h->bus = b;
+        h->id = id;
+        int r = sd_bus_track_new(b->bus, &h->track, on_holder_gone, h);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(h->track, msg);
+        if (r < 0) {
+                hold_track_free(h);
+                return r;
+        }
+        g_hash_table_replace(b->hold_tracks, &h->id, h);
+        return 0;
+}
+
+static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *class_name, *who, *why;
+
+        int r = sd_bus_message_read(msg, "sss", &class_name, &who, &why);
+        if (r < 0)
+                return r;
+        CgroupClass class = cgroup_class_from_string(class_name);
+        if (class < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "class '%s' is not one of early, late, nofreeze", class_name);
+        if (!*who || strlen(who) > 256)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "who must be 1 to 256 bytes");
+        if (strlen(why) > 1024)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "why must be at most 1024 bytes");
+
+        int fd;
+        uint64_t id;
+        r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);
+        if (r == -EPERM)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "the caller's cgroup is outside the freeze roots; nothing to hold");
+        if (r == -ESRCH)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "cannot tell the caller's cgroup");
+        if (r < 0)
+                return bus_error_from_errno(error, r, r == -EOPNOTSUPP ? "there is no cgroup v2 hierarchy" : NULL);
+
+        r = track_holder(b, msg, id);
+        if (r >= 0)
+                r = sd_bus_reply_method_return(msg, "h", fd);
+        close(fd); /* the reply holds its own copy */
+        if (r < 0)
+                manager_release_hold(b->manager, id);
+        return r;
+}
+
 /* ---- properties ---- */
 
 typedef const char *(*StringGetter)(const Manager *m);
@@ -395,6 +473,8 @@ const sd_bus_vtable fridge_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetClass", SD_BUS_ARGS("s", unit_or_cgroup, "s", class), SD_BUS_NO_RESULT,
                                 method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("HoldClass", SD_BUS_ARGS("s", class, "s", who, "s", why), SD_BUS_RESULT("h", fd),
+                                method_hold_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
         SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",
@@ -527,10 +607,12 @@ static const ManagerOps bus_manager_ops = {
         .sleep_imminent = on_sleep_imminent,
         .resumed = on_resumed,
         .finished = on_finished,
+        .hold_released = on_hold_released,
 };
 
 int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         Bus *b = g_new0(Bus, 1);
+        b->hold_tracks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) hold_track_free);
         b->bus = sd_bus_ref(bus);
         b->manager = m;
 
@@ -560,6 +642,7 @@ Bus *bus_free(Bus *b) {
                 return NULL;
         if (b->manager)
                 manager_set_ops(b->manager, NULL, NULL);
+        g_clear_pointer(&b->hold_tracks, g_hash_table_unref);
         sd_event_source_disable_unref(b->throttle);
         sd_bus_slot_unref(b->vtable_slot);
         sd_bus_unref(b->bus);

@@ -91,6 +91,12 @@ int flush_job_run(void *job) {
         FlushJob *j = job;
         int first_error = 0;
 
+        if (!j->mount_points) {
+                /* No mount table to go by: write back everything there is */
+                sync();
+                return 0;
+        }
+
         for (char **p = j->mount_points; *p; p++) {
                 _cleanup_close_ int fd = open(*p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
                 int r = fd < 0 ? -errno : 0;

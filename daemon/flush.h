@@ -19,7 +19,8 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib);
 
 typedef struct FlushJob FlushJob;
 
-/* Takes ownership of `mount_points` (a NULL-terminated g_strv). */
+/* Takes ownership of `mount_points` (a NULL-terminated g_strv); NULL when
+ * the mount table could not be read: the job then falls back to sync(). */
 FlushJob *flush_job_new(char **mount_points);
 void flush_job_free(void *job);
 /* WorkerFunc: syncfs on each mount point; failures are logged; returns the

@@ -272,16 +272,17 @@ static int stage_arm(Freezer *f, uint64_t timeout_usec) {
 /* Every cgroup goes into the ledger (on disk) before the first freeze
  * write, so a crash at any point leaves a ledger that covers it. */
 static int stage_record(Freezer *f) {
-        for (guint i = 0; i < f->stage->len; i++) {
-                StageEntry *e = f->stage->pdata[i];
-                if (f->ledger) {
-                        int r = ledger_add(f->ledger, e->path);
-                        if (r < 0)
-                                return log_warning_errno(r, "Failed to add %s to the ledger: %m", e->path);
-                }
-                /* From here thaw_all owns it, even if the write below fails */
-                g_ptr_array_add(f->frozen, g_strdup(e->path));
+        g_autofree char **paths = g_new0(char *, f->stage->len + 1);
+        for (guint i = 0; i < f->stage->len; i++)
+                paths[i] = ((StageEntry *) f->stage->pdata[i])->path;
+        if (f->ledger) {
+                int r = ledger_add(f->ledger, paths);
+                if (r < 0)
+                        return log_warning_errno(r, "Failed to add the stage to the ledger: %m");
         }
+        /* From here thaw_all owns them, even if a write below fails */
+        for (guint i = 0; i < f->stage->len; i++)
+                g_ptr_array_add(f->frozen, g_strdup(paths[i]));
         return 0;
 }
 
@@ -336,6 +337,7 @@ static int thaw_one(Freezer *f, const char *path) {
 }
 
 unsigned freezer_thaw_all(Freezer *f) {
+        g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func(g_free);
         unsigned n = 0;
 
         for (guint i = f->frozen->len; i-- > 0;) {
@@ -349,12 +351,14 @@ unsigned freezer_thaw_all(Freezer *f) {
                         continue;
                 } else
                         n++;
-                if (f->ledger) {
-                        r = ledger_remove(f->ledger, path);
-                        if (r < 0)
-                                log_warning_errno(r, "Failed to remove %s from the ledger: %m", path);
-                }
-                g_ptr_array_remove_index(f->frozen, i);
+                g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
+        }
+        /* The ledger forgets them only after all are thawed: one rewrite */
+        g_ptr_array_add(done, NULL);
+        if (f->ledger && done->len > 1) {
+                int r = ledger_remove(f->ledger, (char **) done->pdata);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to remove the thawed cgroups from the ledger: %m");
         }
         return n;
 }

@@ -97,9 +97,12 @@ static int write_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-int ledger_add(Ledger *l, const char *cgroup) {
-        if (!ledger_path_is_valid(cgroup))
-                return -EINVAL;
+int ledger_add(Ledger *l, char *const *cgroups) {
+        for (char *const *c = cgroups; *c; c++)
+                if (!ledger_path_is_valid(*c))
+                        return -EINVAL;
+        if (!*cgroups)
+                return 0;
 
         /* Only a newly created file needs the directory fsynced as well */
         bool created = false;
@@ -111,8 +114,10 @@ int ledger_add(Ledger *l, const char *cgroup) {
         if (fd < 0)
                 return -errno;
 
-        g_autofree char *line = g_strconcat(cgroup, "\n", NULL);
-        int r = write_all(fd, line, strlen(line));
+        g_autoptr(GString) lines = g_string_new(NULL);
+        for (char *const *c = cgroups; *c; c++)
+                g_string_append_printf(lines, "%s\n", *c);
+        int r = write_all(fd, lines->str, lines->len);
         if (r < 0)
                 return r;
         /* On disk before the caller writes cgroup.freeze: a crash in between
@@ -172,21 +177,30 @@ static char *join_lines(char **lines) {
         return g_string_free(s, FALSE);
 }
 
-int ledger_remove(Ledger *l, const char *cgroup) {
+/* Drops the first line equal to cgroup; whether one was there. */
+static bool remove_line(char **lines, const char *cgroup) {
+        guint n = g_strv_length(lines), i;
+        for (i = 0; i < n && !g_str_equal(lines[i], cgroup); i++)
+                ;
+        if (i == n)
+                return false;
+        g_free(lines[i]);
+        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
+        return true;
+}
+
+int ledger_remove(Ledger *l, char *const *cgroups) {
         g_auto(GStrv) lines = NULL;
         int r = ledger_read(l, &lines);
         if (r < 0)
                 return r;
 
-        /* One line only: a cgroup frozen twice is in the ledger twice */
-        guint n = g_strv_length(lines), i;
-        for (i = 0; i < n && !g_str_equal(lines[i], cgroup); i++)
-                ;
-        if (i == n)
+        /* One line each: a cgroup frozen twice is in the ledger twice */
+        bool changed = false;
+        for (char *const *c = cgroups; *c; c++)
+                changed |= remove_line(lines, *c);
+        if (!changed)
                 return 0;
-        g_free(lines[i]);
-        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
-
         g_autofree char *content = join_lines(lines);
         return ledger_rewrite(l, content);
 }

@@ -14,10 +14,12 @@ int ledger_open(const char *dir, Ledger **ret);
 void ledger_free(Ledger *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ledger, ledger_free)
 
-/* Appends and fsyncs, before the cgroup.freeze write. */
-int ledger_add(Ledger *l, const char *cgroup);
-/* Removes one line (rewrite to a temporary file, fsync, rename). */
-int ledger_remove(Ledger *l, const char *cgroup);
+/* Appends the cgroups (NULL-terminated) and fsyncs once, before any of
+ * their cgroup.freeze writes: one fsync a stage, not one a cgroup. */
+int ledger_add(Ledger *l, char *const *cgroups);
+/* Removes one line for each (rewrite to a temporary file, fsync, rename):
+ * one rewrite for a whole thaw, not one a cgroup. */
+int ledger_remove(Ledger *l, char *const *cgroups);
 /* What the ledger holds now (NULL-terminated, g_strfreev). */
 char **ledger_list(Ledger *l);
 

@@ -59,7 +59,9 @@ struct Manager {
         ClassRules *rules;
         GHashTable *exempt;             /* cgroup path → reason */
         GHashTable *overrides;          /* unit or cgroup path → ClassChoice* */
-        GHashTable *holds;              /* cgroup path → ClassChoice* */
+        GHashTable *holds;              /* cgroup path → ClassChoice*, derived from hold_list */
+        GHashTable *hold_list;          /* id → ClassHold* */
+        uint64_t next_hold_id;
         char *next_client_cgroup;
         const ManagerOps *ops;
         void *userdata;
@@ -760,6 +762,100 @@ int manager_set_class(Manager *m, const char *target, const char *class_name, co
         return 0;
 }
 
+/* ---- HoldClass ---- */
+
+typedef struct ClassHold {
+        Manager *manager;
+        uint64_t id;
+        char *cgroup;
+        CgroupClass class;
+        char *reason;
+        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
+} ClassHold;
+
+static void class_hold_free(ClassHold *h) {
+        if (!h)
+                return;
+        sd_event_source_disable_unref(h->source); /* closes our end (owned by the source) */
+        g_free(h->cgroup);
+        g_free(h->reason);
+        g_free(h);
+}
+
+static gint compare_hold_id(gconstpointer a, gconstpointer b) {
+        const ClassHold *x = *(ClassHold *const *) a, *y = *(ClassHold *const *) b;
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The classification reads one choice per cgroup: the newest hold wins */
+static void rebuild_holds(Manager *m) {
+        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, m->hold_list);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_ptr_array_add(sorted, v);
+        g_ptr_array_sort(sorted, compare_hold_id);
+        g_hash_table_remove_all(m->holds);
+        for (guint i = 0; i < sorted->len; i++) {
+                const ClassHold *h = sorted->pdata[i];
+                g_hash_table_replace(m->holds, g_strdup(h->cgroup), class_choice_new(h->class, h->reason));
+        }
+}
+
+void manager_release_hold(Manager *m, uint64_t id) {
+        ClassHold *h = g_hash_table_lookup(m->hold_list, &id);
+        if (!h)
+                return;
+        log_info("Hold %" G_GUINT64_FORMAT " on %s (%s) released", id, h->cgroup, h->reason);
+        g_hash_table_remove(m->hold_list, &id);
+        rebuild_holds(m);
+        if (m->ops && m->ops->hold_released)
+                m->ops->hold_released(m->userdata, id);
+}
+
+static int on_hold_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        ClassHold *h = userdata;
+        manager_release_hold(h->manager, h->id);
+        return 0;
+}
+
+int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
+                     int *ret_fd, uint64_t *ret_hold) {
+        g_autofree char *cgroup = NULL;
+        int p[2], r;
+
+        if (m->cgroup_fd < 0)
+                return -EOPNOTSUPP;
+        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0)
+                return -ESRCH;
+        if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
+                return -EPERM;
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+
+        ClassHold *h = g_new0(ClassHold, 1);
+        *h = (ClassHold) { .manager = m, .id = ++m->next_hold_id, .cgroup = g_steal_pointer(&cgroup),
+                           .class = class, .reason = g_strdup_printf("held by %s: %s", who, why) };
+        r = sd_event_add_io(m->event, &h->source, p[0], 0 /* HUP and ERR are always reported */, on_hold_hangup, h);
+        if (r < 0) {
+                close(p[0]);
+                close(p[1]);
+                class_hold_free(h);
+                return r;
+        }
+        (void) sd_event_source_set_io_fd_own(h->source, true);
+        (void) sd_event_source_set_description(h->source, "class-hold");
+
+        g_hash_table_insert(m->hold_list, &h->id, h);
+        rebuild_holds(m);
+        log_info("Hold %" G_GUINT64_FORMAT ": %s keeps %s (%s)", h->id, h->cgroup, cgroup_class_to_string(class),
+                 h->reason);
+        *ret_fd = p[1];
+        *ret_hold = h->id;
+        return 0;
+}
+
 static void manager_load_rules(Manager *m, const char *const *dirs) {
         unsigned problems = 0;
         if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
@@ -774,6 +870,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         m->overrides = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
         m->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        m->hold_list = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) class_hold_free);
         m->event = sd_event_ref(p->event);
         m->config = p->config;
         m->next_id = 1;
@@ -810,6 +907,7 @@ Manager *manager_free(Manager *m) {
         class_rules_free(m->rules);
         g_clear_pointer(&m->exempt, g_hash_table_unref);
         g_clear_pointer(&m->overrides, g_hash_table_unref);
+        g_clear_pointer(&m->hold_list, g_hash_table_unref);
         g_clear_pointer(&m->holds, g_hash_table_unref);
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);

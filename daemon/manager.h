@@ -37,6 +37,7 @@ typedef struct ManagerOps {
         void (*sleep_imminent)(void *userdata, uint64_t cycle, SleepKind kind);
         void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
         void (*finished)(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message);
+        void (*hold_released)(void *userdata, uint64_t hold);
 } ManagerOps;
 
 typedef struct Manager Manager;
@@ -76,6 +77,15 @@ int manager_get_plan(Manager *m, Plan **ret);
  * class NULL removes the override. -EINVAL (bad target), -EPERM (outside
  * the roots). */
 int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who);
+
+/* HoldClass: the cgroup of `pid` keeps `class` while the returned fd (the
+ * caller's end of a pipe) stays open. -EOPNOTSUPP without cgroup v2,
+ * -ESRCH when the caller's cgroup cannot be told, -EPERM when it is
+ * outside the freeze roots. */
+int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
+                     int *ret_fd, uint64_t *ret_hold);
+/* Ends a hold (its connection went away); no-op when already gone. */
+void manager_release_hold(Manager *m, uint64_t hold);
 
 /* The cgroup v2 mount, or NULL when there is none (nothing is frozen). */
 const char *manager_cgroup_root(const Manager *m);

@@ -352,26 +352,36 @@ static void set_ledger_file(const char *dir, const char *content) {
 
 static void test_ledger_round_trip(Fixture *fx, gconstpointer data) {
         Ledger *l = fx->ledger;
-        g_assert_cmpint(ledger_add(l, "user.slice/a.service"), ==, 0);
-        g_assert_cmpint(ledger_add(l, "user.slice/b.service"), ==, 0);
+        char *a[] = { (char *) "user.slice/a.service", NULL };
+        char *b_and_c[] = { (char *) "user.slice/b.service", (char *) "user.slice/c.service", NULL };
+        char *none_given[] = { NULL };
+        g_assert_cmpint(ledger_add(l, a), ==, 0);
+        g_assert_cmpint(ledger_add(l, none_given), ==, 0);
+        g_assert_cmpint(ledger_add(l, b_and_c), ==, 0);
+        g_auto(GStrv) three = ledger_list(l);
+        g_assert_cmpuint(g_strv_length(three), ==, 3);
+        g_assert_cmpstr(three[0], ==, "user.slice/a.service");
+        g_assert_cmpstr(three[1], ==, "user.slice/b.service");
+        g_assert_cmpstr(three[2], ==, "user.slice/c.service");
+
+        g_assert_cmpint(ledger_remove(l, a), ==, 0);
         g_auto(GStrv) two = ledger_list(l);
         g_assert_cmpuint(g_strv_length(two), ==, 2);
-        g_assert_cmpstr(two[0], ==, "user.slice/a.service");
-        g_assert_cmpstr(two[1], ==, "user.slice/b.service");
-
-        g_assert_cmpint(ledger_remove(l, "user.slice/a.service"), ==, 0);
-        g_auto(GStrv) one = ledger_list(l);
-        g_assert_cmpuint(g_strv_length(one), ==, 1);
-        g_assert_cmpstr(one[0], ==, "user.slice/b.service");
-        g_assert_cmpint(ledger_remove(l, "not/there"), ==, 0);
-        g_assert_cmpint(ledger_remove(l, "user.slice/b.service"), ==, 0);
+        g_assert_cmpstr(two[0], ==, "user.slice/b.service");
+        char *not_there[] = { (char *) "not/there", NULL };
+        g_assert_cmpint(ledger_remove(l, not_there), ==, 0);
+        g_assert_cmpint(ledger_remove(l, b_and_c), ==, 0);
         g_auto(GStrv) none = ledger_list(l);
         g_assert_cmpuint(g_strv_length(none), ==, 0);
 
         const char *bad[] = { "", "/abs", "../x", "a/../b", "a/./b", "a//b", "a/", ".", "x\ny" };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 g_assert_false(ledger_path_is_valid(bad[i]));
-                g_assert_cmpint(ledger_add(l, bad[i]), ==, -EINVAL);
+                /* one bad path refuses the whole batch: nothing is written */
+                char *batch[] = { (char *) "user.slice/ok.service", (char *) bad[i], NULL };
+                g_assert_cmpint(ledger_add(l, batch), ==, -EINVAL);
+                g_auto(GStrv) still_none = ledger_list(l);
+                g_assert_cmpuint(g_strv_length(still_none), ==, 0);
         }
         g_assert_true(ledger_path_is_valid("user.slice/x..y/.hidden"));
 }

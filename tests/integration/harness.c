@@ -349,14 +349,19 @@ static void emergency_cleanup(void) {
         }
 }
 
+static struct sigaction previous_handlers[NSIG];
+
+/* Clean up, then hand the signal to whoever had it before (scratch cgroups
+ * thaw and go there), which in the end is the default: the process dies */
 static void fatal_signal(int sig) {
         emergency_cleanup();
-        signal(sig, SIG_DFL);
+        sigaction(sig, &previous_handlers[sig], NULL);
         raise(sig);
 }
 
 static void install_handlers(void) {
         struct sigaction sa = { .sa_handler = fatal_signal, .sa_flags = SA_RESETHAND | SA_NODEFER };
+        static const int fatal[] = { SIGABRT, SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGTRAP };
 
         if (handlers_installed)
                 return;
@@ -364,12 +369,8 @@ static void install_handlers(void) {
         harness_owner_pid = getpid();
         atexit(emergency_cleanup);
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGABRT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGSEGV, &sa, NULL);
-        sigaction(SIGBUS, &sa, NULL);
-        sigaction(SIGTRAP, &sa, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(fatal); i++)
+                sigaction(fatal[i], &sa, &previous_handlers[fatal[i]]);
         signal(SIGPIPE, SIG_IGN);
 }
 
@@ -612,11 +613,23 @@ static void start_fridged(Harness *h) {
         make_proc_root(h);
         if (h->proc)
                 a_proc = g_strdup_printf("--proc-root=%s", h->proc);
+        /* Never the host's cgroups unless the test made scratch ones and
+         * named them as Roots: an empty directory is the cgroup root then */
+        g_autofree char *no_cgroups = g_build_filename(h->dir, "no-cgroups", NULL);
+        g_autofree char *a_cgroup = NULL;
+        if (!h->real_cgroups) {
+                g_assert_cmpint(g_mkdir_with_parents(no_cgroups, 0755), ==, 0);
+                a_cgroup = g_strdup_printf("--cgroup-root=%s", no_cgroups);
+        }
         /* never the host's /run/fridge ledger nor /usr/lib/fridge classes */
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
         char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, (char *) "-v",
-                         a_proc, NULL };
+                         a_cgroup, a_proc, NULL };
+        if (!a_cgroup) { /* keep the optional arguments contiguous */
+                argv[8] = a_proc;
+                argv[9] = NULL;
+        }
         SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
                         .extra_fd = -1, .env = env };
         h->fridged_pid = spawn(&s);
@@ -698,6 +711,9 @@ Harness *harness_new(const HarnessOptions *opts) {
         g_assert_cmpint(mkdir(h->conf_dir, 0755), ==, 0);
         live_add(h);
 
+        h->real_cgroups = opts && opts->real_cgroups;
+        if (h->real_cgroups && (!opts->config || !strstr(opts->config, "Roots=")))
+                g_error("real_cgroups needs a config naming the test's own scratch Roots=");
         if (opts && opts->config) {
                 g_autofree char *conf = g_build_filename(h->conf_dir, "fridge.conf", NULL);
                 write_file(conf, opts->config);

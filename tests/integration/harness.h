@@ -23,6 +23,10 @@ typedef struct HarnessOptions {
         const char *config;
         /* contents of DIR/conf/classes.d/test.conf; NULL: no file */
         const char *classes;
+        /* fridged sees the real cgroup v2 mount; `config` must then set
+         * [Freeze] Roots= to the test's scratch cgroups. Otherwise its
+         * cgroup root is an empty directory and nothing can be frozen. */
+        bool real_cgroups;
         /* also mount slowfs on DIR/slow */
         bool slowfs;
 } HarnessOptions;
@@ -66,6 +70,7 @@ typedef struct Harness {
         bool root_mounted;
         bool slowfs_mounted;
         bool slowfs_held;
+        bool real_cgroups;
 
         bool fridged_started;
         int fridged_status;         /* wait status after teardown, -1 if unknown */

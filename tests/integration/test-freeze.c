@@ -6,6 +6,7 @@
  * end whatever happens (scratch.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <systemd/sd-bus.h>
 
 #include "fridge-config.h"
 #include "harness.h"
@@ -26,6 +29,12 @@ typedef struct Fixture {
 } Fixture;
 
 static const char classes_conf[] = "[Late]\nUnits=b.service\n[NoFreeze]\nUnits=c.service\n";
+
+typedef struct CaseOptions {
+        const char *classes;      /* NULL: classes_conf */
+        bool slowfs;
+        const char *extra_config; /* appended to fridge.conf */
+} CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
         const char *why = scratch_skip_reason();
@@ -44,8 +53,11 @@ static void setup(Fixture *f, gconstpointer data) {
                 scratch_spawn(f->s, f->b, NULL);
                 scratch_spawn(f->s, f->c, NULL);
         }
-        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", f->s->root);
-        HarnessOptions o = { .config = config, .classes = data ? data : classes_conf };
+        const CaseOptions *co = data;
+        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root,
+                                                  co && co->extra_config ? co->extra_config : "");
+        HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
+                             .slowfs = co && co->slowfs, .real_cgroups = true };
         f->h = harness_new(&o);
 }
 
@@ -342,6 +354,244 @@ static void test_bad_classes_file(Fixture *f, gconstpointer data) {
         assert_none_frozen(f);
 }
 
+/* ---- HoldClass ---- */
+
+typedef struct Holder {
+        pid_t pid;
+        int to_child;   /* 'c': close the fd and report; 'x': exit */
+        int from_child; /* result lines */
+} Holder;
+
+static void holder_child(const char *procs, const char *address, const char *class, int in, int out) {
+        sd_bus *bus = NULL;
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int fd = -1, dup_fd = -1;
+        char cmd;
+
+        int cg = open(procs, O_WRONLY | O_CLOEXEC);
+        if (cg < 0 || write(cg, "0", 1) != 1)
+                _exit(80);
+        close(cg);
+        if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, address) < 0 || sd_bus_set_bus_client(bus, 1) < 0 ||
+            sd_bus_start(bus) < 0)
+                _exit(81);
+        if (sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "HoldClass", &error,
+                               &reply, "sss", class, "backup", "nightly") < 0) {
+                dprintf(out, "err %s\n", error.name);
+                _exit(0);
+        }
+        if (sd_bus_message_read(reply, "h", &fd) < 0 || (dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+                _exit(82);
+        sd_bus_message_unref(reply);
+        dprintf(out, "ok\n");
+        while (read(in, &cmd, 1) == 1) {
+                if (cmd == 'c') {
+                        close(dup_fd);
+                        dprintf(out, "closed\n");
+                } else
+                        _exit(0); /* the connection and the fd go with the process */
+        }
+        _exit(0);
+}
+
+static Holder spawn_holder(Fixture *f, const char *cgroup, const char *class) {
+        g_autofree char *dir = scratch_abs(f->s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        int to[2], from[2];
+        g_assert_cmpint(pipe2(to, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(from, O_CLOEXEC), ==, 0);
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0)
+                holder_child(procs, f->h->bus_address, class, to[0], from[1]);
+        close(to[0]);
+        close(from[1]);
+        g_array_append_val(f->s->pids, pid); /* scratch_free ends it whatever happens */
+        return (Holder) { .pid = pid, .to_child = to[1], .from_child = from[0] };
+}
+
+static char *holder_read(Holder *h) {
+        char buf[256];
+        ssize_t n = read(h->from_child, buf, sizeof(buf) - 1);
+        g_assert_cmpint(n, >, 0);
+        buf[n] = '\0';
+        return g_strdup(g_strstrip(buf));
+}
+
+static bool plan_class_is(Harness *h, const char *cgroup, const char *class) {
+        g_autoptr(GPtrArray) rows = get_plan(h);
+        for (guint i = 0; i < rows->len; i++) {
+                const PlanRow *r = rows->pdata[i];
+                if (g_str_equal(r->cgroup, cgroup))
+                        return g_str_equal(r->class, class);
+        }
+        return false;
+}
+
+/* The release is asynchronous (fridged sees the hang-up on its loop) */
+static void wait_plan_class(Harness *h, const char *cgroup, const char *class) {
+        for (int i = 0; i < 200 && !plan_class_is(h, cgroup, class); i++)
+                g_usleep(10000);
+        if (!plan_class_is(h, cgroup, class))
+                g_error("%s did not become %s in the plan", cgroup, class);
+}
+
+static void test_hold_class(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *job = scratch_add(f->s, "backup.service");
+        Holder h = spawn_holder(f, job, "late");
+        g_autofree char *res = holder_read(&h);
+        g_assert_cmpstr(res, ==, "ok");
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        const PlanRow *row = plan_find(rows, job, NULL);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_assert_nonnull(strstr(row->reason, "held by backup: nightly"));
+
+        /* closing the fd ends the hold */
+        g_assert_cmpint(write(h.to_child, "c", 1), ==, 1);
+        g_autofree char *closed = holder_read(&h);
+        g_assert_cmpstr(closed, ==, "closed");
+        wait_plan_class(f->h, job, "early");
+
+        /* so does the holder going away, connection and all */
+        Holder h2 = spawn_holder(f, job, "nofreeze");
+        g_autofree char *res2 = holder_read(&h2);
+        g_assert_cmpstr(res2, ==, "ok");
+        wait_plan_class(f->h, job, "nofreeze");
+        g_assert_cmpint(write(h2.to_child, "x", 1), ==, 1);
+        (void) waitpid(h2.pid, NULL, 0);
+        wait_plan_class(f->h, job, "early");
+
+        Holder bad = spawn_holder(f, job, "sometimes");
+        g_autofree char *res3 = holder_read(&bad);
+        g_assert_cmpstr(res3, ==, "err org.freedesktop.DBus.Error.InvalidArgs");
+        close(h.to_child);
+        close(h.from_child);
+        close(h2.to_child);
+        close(h2.from_child);
+        close(bad.to_child);
+        close(bad.from_child);
+}
+
+/* ---- a task that cannot freeze ---- */
+
+/* A child that dirties a file on slowfs, then calls fsync while slowfs
+ * holds its writes: it sits in the kernel in state D and cannot freeze. */
+static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *file) {
+        g_autofree char *dir = scratch_abs(f->s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        int written[2], go[2];
+        g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(go, O_CLOEXEC), ==, 0);
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                char c;
+                int cg = open(procs, O_WRONLY | O_CLOEXEC);
+                if (cg < 0 || write(cg, "0", 1) != 1)
+                        _exit(80);
+                int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                char buf[8192];
+                memset(buf, 'x', sizeof(buf));
+                if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
+                        _exit(81);
+                (void) !write(written[1], "w", 1);
+                if (read(go[0], &c, 1) != 1) /* the parent holds slowfs first */
+                        _exit(82);
+                (void) fsync(fd);
+                _exit(0);
+        }
+        close(written[1]);
+        close(go[0]);
+        char c;
+        g_assert_cmpint(read(written[0], &c, 1), ==, 1);
+        close(written[0]);
+        g_array_append_val(f->s->pids, pid);
+        harness_slowfs_hold(f->h);
+        g_assert_cmpint(write(go[1], "g", 1), ==, 1);
+        close(go[1]);
+        return pid;
+}
+
+static bool task_in_state_d(pid_t pid) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return false;
+        const char *close_paren = strrchr(text, ')');
+        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'D';
+}
+
+static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!f->h->slow) {
+                g_test_skip("SLOWFS is not set");
+                return;
+        }
+        const char *stuck = scratch_add(f->s, "stuck.service");
+        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
+        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
+        for (int i = 0; i < 300 && !task_in_state_d(pid); i++)
+                g_usleep(10000);
+        g_assert_true(task_in_state_d(pid));
+
+        /* a process inside fsync is a data cleaner: late, reason "syncing" */
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        const PlanRow *row = plan_find(rows, stuck, NULL);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_assert_nonnull(strstr(row->reason, "syncing"));
+        g_assert_nonnull(strstr(row->reason, "fsync"));
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
+        g_test_message("%s %s: %s", res, error, message);
+        g_assert_cmpstr(res, ==, "failed");
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
+        g_autofree char *pid_text = g_strdup_printf("pid %d", (int) pid);
+        g_assert_nonnull(strstr(message, stuck));
+        g_assert_nonnull(strstr(message, pid_text));
+        g_assert_nonnull(strstr(message, f->h->slow));
+        harness_slowfs_release(f->h);
+        assert_none_frozen(f);
+}
+
+/* ---- restart ---- */
+
+static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "sleep-ms 30000");
+        (void) sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
+        g_assert_cmpint(kill(f->h->fridged_pid, SIGKILL), ==, 0);
+        (void) harness_wait_pid(f->h->fridged_pid, 10000);
+        f->h->fridged_pid = 0;
+        harness_control(f->h, "wakeup");
+        g_assert_true(scratch_is_frozen(f->s, f->a));
+
+        /* a new fridged thaws what the old one left frozen, at start-up */
+        g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", f->h->bus_address);
+        g_autofree char *a_sys = g_strdup_printf("--sysfs-root=%s", f->h->root);
+        g_autofree char *a_conf = g_strdup_printf("--config-dir=%s", f->h->conf_dir);
+        g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", f->h->dir);
+        g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", f->h->dir);
+        char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, NULL };
+        int out = -1;
+        pid_t pid = harness_spawn_bg(argv, &out);
+        for (int i = 0; i < 500 && (scratch_is_frozen(f->s, f->a) || scratch_is_frozen(f->s, f->b)); i++)
+                g_usleep(10000);
+        kill(pid, SIGTERM);
+        int status = harness_wait_pid(pid, 10000);
+        g_autofree char *text = harness_read_all(out);
+        g_assert_false(scratch_is_frozen(f->s, f->a));
+        g_assert_false(scratch_is_frozen(f->s, f->b));
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, setup, fn, teardown)
@@ -353,6 +603,13 @@ int main(int argc, char *argv[]) {
         ADD("client-never-frozen", test_client_never_frozen, NULL);
         ADD("thaw-all-after-sigkill", test_thaw_all_after_sigkill, NULL);
         ADD("set-class", test_set_class, NULL);
-        ADD("bad-classes-file", test_bad_classes_file, "[Late]\nUnits=b.service\nWhat=ever\n");
+        static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
+        /* the held slowfs also holds the flush: go on after it, to reach the freeze */
+        static const CaseOptions stuck = { .slowfs = true,
+                                           .extra_config = "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n" };
+        ADD("bad-classes-file", test_bad_classes_file, &bad_file);
+        ADD("hold-class", test_hold_class, NULL);
+        ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
+        ADD("restart-thaws-from-ledger", test_restart_thaws_from_ledger, NULL);
         return g_test_run();
 }

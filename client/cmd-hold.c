@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hold CLASS -- CMD [ARGS…]: HoldClass, then run CMD while the returned fd
+ * stays open. The hold is on fridgectl's own cgroup, which CMD shares: a
+ * child stays in its parent's cgroup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bus-util.h"
+#include "cmd.h"
+#include "exit-code.h"
+#include "report.h"
+
+static volatile sig_atomic_t child_pid;
+
+static void closep(int *fd) {
+        if (*fd >= 0)
+                (void) close(*fd);
+}
+
+/* SIGTERM and SIGHUP are meant for the job: pass them on and keep holding
+ * until CMD is gone, rather than dropping the hold under a running CMD. */
+static void forward_signal(int sig) {
+        int saved = errno;
+
+        if (child_pid > 0)
+                (void) kill((pid_t) child_pid, sig);
+        errno = saved;
+}
+
+/* Takes the hold; the fd returned is ours (O_CLOEXEC), or a negative
+ * errno. On a refusal e is set. */
+static int take_hold(const Args *a, sd_bus *bus, sd_bus_error *e) {
+        _cleanup_bus_message_ sd_bus_message *reply = NULL;
+        int r, fd;
+
+        r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "HoldClass", e, &reply,
+                               "sss", a->hold_class, args_hold_who(a), args_hold_why(a));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "h", &fd);
+        if (r < 0)
+                return r;
+        /* The message owns its fd; our copy must not leak into CMD. */
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return fd < 0 ? -errno : fd;
+}
+
+static int wait_child(pid_t pid) {
+        int status;
+
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        if (WIFEXITED(status))
+                return WEXITSTATUS(status);
+        if (WIFSIGNALED(status))
+                return 128 + WTERMSIG(status);
+        return EXIT_CODE_FAILED;
+}
+
+static void exec_child(const Args *a) {
+        const char *cmd = a->exec_argv[0];
+
+        execvp(cmd, a->exec_argv);
+        /* What a shell says, with its exit codes: 127 not found, 126 else. */
+        fprintf(stderr, "fridgectl: cannot run %s: %s\n", cmd, strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+}
+
+int cmd_hold(const Args *a, sd_bus *bus) {
+        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = forward_signal };
+        struct sigaction old_int, old_quit, old_term, old_hup;
+        char what[300];
+        pid_t pid;
+        int r;
+
+        fd = take_hold(a, bus, &e);
+        if (fd < 0) {
+                snprintf(what, sizeof(what), "cannot hold class %s", a->hold_class);
+                if (sd_bus_error_is_set(&e))
+                        (void) report_call_error(a, what, &e);
+                else
+                        (void) report_errno(a, what, fd);
+                /* Whatever went wrong, CMD did not run. */
+                return EXIT_CODE_REFUSED;
+        }
+
+        /* The bus connection stays open too, until we return: fridged also
+         * ends the hold when our bus name goes away. (sd-bus sockets are
+         * O_CLOEXEC, so CMD does not get it either.) */
+        fflush(NULL);
+        pid = fork();
+        if (pid < 0)
+                return report_errno(a, "cannot fork", -errno);
+        if (pid == 0)
+                exec_child(a);
+
+        /* Like system(): Ctrl-C and Ctrl-\ reach CMD from the terminal
+         * anyway; CMD decides whether they end it, and the hold lasts
+         * until it does. */
+        child_pid = pid;
+        sigemptyset(&forward.sa_mask);
+        (void) sigaction(SIGINT, &ignore, &old_int);
+        (void) sigaction(SIGQUIT, &ignore, &old_quit);
+        (void) sigaction(SIGTERM, &forward, &old_term);
+        (void) sigaction(SIGHUP, &forward, &old_hup);
+        r = wait_child(pid);
+        (void) sigaction(SIGINT, &old_int, NULL);
+        (void) sigaction(SIGQUIT, &old_quit, NULL);
+        (void) sigaction(SIGTERM, &old_term, NULL);
+        (void) sigaction(SIGHUP, &old_hup, NULL);
+        child_pid = 0;
+        if (r < 0)
+                return report_errno(a, "cannot wait for the command", r);
+        return r;       /* the fd is closed on the way out: the hold ends */
+}
