@@ -37,6 +37,7 @@ struct Freezer {
         sd_event_source *defer_source;
 
         GPtrArray *stage;       /* StageEntry: the current stage, or the last one */
+        GHashTable *by_wd;      /* watch descriptor → StageEntry*, while armed */
         unsigned stage_frozen;
         bool stage_active;
         uint64_t stage_gen;     /* bumped on every disarm: spots a cancel from a callback */
@@ -67,6 +68,7 @@ int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer
         f->ledger = ledger;
         f->stage = g_ptr_array_new_with_free_func((GDestroyNotify) stage_entry_free);
         f->frozen = g_ptr_array_new_with_free_func(g_free);
+        f->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
 
         f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (f->inotify_fd < 0)
@@ -90,6 +92,7 @@ static void stage_disarm(Freezer *f) {
                         (void) inotify_rm_watch(f->inotify_fd, e->wd);
                 e->wd = -1;
         }
+        g_hash_table_remove_all(f->by_wd);
         f->timer_source = sd_event_source_disable_unref(f->timer_source);
         f->defer_source = sd_event_source_disable_unref(f->defer_source);
         if (f->inotify_source)
@@ -110,6 +113,7 @@ Freezer *freezer_free(Freezer *f) {
         sd_event_source_disable_unref(f->inotify_source);
         closep(&f->inotify_fd);
         g_ptr_array_unref(f->stage);
+        g_hash_table_unref(f->by_wd);
         g_ptr_array_unref(f->frozen);
         sd_event_unref(f->event);
         g_free(f);
@@ -140,43 +144,69 @@ static int read_frozen(const StageEntry *e, bool *ret) {
         return 0;
 }
 
-/* Re-reads the cgroups not yet frozen; finishes the stage when all are. */
-static void stage_check(Freezer *f) {
+/* Re-reads one cgroup not yet frozen. Returns false when the stage ended
+ * (an error, or the progress callback cancelled it). */
+static bool stage_check_entry(Freezer *f, StageEntry *e) {
         uint64_t gen = f->stage_gen;
-        unsigned total = f->stage->len;
+        bool frozen;
 
-        for (guint i = 0; i < total; i++) {
-                StageEntry *e = f->stage->pdata[i];
-                if (e->frozen)
-                        continue;
-                bool frozen;
-                int r = read_frozen(e, &frozen);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->path);
-                        stage_finish(f, r);
-                        return;
-                }
-                if (!frozen)
-                        continue;
-                e->frozen = true;
-                f->stage_frozen++;
-                if (f->progress)
-                        f->progress(f, f->stage_frozen, total, f->userdata);
-                if (f->stage_gen != gen)
-                        return; /* the callback cancelled the stage */
+        if (e->frozen)
+                return true;
+        int r = read_frozen(e, &frozen);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->path);
+                stage_finish(f, r);
+                return false;
         }
-        if (f->stage_frozen == total)
+        if (!frozen)
+                return true;
+        e->frozen = true;
+        f->stage_frozen++;
+        if (f->progress)
+                f->progress(f, f->stage_frozen, f->stage->len, f->userdata);
+        return f->stage_gen == gen;
+}
+
+static void stage_finish_if_done(Freezer *f) {
+        if (f->stage_active && f->stage_frozen == f->stage->len)
                 stage_finish(f, 0);
+}
+
+/* Re-reads every cgroup not yet frozen; finishes the stage when all are. */
+static void stage_check(Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++)
+                if (!stage_check_entry(f, f->stage->pdata[i]))
+                        return;
+        stage_finish_if_done(f);
+}
+
+/* Only the cgroups whose cgroup.events changed are read again: re-reading
+ * all of them on every event would be quadratic in the stage's size. */
+static bool check_events(Freezer *f, const char *buf, size_t len) {
+        for (size_t off = 0; off + sizeof(struct inotify_event) <= len;) {
+                const struct inotify_event *ev = (const void *) (buf + off);
+                off += sizeof(*ev) + ev->len;
+                if (ev->mask & IN_Q_OVERFLOW) {
+                        stage_check(f); /* events were lost: look at everything */
+                        return f->stage_active;
+                }
+                StageEntry *e = g_hash_table_lookup(f->by_wd, GINT_TO_POINTER(ev->wd));
+                if (e && !stage_check_entry(f, e))
+                        return false;
+        }
+        return true;
 }
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Freezer *f = userdata;
-        /* Which file changed does not matter: every unfrozen cgroup is re-read */
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
         for (;;) {
                 ssize_t k = read(fd, buf, sizeof(buf));
-                if (k > 0)
+                if (k > 0) {
+                        if (f->stage_active && !check_events(f, buf, (size_t) k))
+                                return 0; /* the stage ended meanwhile */
                         continue;
+                }
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0 && errno != EAGAIN) {
@@ -187,8 +217,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                 }
                 break;
         }
-        if (f->stage_active)
-                stage_check(f);
+        stage_finish_if_done(f);
         return 0;
 }
 
@@ -248,6 +277,7 @@ static int stage_watch(Freezer *f) {
                 e->wd = inotify_add_watch(f->inotify_fd, path, IN_MODIFY);
                 if (e->wd < 0)
                         return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->path);
+                g_hash_table_insert(f->by_wd, GINT_TO_POINTER(e->wd), e);
         }
         return 0;
 }

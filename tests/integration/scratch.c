@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -158,6 +159,23 @@ bool scratch_is_frozen(Scratch *s, const char *cgroup) {
         return strstr(text, "frozen 1") != NULL;
 }
 
+/* Children of the processes we started (a shell's sleep) live in our
+ * cgroups too: end each one listed there, by PID, until none is left. */
+static void empty_cgroup(Scratch *s, const char *cgroup) {
+        g_autofree char *dir = scratch_abs(s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        for (int attempt = 0; attempt < 200; attempt++) {
+                g_autofree char *text = NULL;
+                if (!g_file_get_contents(procs, &text, NULL, NULL) || !*g_strstrip(text))
+                        return;
+                g_auto(GStrv) pids = g_strsplit(text, "\n", -1);
+                for (char **p = pids; *p; p++)
+                        if (**p)
+                                kill((pid_t) atoi(*p), SIGKILL);
+                g_usleep(5000); /* bounded: the kernel reaps them asynchronously */
+        }
+}
+
 void scratch_free(Scratch *s) {
         if (!s)
                 return;
@@ -171,8 +189,10 @@ void scratch_free(Scratch *s) {
                 (void) waitpid(pid, NULL, 0);
         }
         for (guint i = s->cgroups->len; i > 0; i--) {
+                empty_cgroup(s, s->cgroups->pdata[i - 1]);
                 g_autofree char *abs = scratch_abs(s, s->cgroups->pdata[i - 1]);
-                (void) rmdir(abs);
+                if (rmdir(abs) < 0)
+                        fprintf(stderr, "scratch: cannot remove %s: %s\n", abs, g_strerror(errno));
         }
         if (live)
                 g_ptr_array_remove(live, s);

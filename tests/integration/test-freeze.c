@@ -26,6 +26,7 @@ typedef struct Fixture {
         Scratch *s;
         const char *a, *b, *c; /* early by default, late by config, nofreeze by config */
         char *fuse_mount;      /* unmounted in teardown, whatever happened */
+        char *writer_file;     /* what a.service's writer appends to */
 } Fixture;
 
 static const char classes_conf[] = "[Late]\nUnits=b.service\n[NoFreeze]\nUnits=c.service\n";
@@ -53,6 +54,14 @@ static void setup(Fixture *f, gconstpointer data) {
                 scratch_spawn(f->s, f->b, NULL);
                 scratch_spawn(f->s, f->c, NULL);
         }
+        /* a writer that keeps dirtying a file: a data producer, frozen early */
+        f->writer_file = g_build_filename(g_get_tmp_dir(), "fridge-itest-writer-XXXXXX", NULL);
+        int wfd = g_mkstemp(f->writer_file);
+        g_assert_cmpint(wfd, >=, 0);
+        close(wfd);
+        g_autofree char *loop = g_strdup_printf("while :; do echo data >> '%s'; sleep 0.01; done", f->writer_file);
+        char *writer[] = { (char *) "sh", (char *) "-c", loop, NULL };
+        scratch_spawn(f->s, f->a, writer);
         const CaseOptions *co = data;
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root,
                                                   co && co->extra_config ? co->extra_config : "");
@@ -73,6 +82,10 @@ static void teardown(Fixture *f, gconstpointer data) {
                 harness_dump_fridged_log(f->h);
         harness_free(f->h);
         scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+        if (f->writer_file) {
+                (void) g_unlink(f->writer_file);
+                g_free(f->writer_file);
+        }
 }
 
 #define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
@@ -220,6 +233,13 @@ static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
         g_assert_true(scratch_is_frozen(f->s, f->a));
         g_assert_true(scratch_is_frozen(f->s, f->b));
         g_assert_false(scratch_is_frozen(f->s, f->c));
+
+        /* the writer was frozen too: its file did not grow while we slept */
+        g_autofree char *before = NULL, *after = NULL;
+        g_assert_true(g_file_get_contents(f->writer_file, &before, NULL, NULL));
+        g_usleep(100000);
+        g_assert_true(g_file_get_contents(f->writer_file, &after, NULL, NULL));
+        g_assert_cmpuint(strlen(before), ==, strlen(after));
 
         expect_finished(f->h, cycle, "done", "");
         assert_none_frozen(f);
@@ -559,6 +579,70 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         assert_none_frozen(f);
 }
 
+/* ---- cancel and SIGTERM with cgroups frozen ---- */
+
+/* The first flush times out and goes on (as configured); the second one is
+ * held by slowfs, so the cycle waits in flush-again with early frozen. */
+static uint64_t reach_flush_again_frozen(Fixture *f) {
+        harness_slowfs_make_dirty(f->h, 1024 * 1024);
+        harness_slowfs_hold(f->h);
+        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "flush-again", 15000));
+        g_assert_true(scratch_is_frozen(f->s, f->a));
+        g_assert_false(scratch_is_frozen(f->s, f->b)); /* late: not yet */
+        return cycle;
+}
+
+static void test_cancel_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = reach_flush_again_frozen(f);
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_cancel(f->h, 0, &err, &msg), ==, 0);
+        expect_finished(f->h, cycle, "aborted", FRIDGE_INTERFACE ".Error.Cancelled");
+        assert_none_frozen(f);
+        harness_slowfs_release(f->h);
+}
+
+static void test_sigterm_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = reach_flush_again_frozen(f);
+        g_assert_cmpint(kill(f->h->fridged_pid, SIGTERM), ==, 0);
+        /* fridged thaws before it exits (its flush thread may still be held) */
+        for (int i = 0; i < 500 && scratch_is_frozen(f->s, f->a); i++)
+                g_usleep(10000);
+        assert_none_frozen(f);
+        g_autofree char *res = NULL, *error = NULL;
+        g_assert_true(harness_wait_finished(f->h, cycle, 5000, &res, &error, NULL));
+        g_assert_cmpstr(res, ==, "aborted");
+        harness_slowfs_release(f->h);
+}
+
+/* ---- fridgectl hold ---- */
+
+static void test_fridgectl_hold(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *fridgectl = harness_env("FRIDGECTL");
+        if (!fridgectl) {
+                g_test_skip("FRIDGECTL is not set");
+                return;
+        }
+        const char *job = scratch_add(f->s, "job.scope");
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", f->h->bus_address);
+        char *argv[] = { (char *) fridgectl, addr, (char *) "hold", (char *) "late", (char *) "--who=nightly",
+                         (char *) "--", (char *) "sleep", (char *) "30", NULL };
+        pid_t pid = scratch_spawn(f->s, job, argv);
+        wait_plan_class(f->h, job, "late");
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_assert_nonnull(strstr(plan_find(rows, job, NULL)->reason, "held by nightly"));
+
+        /* fridgectl passes SIGTERM on to the command; when it ends, so does the hold */
+        g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
+        int status = harness_wait_pid(pid, 10000);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 128 + SIGTERM);
+        wait_plan_class(f->h, job, "early");
+}
+
 /* ---- restart ---- */
 
 static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
@@ -611,5 +695,10 @@ int main(int argc, char *argv[]) {
         ADD("hold-class", test_hold_class, NULL);
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
         ADD("restart-thaws-from-ledger", test_restart_thaws_from_ledger, NULL);
+        static const CaseOptions held_again = { .slowfs = true,
+                                                .extra_config = "[Flush]\nTimeoutMs=1000\nOnTimeout=continue\n" };
+        ADD("cancel-thaws", test_cancel_thaws, &held_again);
+        ADD("sigterm-thaws", test_sigterm_thaws, &held_again);
+        ADD("fridgectl-hold", test_fridgectl_hold, NULL);
         return g_test_run();
 }
