@@ -670,6 +670,7 @@ static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
         kill(pid, SIGTERM);
         int status = harness_wait_pid(pid, 10000);
         g_autofree char *text = harness_read_all(out);
+        g_test_message("the second fridged printed: %s", text);
         g_assert_false(scratch_is_frozen(f->s, f->a));
         g_assert_false(scratch_is_frozen(f->s, f->b));
         g_assert_true(WIFEXITED(status));
