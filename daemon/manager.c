@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -38,6 +39,7 @@ typedef struct Cycle {
         sd_event_source *timeout;       /* flush bound */
 
         Plan *plan;                     /* made at prepare */
+        uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
         char *client_cgroup;            /* exempt for this cycle */
 
@@ -77,6 +79,12 @@ struct Manager {
 };
 
 static void manager_advance(Manager *m);
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
 
 void cycle_options_clear(CycleOptions *o) {
         g_clear_pointer(&o->pm_test, g_free);
@@ -166,6 +174,10 @@ static int manager_build_plan(Manager *m, const char *client_cgroup, Plan **ret)
                 g_hash_table_insert(exempt, k, v);
         if (client_cgroup)
                 g_hash_table_insert(exempt, (char *) client_cgroup, "the client that started the cycle");
+        /* Looked up every time: whoever started fridged may have moved it since */
+        g_autofree char *own = NULL;
+        if (cgroups_of_pid(m->proc_fd, getpid(), &own) >= 0)
+                g_hash_table_insert(exempt, own, "fridged itself");
 
         ClassifyInput in = {
                 .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = m->config->freeze_roots,
@@ -365,8 +377,8 @@ static void on_freeze_done(Freezer *f, int r, void *userdata) {
                                 stage_name(c->phase), errno_text(r));
                 return;
         }
-        log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen (%u cgroups frozen so far)", c->id, stage_name(c->phase),
-                 freezer_n_frozen(f));
+        log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen in %.2f ms (%u cgroups frozen so far)", c->id,
+                 stage_name(c->phase), (double) (now_usec() - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
         schedule_step(m);
 }
 
@@ -393,6 +405,7 @@ static void enter_freeze(Manager *m, Phase p) {
                 return;
         }
         uint32_t ms = c->opts.freeze_timeout_ms ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms;
+        c->stage_start = now_usec();
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
@@ -526,9 +539,11 @@ static void enter_thaw(Manager *m) {
         Cycle *c = m->cycle;
         set_progress(m, 0.0, "thawing");
         /* Late first, then early: the reverse of the freeze order */
+        uint64_t start = now_usec();
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
         if (n > 0)
-                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups", c->id, n);
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms", c->id, n,
+                         (double) (now_usec() - start) / USEC_PER_MSEC);
         set_progress(m, 1.0, "thawed %u", n);
         schedule_step(m);
 }
@@ -706,7 +721,6 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
                 return;
         }
 
-        manager_exempt_pid(m, getpid(), "fridged itself");
 }
 
 static void manager_add_exempt(Manager *m, const char *cgroup, const char *reason) {
