@@ -14,6 +14,7 @@
 #include "flush.h"
 #include "freezer.h"
 #include "ledger.h"
+#include "overrides.h"
 #include "log.h"
 #include "progress.h"
 #include "util.h"
@@ -60,10 +61,7 @@ struct Manager {
         Freezer *freezer;
         ClassRules *rules;
         GHashTable *exempt;             /* cgroup path → reason */
-        GHashTable *overrides;          /* unit or cgroup path → ClassChoice* */
-        GHashTable *holds;              /* cgroup path → ClassChoice*, derived from hold_list */
-        GHashTable *hold_list;          /* id → ClassHold* */
-        uint64_t next_hold_id;
+        Overrides *overrides;           /* SetClass and HoldClass */
         char *next_client_cgroup;
         const ManagerOps *ops;
         void *userdata;
@@ -181,7 +179,8 @@ static int manager_build_plan(Manager *m, const char *client_cgroup, Plan **ret)
 
         ClassifyInput in = {
                 .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = m->config->freeze_roots,
-                .rules = m->rules, .exempt = exempt, .overrides = m->overrides, .holds = m->holds,
+                .rules = m->rules, .exempt = exempt, .overrides = overrides_by_target(m->overrides),
+                .holds = overrides_holds(m->overrides),
                 .detect = true,
         };
         g_autoptr(GPtrArray) roots = NULL;
@@ -200,7 +199,6 @@ int manager_get_plan(Manager *m, Plan **ret) {
 
 typedef struct PrepareJob {
         int sysfs_fd;
-        int r;
         uint32_t wakeup_count;
 } PrepareJob;
 
@@ -215,8 +213,7 @@ static int prepare_job_run(void *p) {
         PrepareJob *j = p;
         /* Read at the start so that any wakeup event during the cycle makes
          * the later write-back fail: the kernel's race-free handshake */
-        j->r = power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
-        return j->r;
+        return power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
 }
 
 static void prepare_done(int r, void *data, void *userdata) {
@@ -762,82 +759,27 @@ int manager_set_class(Manager *m, const char *target, const char *class_name, co
         } else if (!unit_name_is_valid(target))
                 return -EINVAL;
 
-        if (!class_name) {
-                g_hash_table_remove(m->overrides, target);
-                log_info("%s removed the class override of %s", who, target);
-                return 0;
-        }
-        CgroupClass c = cgroup_class_from_string(class_name);
-        if (c < 0)
+        CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
+        if (class_name && c < 0)
                 return -EINVAL;
-        g_autofree char *reason = g_strdup_printf("SetClass by %s", who);
-        g_hash_table_replace(m->overrides, g_strdup(target), class_choice_new(c, reason));
-        log_info("%s set the class of %s to %s", who, target, class_name);
+        overrides_set(m->overrides, target, c, who);
         return 0;
 }
 
-/* ---- HoldClass ---- */
-
-typedef struct ClassHold {
-        Manager *manager;
-        uint64_t id;
-        char *cgroup;
-        CgroupClass class;
-        char *reason;
-        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
-} ClassHold;
-
-static void class_hold_free(ClassHold *h) {
-        if (!h)
-                return;
-        sd_event_source_disable_unref(h->source); /* closes our end (owned by the source) */
-        g_free(h->cgroup);
-        g_free(h->reason);
-        g_free(h);
-}
-
-static gint compare_hold_id(gconstpointer a, gconstpointer b) {
-        const ClassHold *x = *(ClassHold *const *) a, *y = *(ClassHold *const *) b;
-        return (x->id > y->id) - (x->id < y->id);
-}
-
-/* The classification reads one choice per cgroup: the newest hold wins */
-static void rebuild_holds(Manager *m) {
-        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer v;
-        g_hash_table_iter_init(&it, m->hold_list);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                g_ptr_array_add(sorted, v);
-        g_ptr_array_sort(sorted, compare_hold_id);
-        g_hash_table_remove_all(m->holds);
-        for (guint i = 0; i < sorted->len; i++) {
-                const ClassHold *h = sorted->pdata[i];
-                g_hash_table_replace(m->holds, g_strdup(h->cgroup), class_choice_new(h->class, h->reason));
-        }
-}
-
-void manager_release_hold(Manager *m, uint64_t id) {
-        ClassHold *h = g_hash_table_lookup(m->hold_list, &id);
-        if (!h)
-                return;
-        log_info("Hold %" G_GUINT64_FORMAT " on %s (%s) released", id, h->cgroup, h->reason);
-        g_hash_table_remove(m->hold_list, &id);
-        rebuild_holds(m);
+static void on_hold_released(uint64_t id, void *userdata) {
+        Manager *m = userdata;
         if (m->ops && m->ops->hold_released)
                 m->ops->hold_released(m->userdata, id);
 }
 
-static int on_hold_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        ClassHold *h = userdata;
-        manager_release_hold(h->manager, h->id);
-        return 0;
+void manager_release_hold(Manager *m, uint64_t id) {
+        if (overrides_release_hold(m->overrides, id))
+                on_hold_released(id, m);
 }
 
 int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
                      int *ret_fd, uint64_t *ret_hold) {
         g_autofree char *cgroup = NULL;
-        int p[2], r;
 
         if (m->cgroup_fd < 0)
                 return -EOPNOTSUPP;
@@ -845,29 +787,7 @@ int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, 
                 return -ESRCH;
         if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
                 return -EPERM;
-        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-                return -errno;
-
-        ClassHold *h = g_new0(ClassHold, 1);
-        *h = (ClassHold) { .manager = m, .id = ++m->next_hold_id, .cgroup = g_steal_pointer(&cgroup),
-                           .class = class, .reason = g_strdup_printf("held by %s: %s", who, why) };
-        r = sd_event_add_io(m->event, &h->source, p[0], 0 /* HUP and ERR are always reported */, on_hold_hangup, h);
-        if (r < 0) {
-                close(p[0]);
-                close(p[1]);
-                class_hold_free(h);
-                return r;
-        }
-        (void) sd_event_source_set_io_fd_own(h->source, true);
-        (void) sd_event_source_set_description(h->source, "class-hold");
-
-        g_hash_table_insert(m->hold_list, &h->id, h);
-        rebuild_holds(m);
-        log_info("Hold %" G_GUINT64_FORMAT ": %s keeps %s (%s)", h->id, h->cgroup, cgroup_class_to_string(class),
-                 h->reason);
-        *ret_fd = p[1];
-        *ret_hold = h->id;
-        return 0;
+        return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
 }
 
 static void manager_load_rules(Manager *m, const char *const *dirs) {
@@ -882,10 +802,8 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = -1;
         m->exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        m->overrides = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
-        m->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
-        m->hold_list = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) class_hold_free);
         m->event = sd_event_ref(p->event);
+        m->overrides = overrides_new(m->event, on_hold_released, m);
         m->config = p->config;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
@@ -920,9 +838,7 @@ Manager *manager_free(Manager *m) {
         ledger_free(m->ledger);
         class_rules_free(m->rules);
         g_clear_pointer(&m->exempt, g_hash_table_unref);
-        g_clear_pointer(&m->overrides, g_hash_table_unref);
-        g_clear_pointer(&m->hold_list, g_hash_table_unref);
-        g_clear_pointer(&m->holds, g_hash_table_unref);
+        g_clear_pointer(&m->overrides, overrides_free);
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
@@ -993,9 +909,8 @@ const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
                 *ret_reason = "/sys/power/state is missing or unreadable";
                 return "na";
         }
-        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
-        /* The reason may point into caps; only static strings come back from power_can */
-        return answer;
+        /* power_can's reasons are static strings: they outlive caps */
+        return power_can(caps, kind, m->config->hibernate_mode, ret_reason);
 }
 
 char **manager_supported_kinds(Manager *m) {

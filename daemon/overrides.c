@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "overrides.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "log.h"
+
+typedef struct ClassHold {
+        Overrides *owner;
+        uint64_t id;
+        char *cgroup;
+        CgroupClass class;
+        char *reason;
+        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
+} ClassHold;
+
+struct Overrides {
+        sd_event *event;
+        OverridesReleased released;
+        void *userdata;
+        GHashTable *by_target;  /* unit or cgroup path → ClassChoice* (SetClass) */
+        GHashTable *holds;      /* cgroup path → ClassChoice*, derived from hold_list */
+        GHashTable *hold_list;  /* id → ClassHold* */
+        uint64_t next_hold_id;
+};
+
+static void class_hold_free(ClassHold *h) {
+        if (!h)
+                return;
+        sd_event_source_disable_unref(h->source); /* closes our end (owned by the source) */
+        g_free(h->cgroup);
+        g_free(h->reason);
+        g_free(h);
+}
+
+Overrides *overrides_new(sd_event *e, OverridesReleased released, void *userdata) {
+        Overrides *o = g_new0(Overrides, 1);
+        o->event = sd_event_ref(e);
+        o->released = released;
+        o->userdata = userdata;
+        o->by_target = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        o->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        o->hold_list = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) class_hold_free);
+        return o;
+}
+
+void overrides_free(Overrides *o) {
+        if (!o)
+                return;
+        g_hash_table_unref(o->hold_list);
+        g_hash_table_unref(o->holds);
+        g_hash_table_unref(o->by_target);
+        sd_event_unref(o->event);
+        g_free(o);
+}
+
+void overrides_set(Overrides *o, const char *target, CgroupClass class, const char *who) {
+        if (class < 0) {
+                g_hash_table_remove(o->by_target, target);
+                log_info("%s removed the class override of %s", who, target);
+                return;
+        }
+        g_autofree char *reason = g_strdup_printf("SetClass by %s", who);
+        g_hash_table_replace(o->by_target, g_strdup(target), class_choice_new(class, reason));
+        log_info("%s set the class of %s to %s", who, target, cgroup_class_to_string(class));
+}
+
+static gint compare_hold_id(gconstpointer a, gconstpointer b) {
+        const ClassHold *x = *(ClassHold *const *) a, *y = *(ClassHold *const *) b;
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The classification reads one choice per cgroup: the newest hold wins */
+static void rebuild_holds(Overrides *o) {
+        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, o->hold_list);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_ptr_array_add(sorted, v);
+        g_ptr_array_sort(sorted, compare_hold_id);
+        g_hash_table_remove_all(o->holds);
+        for (guint i = 0; i < sorted->len; i++) {
+                const ClassHold *h = sorted->pdata[i];
+                g_hash_table_replace(o->holds, g_strdup(h->cgroup), class_choice_new(h->class, h->reason));
+        }
+}
+
+bool overrides_release_hold(Overrides *o, uint64_t id) {
+        ClassHold *h = g_hash_table_lookup(o->hold_list, &id);
+        if (!h)
+                return false;
+        log_info("Hold %" G_GUINT64_FORMAT " on %s (%s) released", id, h->cgroup, h->reason);
+        g_hash_table_remove(o->hold_list, &id);
+        rebuild_holds(o);
+        return true;
+}
+
+static int on_hold_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        ClassHold *h = userdata;
+        Overrides *o = h->owner;
+        uint64_t id = h->id;
+        if (overrides_release_hold(o, id) && o->released)
+                o->released(id, o->userdata);
+        return 0;
+}
+
+int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, const char *who, const char *why,
+                       int *ret_fd, uint64_t *ret_hold) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+
+        ClassHold *h = g_new0(ClassHold, 1);
+        *h = (ClassHold) { .owner = o, .id = ++o->next_hold_id, .cgroup = g_strdup(cgroup), .class = class,
+                           .reason = g_strdup_printf("held by %s: %s", who, why) };
+        int r = sd_event_add_io(o->event, &h->source, p[0], 0 /* HUP and ERR are always reported */,
+                                on_hold_hangup, h);
+        if (r < 0) {
+                close(p[0]);
+                close(p[1]);
+                class_hold_free(h);
+                return r;
+        }
+        (void) sd_event_source_set_io_fd_own(h->source, true);
+        (void) sd_event_source_set_description(h->source, "class-hold");
+
+        g_hash_table_insert(o->hold_list, &h->id, h);
+        rebuild_holds(o);
+        log_info("Hold %" G_GUINT64_FORMAT ": %s keeps %s (%s)", h->id, h->cgroup, cgroup_class_to_string(class),
+                 h->reason);
+        *ret_fd = p[1];
+        *ret_hold = h->id;
+        return 0;
+}
+
+GHashTable *overrides_by_target(Overrides *o) {
+        return o->by_target;
+}
+
+GHashTable *overrides_holds(Overrides *o) {
+        return o->holds;
+}
