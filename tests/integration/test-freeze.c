@@ -187,6 +187,26 @@ static void test_plan_classes(Fixture *f, gconstpointer data) {
         /* freeze order: early, then late, then what is never frozen */
         g_assert_cmpint(ia, <, ib);
         g_assert_cmpint(ib, <, ic);
+
+        /* fridgectl shows the same plan, as JSON for scripts and as a table */
+        const char *fridgectl = harness_env("FRIDGECTL");
+        if (!fridgectl)
+                return;
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", f->h->bus_address);
+        char *json_argv[] = { (char *) fridgectl, addr, (char *) "--json", (char *) "plan", NULL };
+        g_autofree char *json = NULL;
+        g_assert_cmpint(harness_run(json_argv, 10000, &json), ==, 0);
+        g_strstrip(json);
+        g_assert_true(g_str_has_prefix(json, "[{") && g_str_has_suffix(json, "}]"));
+        g_autofree char *b_json = g_strdup_printf("{\"cgroup\":\"%s\",\"unit\":\"b.service\",\"class\":\"late\"",
+                                                  f->b);
+        g_assert_nonnull(strstr(json, b_json));
+
+        char *text_argv[] = { (char *) fridgectl, addr, (char *) "plan", NULL };
+        g_autofree char *text = NULL;
+        g_assert_cmpint(harness_run(text_argv, 10000, &text), ==, 0);
+        g_assert_true(g_str_has_prefix(text, "CGROUP"));
+        g_assert_nonnull(strstr(text, "1 early, 1 late, 1 never frozen"));
 }
 
 static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
