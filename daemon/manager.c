@@ -60,7 +60,7 @@ struct Manager {
         Ledger *ledger;
         Freezer *freezer;
         ClassRules *rules;
-        GHashTable *exempt;             /* cgroup path → reason */
+        GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
         char *next_client_cgroup;
         const ManagerOps *ops;
@@ -164,18 +164,19 @@ static int manager_build_plan(Manager *m, const char *client_cgroup, Plan **ret)
                 *ret = plan_build(NULL, 0);
                 return 0;
         }
-        g_autoptr(GHashTable) exempt = g_hash_table_new(g_str_hash, g_str_equal);
+        /* Cgroups are looked up from pids every time: a process may have
+         * been moved since (fridged itself, the bus daemon) */
+        g_autoptr(GHashTable) exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         GHashTableIter i;
         gpointer k, v;
-        g_hash_table_iter_init(&i, m->exempt);
-        while (g_hash_table_iter_next(&i, &k, &v))
-                g_hash_table_insert(exempt, k, v);
+        g_hash_table_iter_init(&i, m->exempt_pids);
+        while (g_hash_table_iter_next(&i, &k, &v)) {
+                char *cgroup = NULL;
+                if (cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
+                        g_hash_table_replace(exempt, cgroup, v);
+        }
         if (client_cgroup)
-                g_hash_table_insert(exempt, (char *) client_cgroup, "the client that started the cycle");
-        /* Looked up every time: whoever started fridged may have moved it since */
-        g_autofree char *own = NULL;
-        if (cgroups_of_pid(m->proc_fd, getpid(), &own) >= 0)
-                g_hash_table_insert(exempt, own, "fridged itself");
+                g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
 
         ClassifyInput in = {
                 .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = m->config->freeze_roots,
@@ -720,18 +721,8 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
 
 }
 
-static void manager_add_exempt(Manager *m, const char *cgroup, const char *reason) {
-        g_hash_table_replace(m->exempt, g_strdup(cgroup), g_strdup(reason));
-}
-
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
-        g_autofree char *cgroup = NULL;
-        int r = cgroups_of_pid(m->proc_fd, pid, &cgroup);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot tell the cgroup of pid %d (%s): %m", (int) pid, reason);
-                return;
-        }
-        manager_add_exempt(m, cgroup, reason);
+        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) pid), g_strdup(reason));
 }
 
 void manager_set_client_pid(Manager *m, pid_t pid) {
@@ -801,7 +792,8 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = -1;
-        m->exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        manager_exempt_pid(m, getpid(), "fridged itself");
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, on_hold_released, m);
         m->config = p->config;
@@ -837,7 +829,7 @@ Manager *manager_free(Manager *m) {
         freezer_free(m->freezer);
         ledger_free(m->ledger);
         class_rules_free(m->rules);
-        g_clear_pointer(&m->exempt, g_hash_table_unref);
+        g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
         g_clear_pointer(&m->overrides, overrides_free);
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);

@@ -67,7 +67,8 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
  * its progress bar keeps drawing. 0: none. Consumed by manager_start(). */
 void manager_set_client_pid(Manager *m, pid_t pid);
 
-/* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`. */
+/* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`;
+ * looked up at every plan, so it follows the process if it moves. */
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason);
 
 /* The plan as it would be now (no client exemption). */

@@ -700,6 +700,25 @@ static void test_never_freezes_itself(Fixture *f, gconstpointer data) {
         write_procs(f->s->mount, f->h->fridged_pid);
 }
 
+static void test_never_freezes_the_bus(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        /* the private dbus-daemon moves into the freeze root, under a name
+         * no rule knows: only fridged's lookup of the bus daemon's pid exempts it */
+        const char *bus = scratch_add(f->s, "broker.scope");
+        g_autofree char *dir = scratch_abs(f->s, bus);
+        write_procs(dir, f->h->dbus_pid);
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        const PlanRow *row = plan_find(rows, bus, NULL);
+        g_assert_cmpstr(row->class, ==, "nofreeze");
+        g_assert_cmpstr(row->reason, ==, "the bus daemon");
+
+        uint64_t cycle = sleep_ok(f->h, "suspend", "dry-run", "b", 1);
+        expect_finished(f->h, cycle, "dry-run", ""); /* signals still arrive: the bus was not frozen */
+        g_assert_false(scratch_is_frozen(f->s, bus));
+        write_procs(f->s->mount, f->h->dbus_pid);
+}
+
 /* ---- restart ---- */
 
 static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
@@ -759,5 +778,6 @@ int main(int argc, char *argv[]) {
         ADD("sigterm-thaws", test_sigterm_thaws, &held_again);
         ADD("fridgectl-hold", test_fridgectl_hold, NULL);
         ADD("never-freezes-itself", test_never_freezes_itself, NULL);
+        ADD("never-freezes-the-bus", test_never_freezes_the_bus, NULL);
         return g_test_run();
 }
