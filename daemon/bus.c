@@ -56,6 +56,7 @@ const char *bus_cycle_error_name(CycleError e) {
                 [CYCLE_ERROR_FLUSH_TIMEOUT] = ERROR_PREFIX "FlushTimeout",
                 [CYCLE_ERROR_FREEZE_TIMEOUT] = ERROR_PREFIX "FreezeTimeout",
                 [CYCLE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
+                [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
                 [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
         };
         return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
@@ -370,6 +371,14 @@ static int track_holder(Bus *b, sd_bus_message *msg, uint64_t id) {
         return 0;
 }
 
+/* Such strings end up in the journal and in GetPlan: no forged lines */
+static bool has_control_chars(const char *s) {
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        return true;
+        return false;
+}
+
 static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *class_name, *who, *why;
@@ -381,10 +390,12 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (class < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "class '%s' is not one of early, late, nofreeze", class_name);
-        if (!*who || strlen(who) > 256)
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "who must be 1 to 256 bytes");
-        if (strlen(why) > 1024)
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "why must be at most 1024 bytes");
+        if (!*who || strlen(who) > 256 || has_control_chars(who))
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "who must be 1 to 256 bytes without control characters");
+        if (strlen(why) > 1024 || has_control_chars(why))
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "why must be at most 1024 bytes without control characters");
 
         int fd;
         uint64_t id;

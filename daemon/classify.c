@@ -60,6 +60,7 @@ bool classify_is_builtin_exempt(const char *unit) {
 typedef struct Walk {
         const ClassifyInput *in;
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
+        int error;         /* the first error that makes the tree untrustworthy */
 } Walk;
 
 static bool has_processes(int cgroup_fd, const char *path) {
@@ -73,13 +74,15 @@ static bool has_processes(int cgroup_fd, const char *path) {
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
  * configured or overridden class, if any. Returns the class and sets
  * *reason; *ret_inherit tells whether descendants inherit it. */
-static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, char **reason, bool *ret_inherit) {
+static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, char **reason, bool *ret_inherit,
+                          bool *ret_runtime) {
         const ClassifyInput *in = w->in;
         const char *unit = plan_unit_of(path);
         const ClassChoice *c;
         const char *why;
 
         *ret_inherit = false;
+        *ret_runtime = false;
         if (in->exempt && (why = g_hash_table_lookup(in->exempt, path))) {
                 *reason = g_strdup(why);
                 return CLASS_NOFREEZE;
@@ -96,7 +99,15 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                               (*unit && (c = g_hash_table_lookup(in->overrides, unit))))) {
                 *reason = g_strdup(c->reason);
                 *ret_inherit = true;
+                *ret_runtime = true;
                 return c->class;
+        }
+        /* A runtime override of an ancestor outranks the rules of files */
+        if (inherited && inherited->runtime) {
+                *reason = g_strdup(inherited->reason);
+                *ret_inherit = true;
+                *ret_runtime = true;
+                return inherited->class;
         }
         CgroupClass class;
         const char *source;
@@ -120,15 +131,20 @@ static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, u
 static void walk_children(Walk *w, PlanNode *node, const ClassChoice *inherit, unsigned depth) {
         _cleanup_close_ int fd = openat(w->in->cgroup_fd, node->path,
                                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0 && errno == ENOENT)
                 return; /* the cgroup went away meanwhile */
-        DIR *d = fdopendir(fd);
-        if (!d)
+        /* Any other failure would make this a leaf, and a leaf is frozen
+         * whole, exempt children and all: better no plan than that one */
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                if (w->error == 0)
+                        w->error = log_warning_errno(-errno, "Cannot list the cgroup %s: %m", node->path);
                 return;
+        }
         fd = -1;
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         for (struct dirent *de; (de = readdir(d));)
-                if (de->d_type == DT_DIR && de->d_name[0] != '.')
+                if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
                         g_ptr_array_add(names, g_strdup(de->d_name));
         closedir(d);
 
@@ -141,15 +157,19 @@ static void walk_children(Walk *w, PlanNode *node, const ClassChoice *inherit, u
 }
 
 static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, unsigned depth) {
-        if (depth > 64)
-                return NULL; /* deeper than cgroup.max.depth ever sensibly is */
+        if (depth > 64) {
+                /* deeper than cgroup.max.depth ever sensibly is: refuse, do not truncate */
+                if (w->error == 0)
+                        w->error = log_warning_errno(-ELOOP, "Cgroup tree deeper than 64 levels at %s", path);
+                return NULL;
+        }
 
         g_autofree char *reason = NULL;
-        bool inherit;
-        CgroupClass class = decide(w, path, inherited, &reason, &inherit);
+        bool inherit, runtime;
+        CgroupClass class = decide(w, path, inherited, &reason, &inherit, &runtime);
         PlanNode *node = plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path));
 
-        ClassChoice self = { .class = class, .reason = reason };
+        ClassChoice self = { .class = class, .reason = reason, .runtime = runtime };
         walk_children(w, node, inherit ? &self : inherited, depth);
         return node;
 }
@@ -177,6 +197,8 @@ int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
                 if (n)
                         g_ptr_array_add(roots, n);
         }
+        if (w.error < 0)
+                return w.error;
         *ret_roots = g_steal_pointer(&roots);
         return 0;
 }

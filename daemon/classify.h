@@ -15,6 +15,7 @@
 typedef struct ClassChoice {
         CgroupClass class;
         char *reason;
+        bool runtime; /* from SetClass: outranks the classes.d rules of descendants */
 } ClassChoice;
 
 ClassChoice *class_choice_new(CgroupClass class, const char *reason);

@@ -41,6 +41,7 @@ typedef enum CycleError {
         CYCLE_ERROR_FLUSH_TIMEOUT,
         CYCLE_ERROR_FREEZE_TIMEOUT,
         CYCLE_ERROR_NOT_SUPPORTED,
+        CYCLE_ERROR_THAW_FAILED,
         CYCLE_ERROR_INTERNAL,
         _CYCLE_ERROR_MAX,
 } CycleError;

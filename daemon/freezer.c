@@ -133,6 +133,10 @@ static void stage_finish(Freezer *f, int r) {
 static int read_frozen(const StageEntry *e, bool *ret) {
         _cleanup_free_ char *text = NULL;
         int r = read_file_at(e->dir_fd, "cgroup.events", &text);
+        if (r == -ENOENT || r == -ENODEV) {
+                *ret = true; /* a removed cgroup has nothing left to freeze */
+                return 0;
+        }
         if (r < 0)
                 return r;
 
@@ -246,6 +250,11 @@ static int on_defer(sd_event_source *s, void *userdata) {
         return 0;
 }
 
+static bool already_frozen(int dir_fd) {
+        _cleanup_free_ char *value = NULL;
+        return read_file_at(dir_fd, "cgroup.freeze", &value) >= 0 && g_str_equal(strstrip_right(value), "1");
+}
+
 static int stage_open(Freezer *f, char *const *cgroups) {
         g_ptr_array_set_size(f->stage, 0);
         f->stage_frozen = 0;
@@ -256,13 +265,23 @@ static int stage_open(Freezer *f, char *const *cgroups) {
                         return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", *p);
 
         for (char *const *p = cgroups; p && *p; p++) {
+                int fd = ledger_cgroup_open(f->cgroup_fd, *p);
+                if (fd == -ENOENT) {
+                        /* planned at prepare, gone since (a transient scope ended) */
+                        log_info("Cgroup %s is gone, nothing to freeze", *p);
+                        continue;
+                }
+                if (fd < 0)
+                        return log_warning_errno(fd, "Failed to open cgroup %s: %m", *p);
+                if (already_frozen(fd)) {
+                        /* someone else froze it: it is theirs to thaw, not ours */
+                        log_info("Cgroup %s is frozen already; leaving it as it is", *p);
+                        close(fd);
+                        continue;
+                }
                 StageEntry *e = g_new0(StageEntry, 1);
-                e->path = g_strdup(*p);
-                e->wd = -1;
-                e->dir_fd = ledger_cgroup_open(f->cgroup_fd, *p);
+                *e = (StageEntry) { .path = g_strdup(*p), .wd = -1, .dir_fd = fd };
                 g_ptr_array_add(f->stage, e);
-                if (e->dir_fd < 0)
-                        return log_warning_errno(e->dir_fd, "Failed to open cgroup %s: %m", *p);
         }
         return 0;
 }
@@ -320,6 +339,8 @@ static int stage_write(Freezer *f) {
         for (guint i = 0; i < f->stage->len; i++) {
                 StageEntry *e = f->stage->pdata[i];
                 int r = write_file_at(e->dir_fd, "cgroup.freeze", "1");
+                if (r == -ENOENT || r == -ENODEV)
+                        continue; /* removed meanwhile: its events read as done below */
                 if (r < 0)
                         return log_warning_errno(r, "Failed to freeze %s: %m", e->path);
         }

@@ -226,10 +226,13 @@ static int thaw_entry(int cgroup_fd, const char *path) {
                 log_info("Cgroup %s from the ledger is gone, nothing to thaw", path);
                 return 0;
         }
-        if (fd < 0) {
+        if (fd == -EINVAL || fd == -ELOOP || fd == -ENOTDIR) {
+                /* can never be a cgroup of ours (a symlink, a file): drop it */
                 log_warning_errno(fd, "Skipping ledger entry %s: %m", path);
                 return 0;
         }
+        if (fd < 0) /* maybe passing (EMFILE, ENOMEM): keep the entry for the next try */
+                return log_warning_errno(fd, "Cannot open %s from the ledger now: %m", path);
 
         _cleanup_free_ char *value = NULL;
         int r = read_file_at(fd, "cgroup.freeze", &value);

@@ -186,11 +186,9 @@ static int daemon_setup(Daemon *d, const Args *a) {
         ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
                             .cgroup_root = a->cgroup_root, .state_dir = a->state_dir,
                             .class_dirs = class_dirs, .config = g_steal_pointer(&config) };
-        r = manager_new(&p, &d->manager);
-        if (r < 0) {
-                config_free(p.config);
+        r = manager_new(&p, &d->manager); /* takes the config, even when it fails */
+        if (r < 0)
                 return r;
-        }
 
         r = bus_connect(a, &d->bus);
         if (r < 0)

@@ -66,6 +66,7 @@ struct Manager {
         const ManagerOps *ops;
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
+        sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
 
         Cycle *cycle;
         uint64_t next_id;
@@ -533,6 +534,38 @@ static void cycle_finish(Manager *m) {
         notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
 
+static int on_thaw_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        unsigned n = freezer_thaw_all(m->freezer);
+        unsigned left = freezer_n_frozen(m->freezer);
+        if (n > 0)
+                log_notice("Thawed %u cgroups on retry; %u left", n, left);
+        if (left == 0 || m->cycle) /* a new cycle thaws at its own end */
+                m->thaw_retry = sd_event_source_disable_unref(m->thaw_retry);
+        else
+                (void) sd_event_source_set_time_relative(s, USEC_PER_SEC);
+        return 0;
+}
+
+/* A thaw that failed is retried every second until it works: nothing may
+ * stay frozen, and the cycle's result says so meanwhile */
+static void thaw_failed(Manager *m, unsigned left) {
+        Cycle *c = m->cycle;
+        g_free(c->message);
+        c->message = g_strdup_printf("%u cgroups could not be thawed yet (see the log); fridged keeps trying "
+                                     "every second", left);
+        c->result = RESULT_FAILED;
+        c->error = CYCLE_ERROR_THAW_FAILED;
+        if (m->thaw_retry)
+                return;
+        int r = sd_event_add_time_relative(m->event, &m->thaw_retry, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                           on_thaw_retry, m);
+        if (r < 0)
+                log_error_errno(r, "Cannot arm the thaw retry; cgroups stay frozen until the next cycle: %m");
+        else
+                (void) sd_event_source_set_enabled(m->thaw_retry, SD_EVENT_ON);
+}
+
 static void enter_thaw(Manager *m) {
         Cycle *c = m->cycle;
         set_progress(m, 0.0, "thawing");
@@ -542,6 +575,9 @@ static void enter_thaw(Manager *m) {
         if (n > 0)
                 log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms", c->id, n,
                          (double) (now_usec() - start) / USEC_PER_MSEC);
+        unsigned left = c->freezer ? freezer_n_frozen(c->freezer) : 0;
+        if (left > 0)
+                thaw_failed(m, left);
         set_progress(m, 1.0, "thawed %u", n);
         schedule_step(m);
 }
@@ -834,6 +870,7 @@ Manager *manager_free(Manager *m) {
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
+        sd_event_source_disable_unref(m->thaw_retry);
         if (m->cgroup_fd >= 0)
                 close(m->cgroup_fd);
         if (m->sysfs_fd >= 0)

@@ -379,6 +379,23 @@ static void test_set_class(Fixture *f, gconstpointer data) {
         set_class(f->h, "system.slice/sshd.service", "late", err);  /* outside the roots */
         set_class(f->h, f->a, "bogus", err);
         set_class(f->h, "a b.service", "late", err);
+
+        /* an ancestor's runtime class outranks the classes.d rules below it:
+         * b.service's [Late] rule yields, the whole root is one nofreeze entry */
+        set_class(f->h, "a.service", "", NULL);
+        set_class(f->h, f->s->root, "nofreeze", NULL);
+        g_autoptr(GPtrArray) rows3 = get_plan(f->h);
+        const PlanRow *root = plan_find(rows3, f->s->root, NULL);
+        g_assert_cmpstr(root->class, ==, "nofreeze");
+        g_assert_nonnull(strstr(root->reason, "SetClass"));
+        for (guint i = 0; i < rows3->len; i++)
+                g_assert_cmpstr(((PlanRow *) rows3->pdata[i])->cgroup, !=, f->b);
+
+        /* bad who/why strings never reach the log */
+        g_autofree char *herr = NULL, *hmsg = NULL;
+        g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "HoldClass", NULL, &herr, &hmsg, "sss", "late",
+                                     "x\nForged: line", "why"), <, 0);
+        g_assert_cmpstr(herr, ==, err);
 }
 
 static void test_bad_classes_file(Fixture *f, gconstpointer data) {
