@@ -331,9 +331,14 @@ static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+/* Each hold keeps a pipe end open in fridged: bounded per caller so no
+ * one can use up its fds (which a thaw needs) */
+#define HOLDS_PER_CONNECTION_MAX 16
+
 typedef struct HoldTrack {
         Bus *bus;
         uint64_t id;
+        char *sender;
         sd_bus_track *track;
 } HoldTrack;
 
@@ -341,6 +346,7 @@ static void hold_track_free(HoldTrack *h) {
         if (!h)
                 return;
         sd_bus_track_unref(h->track);
+        g_free(h->sender);
         g_free(h);
 }
 
@@ -360,6 +366,7 @@ static int track_holder(Bus *b, sd_bus_message *msg, uint64_t id) {
         HoldTrack *h = g_new0(HoldTrack, 1);
         h->bus = b;
         h->id = id;
+        h->sender = g_strdup(sd_bus_message_get_sender(msg));
         int r = sd_bus_track_new(b->bus, &h->track, on_holder_gone, h);
         if (r >= 0)
                 r = sd_bus_track_add_sender(h->track, msg);
@@ -377,6 +384,16 @@ static bool has_control_chars(const char *s) {
                 if (*p < 0x20 || *p == 0x7f)
                         return true;
         return false;
+}
+
+static unsigned holds_of(Bus *b, const char *sender) {
+        GHashTableIter i;
+        gpointer v;
+        unsigned n = 0;
+        g_hash_table_iter_init(&i, b->hold_tracks);
+        while (g_hash_table_iter_next(&i, NULL, &v))
+                n += g_strcmp0(((HoldTrack *) v)->sender, sender) == 0;
+        return n;
 }
 
 static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -397,6 +414,9 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "why must be at most 1024 bytes without control characters");
 
+        if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "this connection already holds %u classes", HOLDS_PER_CONNECTION_MAX);
         int fd;
         uint64_t id;
         r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);

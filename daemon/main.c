@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
@@ -161,8 +162,19 @@ static void exempt_bus_daemon(Daemon *d) {
         sd_bus_creds_unref(creds);
 }
 
+/* Thawing opens files: never let a low soft limit stand between a frozen
+ * cgroup and its thaw */
+static void raise_fd_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+}
+
 static int daemon_setup(Daemon *d, const Args *a) {
         g_autoptr(Config) config = NULL;
+        raise_fd_limit();
         int r = config_load(a->config_dir, &config, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to load the configuration: %m");

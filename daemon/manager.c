@@ -714,9 +714,12 @@ void manager_shutdown(Manager *m) {
                 return;
         if (c->phase < PHASE_KERNEL || c->ending)
                 cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
-        else
+        else {
+                if (c->power_request)
+                        power_restore_after_abort(m->sysfs_fd, c->power_request);
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
                                 "fridged was stopped during the kernel phase");
+        }
         /* The loop is about to end: thaw and report now rather than from it */
         if (m->cycle->phase != PHASE_THAW)
                 enter_phase(m, PHASE_THAW);

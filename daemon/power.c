@@ -106,7 +106,17 @@ void power_request_free(PowerRequest *r) {
         g_free(r->mem_sleep);
         g_free(r->disk_mode);
         g_free(r->pm_test);
+        g_free(r->saved_mem_sleep);
+        g_free(r->saved_disk_mode);
         g_free(r);
+}
+
+void power_restore_after_abort(int sysfs_fd, const PowerRequest *r) {
+        int k;
+        if (r->pm_test && (k = write_file_at(sysfs_fd, POWER_PM_TEST, "none")) < 0)
+                log_warning_errno(k, "Failed to restore pm_test to none: %m");
+        if (r->wake_after_sec > 0 && (k = write_file_at(sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
+                log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
 }
 
 int power_read_wakeup_count(int sysfs_fd, uint32_t *ret) {
@@ -145,14 +155,32 @@ static int step(PowerRequest *r, PowerStep s, const char *path, const char *valu
         return e;
 }
 
+/* The bracketed mode of a word-list file, when it differs from `wanted` */
+static char *current_mode_if_other(int fd, const char *path, const char *wanted) {
+        g_autofree char *text = NULL;
+        g_auto(GStrv) words = NULL;
+        char *current = NULL;
+        if (read_file_at(fd, path, &text) < 0 || parse_word_list(text, &words, &current) < 0)
+                return NULL;
+        if (g_strcmp0(current, wanted) == 0)
+                g_clear_pointer(&current, g_free);
+        return current;
+}
+
 /* The part before the point of no return; each step's failure stops it */
 static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_set) {
         char buf[32];
 
-        if (r->mem_sleep && step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
-                return r->error;
-        if (r->disk_mode && step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
-                return r->error;
+        if (r->mem_sleep) {
+                r->saved_mem_sleep = current_mode_if_other(r->sysfs_fd, POWER_MEM_SLEEP, r->mem_sleep);
+                if (step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
+                        return r->error;
+        }
+        if (r->disk_mode) {
+                r->saved_disk_mode = current_mode_if_other(r->sysfs_fd, POWER_DISK, r->disk_mode);
+                if (step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
+                        return r->error;
+        }
         if (r->pm_test) {
                 if (step(r, POWER_STEP_PM_TEST, POWER_PM_TEST, r->pm_test) < 0)
                         return r->error;
@@ -197,6 +225,17 @@ int power_enter(void *request) {
                 int k = write_file_at(r->sysfs_fd, POWER_RTC_ALARM, "0");
                 if (k < 0)
                         log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
+        }
+        /* A mode asked for one cycle is not the system's new default */
+        if (r->saved_mem_sleep) {
+                int k = write_file_at(r->sysfs_fd, POWER_MEM_SLEEP, r->saved_mem_sleep);
+                if (k < 0)
+                        log_warning_errno(k, "Failed to restore mem_sleep to %s: %m", r->saved_mem_sleep);
+        }
+        if (r->saved_disk_mode) {
+                int k = write_file_at(r->sysfs_fd, POWER_DISK, r->saved_disk_mode);
+                if (k < 0)
+                        log_warning_errno(k, "Failed to restore the disk mode to %s: %m", r->saved_disk_mode);
         }
         return e;
 }

@@ -63,6 +63,10 @@ typedef struct PowerRequest {
         bool write_wakeup_count;
         uint32_t wakeup_count;
 
+        /* what the kernel had before, put back after the state write */
+        char *saved_mem_sleep;
+        char *saved_disk_mode;
+
         /* results */
         PowerStep failed_step;
         int error;               /* negative errno of the failed step */
@@ -77,6 +81,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerRequest, power_request_free)
  * restores pm_test and clears the alarm whatever happened. Returns 0 or the
  * failed step's negative errno (also in r->error / r->failed_step). */
 int power_enter(void *request);
+
+/* For a stop while the state write is pending (the worker will never get
+ * to its own clean-up): puts pm_test and the RTC alarm back. Reads only the
+ * fields the worker never changes. */
+void power_restore_after_abort(int sysfs_fd, const PowerRequest *r);
 
 /* Reads wakeup_count (may block in the kernel while events are in
  * progress, hence for workers). */

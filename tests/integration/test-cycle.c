@@ -260,6 +260,50 @@ static uint64_t start_stuck_flush(Harness *h, unsigned flush_timeout_ms) {
 
 /* ---------------------------------------------------------------- 1 */
 
+/* A mode asked for one cycle is put back afterwards: the kernel's default
+ * (deep here) is not changed for later suspends by logind or anyone */
+static void test_mem_sleep_restored(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        uint64_t cycle = SLEEP_OK(h, "suspend", "mem-sleep", "s", "s2idle", NULL);
+
+        assert_finished(h, cycle, 15000, "done", "", NULL);
+        const char *const expected[] = {
+                "power/mem_sleep s2idle ok",
+                "power/wakeup_count 0 ok",
+                "power/state mem sleeping",
+                "power/state mem ok",
+                "power/mem_sleep deep ok",
+                NULL,
+        };
+        assert_log_exactly(h, expected);
+        g_autofree char *mem_sleep = harness_read_sys(h, "power/mem_sleep");
+        g_assert_cmpstr(g_strstrip(mem_sleep), ==, "s2idle [deep]");
+}
+
+/* Stopped while the state write is pending: the worker never gets to its
+ * clean-up, so fridged puts the RTC alarm back itself before it exits */
+static void test_sigterm_in_kernel_restores(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        harness_control(h, "sleep-ms 30000");
+        uint64_t cycle = SLEEP_OK(h, "suspend", "wake-after-sec", "u", 60, NULL);
+        g_assert_true(harness_wait_log_line(h, "power/state mem sleeping", 10000));
+
+        g_assert_cmpint(kill(h->fridged_pid, SIGTERM), ==, 0);
+        g_autofree char *result = NULL, *message = NULL;
+        g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, &message));
+        g_assert_cmpstr(result, ==, "failed");
+        g_assert_nonnull(strstr(message, "stopped during the kernel phase"));
+        g_assert_true(harness_wait_log_line(h, "class/rtc/rtc0/wakealarm 0 ok", 10000));
+        harness_control(h, "wakeup"); /* let the pending write end so fridged can exit */
+
+        /* it exits cleanly, and the fixture must not look for it on the bus */
+        int status = harness_wait_pid(h->fridged_pid, 10000);
+        h->fridged_pid = 0;
+        h->fridged_status = status;
+        h->match_slot = sd_bus_slot_unref(h->match_slot);
+        h->bus = sd_bus_flush_close_unref(h->bus);
+}
+
 static void test_suspend_deep(Fixture *f, gconstpointer data) {
         Harness *h = f->h = harness_new(NULL);
         uint64_t cycle = SLEEP_OK(h, "suspend", "mem-sleep", "s", "deep", NULL);
@@ -1009,6 +1053,8 @@ int main(int argc, char **argv) {
         ADD("not-supported", test_not_supported);
         ADD("introspection", test_introspection);
         ADD("progress", test_progress);
+        ADD("mem-sleep-restored", test_mem_sleep_restored);
+        ADD("sigterm-in-kernel-restores", test_sigterm_in_kernel_restores);
         ADD("wake-alarm", test_wake_alarm);
         ADD("fridgectl-json-dry-run", test_fridgectl_json_dry_run);
         ADD("fridgectl-failed", test_fridgectl_failed);

@@ -433,6 +433,21 @@ static void holder_child(const char *procs, const char *address, const char *cla
         if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, address) < 0 || sd_bus_set_bus_client(bus, 1) < 0 ||
             sd_bus_start(bus) < 0)
                 _exit(81);
+        if (g_str_equal(class, "limit")) {
+                /* 17 holds on one connection, all kept: the 17th must be refused */
+                for (int i = 1; i <= 17; i++) {
+                        if (sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                               "HoldClass", &error, &reply, "sss", "late", "many", "") < 0) {
+                                dprintf(out, "err%d %s\n", i, error.name);
+                                _exit(0);
+                        }
+                        if (sd_bus_message_read(reply, "h", &fd) < 0 || fcntl(fd, F_DUPFD_CLOEXEC, 3) < 0)
+                                _exit(83);
+                        reply = sd_bus_message_unref(reply);
+                }
+                dprintf(out, "ok\n");
+                _exit(0);
+        }
         if (sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "HoldClass", &error,
                                &reply, "sss", class, "backup", "nightly") < 0) {
                 dprintf(out, "err %s\n", error.name);
@@ -520,6 +535,13 @@ static void test_hold_class(Fixture *f, gconstpointer data) {
         g_assert_cmpint(write(h2.to_child, "x", 1), ==, 1);
         (void) waitpid(h2.pid, NULL, 0);
         wait_plan_class(f->h, job, "early");
+
+        /* no caller holds more than 16 at once: each costs fridged an fd */
+        Holder many = spawn_holder(f, job, "limit");
+        g_autofree char *res4 = holder_read(&many);
+        g_assert_cmpstr(res4, ==, "err17 org.freedesktop.DBus.Error.LimitsExceeded");
+        close(many.to_child);
+        close(many.from_child);
 
         Holder bad = spawn_holder(f, job, "sometimes");
         g_autofree char *res3 = holder_read(&bad);
