@@ -9,6 +9,10 @@ FRIDGE_PACKAGES=(
   dbus libxml2-utils
 )
 
+# Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
+# installed by fridge_ensure_vm_packages, not part of the default list.
+FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -36,4 +40,10 @@ fridge_build() {
   fi
   say "building $dir"
   ninja -C "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log" >&2; die "build in $dir failed"; }
+}
+
+# fridge_ensure_vm_packages: what the qemu-based tests need on the host.
+fridge_ensure_vm_packages() {
+  local FRIDGE_PACKAGES=()
+  fridge_ensure_packages "${FRIDGE_VM_PACKAGES[@]}"
 }

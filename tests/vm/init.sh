@@ -1,0 +1,140 @@
+#!/bin/sh
+# /init of the qemu guest (busybox sh), put there by mkinitramfs.sh.
+# Mounts the kernel file systems, loads the modules listed in
+# /etc/vm-modules, starts a private dbus-daemon and fridged on the guest's
+# real /sys/power, runs /scenario (sourced: it calls pass or fail), stops
+# fridged (its exit status and sanitizer reports count), prints
+#   FRIDGE-RESULT: PASS        or
+#   FRIDGE-RESULT: FAIL <why>
+# on the serial console and powers off. A watchdog in the guest reports a
+# scenario that hangs; the host has its own timeout on top.
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+export HOME=/root
+umask 022
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mkdir -p /run/fridge /var/log
+
+FRIDGE_VM_GUEST_TIMEOUT=60
+FRIDGE_VM_INTERACTIVE=0
+if [ -f /etc/vm.conf ]; then set -a; . /etc/vm.conf; set +a; fi
+
+# Sanitizer builds: no leak check (fridged is stopped by SIGTERM and the
+# guest has no symbolizer), but any report fails the scenario (see below).
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# Kernel messages at warning level and above still reach the console
+# ("quiet"), which keeps them from cutting through our lines less often.
+echo 1 >/proc/sys/kernel/printk
+
+RESULT_DONE=0
+result() { # result PASS | result FAIL why...: once; then power off
+  [ $RESULT_DONE -eq 0 ] || return 0
+  RESULT_DONE=1
+  echo
+  echo "FRIDGE-RESULT: $*"
+}
+finish() {
+  sync
+  poweroff -f
+  sleep 10
+}
+die_early() {
+  result "FAIL $*"
+  for f in /run/dbus.log /run/fridged.log; do
+    [ -s "$f" ] && { echo "--- $f"; cat "$f"; }
+  done
+  finish
+}
+
+if [ -s /etc/vm-modules ]; then
+  while read -r ko; do
+    [ -n "$ko" ] || continue
+    insmod "/lib/modules/$ko" || die_early "insmod $ko failed"
+  done </etc/vm-modules
+fi
+
+# Guest-side watchdog: a scenario that hangs still gets a result line.
+(
+  sleep "$FRIDGE_VM_GUEST_TIMEOUT"
+  echo
+  echo "FRIDGE-RESULT: FAIL guest watchdog: no result after ${FRIDGE_VM_GUEST_TIMEOUT} s"
+  for f in /run/fridged.log /run/scenario.log; do
+    [ -s "$f" ] && { echo "--- $f"; tail -n 50 "$f"; }
+  done
+  sync
+  poweroff -f
+) &
+
+dbus-daemon --config-file=/etc/fridge-bus.conf --nofork --print-address=3 \
+  3>/run/bus.address 2>/run/dbus.log &
+i=0
+until [ -s /run/bus.address ]; do
+  i=$((i + 1))
+  [ $i -le 200 ] || die_early "dbus-daemon did not start"
+  sleep 0.05
+done
+BUS=$(head -n1 /run/bus.address)
+export BUS
+
+fridged --bus-address="$BUS" --state-dir=/run/fridge --config-dir=/etc/fridge \
+  --vendor-dir=/usr/lib/fridge 2>/run/fridged.log &
+FRIDGED_PID=$!
+
+# Bounded wait for fridged's name: fridgectl status answers once it is there.
+i=0
+until fridgectl --bus-address="$BUS" status >/run/status.txt 2>&1; do
+  i=$((i + 1))
+  kill -0 "$FRIDGED_PID" 2>/dev/null || die_early "fridged exited during start-up"
+  [ $i -le 100 ] || die_early "fridged did not come up on the bus within 20 s"
+  sleep 0.2
+done
+
+# The scenario: sourced in a subshell, it calls pass or fail (or exits).
+# Its own lines go to the console as they come.
+cat >/run/vm-lib.sh <<'EOF_LIB'
+pass() { echo "scenario: PASS" >>/run/scenario.result; exit 0; }
+fail() { echo "scenario: FAIL $*" >>/run/scenario.result; echo "FAIL: $*"; exit 1; }
+fctl() { fridgectl --bus-address="$BUS" "$@"; }
+EOF_LIB
+echo "=== scenario $(cat /etc/vm-scenario-name 2>/dev/null)"
+if [ "$FRIDGE_VM_INTERACTIVE" = 1 ]; then
+  # a controlling tty on the serial line, for the progress bar and Ctrl-C
+  setsid cttyhack sh -c '. /run/vm-lib.sh; . /scenario'
+else
+  ( . /run/vm-lib.sh; . /scenario ) 2>&1 | tee /run/scenario.log
+fi
+why=$(sed -n 's/^scenario: FAIL //p' /run/scenario.result 2>/dev/null | head -n1)
+if ! grep -q '^scenario: PASS' /run/scenario.result 2>/dev/null && [ -z "$why" ]; then
+  why="the scenario ended without pass or fail"
+fi
+
+# Stop fridged; it must exit 0 and without sanitizer reports.
+kill -TERM "$FRIDGED_PID" 2>/dev/null
+i=0
+while kill -0 "$FRIDGED_PID" 2>/dev/null; do
+  i=$((i + 1))
+  [ $i -le 100 ] || { kill -KILL "$FRIDGED_PID"; [ -n "$why" ] || why="fridged did not exit within 10 s of SIGTERM"; break; }
+  sleep 0.1
+done
+wait "$FRIDGED_PID"
+rc=$?
+[ -n "$why" ] || [ $rc -eq 0 ] || why="fridged exited with status $rc"
+if [ -z "$why" ] && grep -qE 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' /run/fridged.log; then
+  why="sanitizer report in fridged's log"
+fi
+
+echo "--- fridged's log"
+cat /run/fridged.log
+echo "--- /sys/power/pm_test: $(cat /sys/power/pm_test 2>/dev/null)"
+if [ -z "$why" ]; then result PASS; else result "FAIL $why"; fi
+finish

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# run-scenario.sh [--interactive] SCENARIO: one boot of Debian's kernel in
+# qemu (TCG) running one scenario (tests/vm/scenarios/SCENARIO.sh) against
+# the real kernel's /sys/power inside the guest.
+# Environment:
+#   FRIDGED, FRIDGECTL   the binaries to test (required; sanitizer builds are fine)
+#   FRIDGE_VM_CACHE      where the kernel is kept between runs
+#                        (default: $FRIDGE_VM_DEFAULT_CACHE, which meson sets to
+#                        BUILD/vm-cache; else ~/.cache/fridge-vm)
+#   FRIDGE_VM_LOGDIR     where the console log is saved as vm-SCENARIO.console.log
+#   DBUS_DAEMON          the dbus-daemon for the guest (default: from PATH)
+# The scenario's header sets the boot: "# vm-kernel: vmlinux|bzImage",
+# "# vm-append: ARGS", "# vm-modules: NAMES", "# vm-timeout: SECONDS".
+# Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
+# console log is printed), 77 when qemu or the kernel cannot be had.
+# --interactive: the console is this terminal (Ctrl-A X quits qemu).
+# --conf KEY=VALUE: a line for the guest's /etc/vm.conf (shell syntax;
+# exported to the scenario).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "error: $*" >&2; exit 1; }
+
+interactive=0
+conf=()
+while [ $# -gt 1 ]; do
+  case $1 in
+    --interactive) interactive=1 ;;
+    --conf) conf+=(-c "$2"); shift ;;
+    *) break ;;
+  esac
+  shift
+done
+[ $# -eq 1 ] || die "usage: $0 [--interactive] [--conf KEY=VALUE]... SCENARIO"
+scenario=$1
+[ -f "$scenario" ] || scenario=$here/scenarios/$1.sh
+[ -f "$scenario" ] || die "no scenario $1"
+name=$(basename "$scenario" .sh)
+
+: "${FRIDGED:?FRIDGED must name the fridged binary}"
+: "${FRIDGECTL:?FRIDGECTL must name the fridgectl binary}"
+if [ -z "${FRIDGE_VM_CACHE:-}" ]; then
+  if [ -n "${FRIDGE_VM_DEFAULT_CACHE:-}" ]; then FRIDGE_VM_CACHE=$FRIDGE_VM_DEFAULT_CACHE
+  elif [ -n "${MESON_BUILD_ROOT:-}" ]; then FRIDGE_VM_CACHE=$MESON_BUILD_ROOT/vm-cache
+  else FRIDGE_VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/fridge-vm; fi
+fi
+
+# Host tools: install the VM packages when we may, else skip.
+need_tools() {
+  local t
+  for t in qemu-system-x86_64 busybox cpio gzip xz; do
+    command -v "$t" >/dev/null || return 1
+  done
+}
+if ! need_tools; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    ( source "$here/../../tools/lib/setup.sh" && fridge_ensure_vm_packages ) >&2 || true
+  fi
+  need_tools || skip "qemu-system-x86_64, busybox, cpio, gzip or xz missing and not installable (tools/lib/setup.sh: FRIDGE_VM_PACKAGES)"
+fi
+dbus_daemon=${DBUS_DAEMON:-$(command -v dbus-daemon || true)}
+[ -n "$dbus_daemon" ] || skip "no dbus-daemon on the host to copy into the guest"
+
+rc=0
+"$here/kernel.sh" "$FRIDGE_VM_CACHE" || rc=$?
+[ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "Debian's kernel could not be fetched (see above)"; die "kernel.sh failed"; }
+kdir=$FRIDGE_VM_CACHE/kernel
+
+header() { sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
+kind=$(header vm-kernel); kind=${kind:-vmlinux}
+append=$(header vm-append)
+modules=$(header vm-modules)
+timeout=$(header vm-timeout); timeout=${timeout:-90}
+[ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
+case $kind in
+  vmlinux) kernel=$kdir/vmlinux ;;
+  bzImage) kernel=$kdir/vmlinuz ;;
+  *) die "$scenario: vm-kernel must be vmlinux or bzImage" ;;
+esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/fridge-vm.XXXXXX")
+qemu_pid=
+cleanup() {
+  if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+    kill "$qemu_pid" 2>/dev/null; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true
+    wait "$qemu_pid" 2>/dev/null || true
+  fi
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+margs=()
+for m in $modules; do margs+=(-m "$m"); done
+# the guest's watchdog fires before the host's timeout, with a result line
+guest_timeout=$((timeout > 30 ? timeout - 15 : timeout * 2 / 3))
+t0=$(date +%s.%N)
+"$here/mkinitramfs.sh" -o "$T/initramfs.gz" -k "$kdir" -s "$scenario" "${margs[@]}" \
+  -c "FRIDGE_VM_GUEST_TIMEOUT=$guest_timeout" -c "FRIDGE_VM_INTERACTIVE=$interactive" "${conf[@]}" \
+  "$FRIDGED" "$FRIDGECTL" "$dbus_daemon"
+t1=$(date +%s.%N)
+
+log=$T/console.log
+qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 256 -smp 1 -nodefaults -no-reboot
+      -display none -vga none
+      -kernel "$kernel" -initrd "$T/initramfs.gz"
+      -append "console=ttyS0 panic=-1 quiet $append")
+
+if [ $interactive -eq 1 ]; then
+  # the serial line on this terminal; Ctrl-C goes to the guest, Ctrl-A X quits
+  # (in the foreground: a background job's stdin would be /dev/null)
+  echo "booting $name in qemu (TCG; Ctrl-A X quits qemu)"
+  "${qemu[@]}" -chardev "stdio,id=con,mux=on,signal=off,logfile=$log" \
+    -serial chardev:con -mon chardev=con,mode=readline || true
+  stty sane 2>/dev/null || true
+  grep -q 'FRIDGE-RESULT: PASS' "$log" && exit 0
+  exit 1
+fi
+
+echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramfs.gz" | cut -f1) KiB (built in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s)"
+"${qemu[@]}" -serial "file:$log" -monitor none </dev/null >"$T/qemu.out" 2>&1 &
+qemu_pid=$!
+hung=0
+end=$((SECONDS + timeout))
+while kill -0 "$qemu_pid" 2>/dev/null; do
+  if [ $SECONDS -ge $end ]; then
+    hung=1
+    kill "$qemu_pid" 2>/dev/null; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true
+    break
+  fi
+  sleep 0.2
+done
+qrc=0
+wait "$qemu_pid" 2>/dev/null || qrc=$?
+qemu_pid=
+t2=$(date +%s.%N)
+boot_s=$(python3 -c "print(f'{$t2 - $t1:.1f}')" 2>/dev/null || echo ?)
+
+tr -d '\r' <"$log" >"$T/console.txt"
+if [ -n "${FRIDGE_VM_LOGDIR:-}" ]; then
+  mkdir -p "$FRIDGE_VM_LOGDIR"
+  cp "$T/console.txt" "$FRIDGE_VM_LOGDIR/vm-$name.console.log"
+fi
+
+marker=$(grep -o 'FRIDGE-RESULT: .*' "$T/console.txt" | head -n1 || true)
+show_console() {
+  echo "----- console of the guest ($name) -----"
+  cat "$T/console.txt"
+  echo "----- end of console -----"
+  [ -s "$T/qemu.out" ] && { echo "----- qemu -----"; cat "$T/qemu.out"; }
+  [ -z "${FRIDGE_VM_LOGDIR:-}" ] || echo "(saved as $FRIDGE_VM_LOGDIR/vm-$name.console.log)"
+}
+if [ $hung -eq 1 ]; then
+  show_console
+  echo "FAIL: $name: no power-off within ${timeout}s (qemu killed); marker: ${marker:-none}"
+  exit 1
+fi
+case $marker in
+  "FRIDGE-RESULT: PASS"*)
+    # the scenario's own lines, for the meson log
+    sed -n '/^=== scenario/,/^--- fridged/p' "$T/console.txt" | sed '$d'
+    echo "PASS: $name in ${boot_s} s (qemu boot to power-off)"
+    exit 0 ;;
+  "")
+    show_console
+    echo "FAIL: $name: no FRIDGE-RESULT line on the console (qemu exit status $qrc, ${boot_s} s)"
+    exit 1 ;;
+  *)
+    show_console
+    echo "FAIL: $name: ${marker#FRIDGE-RESULT: FAIL } (${boot_s} s)"
+    exit 1 ;;
+esac
