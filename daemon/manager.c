@@ -466,8 +466,7 @@ static void kernel_done(int r, void *data, void *userdata) {
                 return;
         }
 
-        /* Which device woke us is the devices module's to tell; until it does, say so plainly */
-        const char *reason = "unknown";
+        const char *reason = req->wake_reason ? req->wake_reason : "unknown";
         g_free(m->last_wake_reason);
         m->last_wake_reason = g_strdup(reason);
         char slept[64];

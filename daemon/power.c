@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -107,6 +108,7 @@ void power_request_free(PowerRequest *r) {
         g_free(r->disk_mode);
         g_free(r->pm_test);
         g_free(r->saved_mem_sleep);
+        g_free(r->wake_reason);
         g_free(r->saved_disk_mode);
         g_free(r);
 }
@@ -206,10 +208,13 @@ int power_enter(void *request) {
 
         int e = power_prepare_kernel(r, &pm_test_set, &alarm_set);
         if (e >= 0) {
+                g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(r->sysfs_fd);
                 uint64_t boot0 = now_usec(CLOCK_BOOTTIME), mono0 = now_usec(CLOCK_MONOTONIC);
                 r->entered_usec = now_usec(CLOCK_REALTIME);
                 e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
+                g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
+                r->wake_reason = devices_wake_reason(before, after);
                 /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
                 uint64_t db = boot1 - boot0, dm = mono1 - mono0;
                 r->slept_usec = db > dm ? db - dm : 0;

@@ -72,6 +72,7 @@ typedef struct PowerRequest {
         int error;               /* negative errno of the failed step */
         uint64_t slept_usec;
         uint64_t entered_usec;   /* CLOCK_REALTIME at the state write */
+        char *wake_reason;       /* the wakeup sources that moved, or "unknown" */
 } PowerRequest;
 
 void power_request_free(PowerRequest *r);

@@ -19,6 +19,10 @@ slept=$(sed -n 's/.*"event":"resumed".*"slept_usec":\([0-9][0-9]*\).*/\1/p' /run
 [ "$slept" -ge 2000000 ] || fail "slept_usec $slept < 2000000"
 [ "$slept" -le 7000000 ] || fail "slept_usec $slept > 7000000 for a 5 s alarm"
 echo "slept $slept usec"
+# the wakeup source that moved across the state write is the RTC's
+reason=$(sed -n 's/.*"event":"resumed".*"wake_reason":"\([^"]*\)".*/\1/p' /run/out.json | head -n1)
+echo "wake reason: $reason"
+case $reason in *rtc*) ;; *) fail "wake reason \"$reason\" does not name the RTC" ;; esac
 dmesg | grep -q 'PM: suspend entry (deep)' || fail "the kernel did not log \"PM: suspend entry (deep)\""
 grep -q '^\[none\] ' /sys/power/pm_test || fail "pm_test is not [none] after: $(cat /sys/power/pm_test)"
 pass
