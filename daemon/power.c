@@ -213,8 +213,10 @@ int power_enter(void *request) {
                 r->entered_usec = now_usec(CLOCK_REALTIME);
                 e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
-                g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
-                r->wake_reason = devices_wake_reason(before, after);
+                if (e >= 0) { /* only a write that returned at resume was woken by something */
+                        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
+                        r->wake_reason = devices_wake_reason(before, after);
+                }
                 /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
                 uint64_t db = boot1 - boot0, dm = mono1 - mono0;
                 r->slept_usec = db > dm ? db - dm : 0;

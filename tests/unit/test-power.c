@@ -103,6 +103,9 @@ static void test_enter_failure_restores(Fixture *f, gconstpointer data) {
         PowerRequest r = { .sysfs_fd = f->fd, .state = "mem", .pm_test = "devices", .wake_after_sec = 3 };
         g_assert_cmpint(power_enter(&r), <, 0);
         g_assert_cmpint(r.failed_step, ==, POWER_STEP_STATE);
+        g_assert_null(r.wake_reason); /* nothing woke a sleep that never began */
+        g_free(r.saved_mem_sleep);
+        g_free(r.saved_disk_mode);
 
         g_autofree char *pm = NULL, *alarm = NULL;
         g_assert_cmpint(read_file_at(f->fd, POWER_PM_TEST, &pm), ==, 0);
