@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "log.h"
 
 static void class_rule_free(ClassRule *rule) {
@@ -46,57 +47,6 @@ static CgroupClass class_of_group(const char *group) {
         return _CLASS_INVALID;
 }
 
-/* GKeyFile's lines as it sees them: leading white space does not count. */
-static bool line_is_group(const char *l) {
-        return l[0] == '[' && strchr(l, ']');
-}
-
-static bool line_is_key_value(const char *l) {
-        const char *eq = strchr(l, '=');
-        return eq && eq != l && l[0] != '[';
-}
-
-/* GKeyFile names no line in its syntax errors, so find the first line it
- * cannot take: administrators fix files by line number. 0 when none. */
-static unsigned find_syntax_error_line(const char *text) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        bool in_group = false;
-
-        for (unsigned i = 0; lines[i]; i++) {
-                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
-                if (!*l || *l == '#')
-                        continue;
-                if (line_is_group(l) && g_str_has_suffix(l, "]"))
-                        in_group = true;
-                else if (!in_group || !line_is_key_value(l))
-                        return i + 1;
-        }
-        return 0;
-}
-
-/* The line of [group] when key is NULL, else of the key's last assignment
- * in that group (the one GKeyFile keeps). 0 when not found. */
-static unsigned find_line(const char *text, const char *group, const char *key) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        g_autofree char *header = g_strdup_printf("[%s]", group);
-        bool in_group = false;
-        unsigned found = 0;
-
-        for (unsigned i = 0; lines[i]; i++) {
-                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
-                if (l[0] == '[') {
-                        in_group = strcmp(l, header) == 0;
-                        if (in_group && !key && !found)
-                                found = i + 1;
-                } else if (in_group && key && g_str_has_prefix(l, key)) {
-                        const char *rest = l + strlen(key);
-                        rest += strspn(rest, " \t");
-                        if (*rest == '=')
-                                found = i + 1;
-                }
-        }
-        return found;
-}
 
 /* Where a bracket expression is left open, fnmatch() quietly takes '['
  * literally: an administrator's typo would then never match. */
@@ -151,10 +101,10 @@ static int check_localized_keys(const char *path, const char *text) {
 
         for (unsigned i = 0; lines[i]; i++) {
                 g_autofree char *l = g_strstrip(g_strdup(lines[i]));
-                if (line_is_group(l)) {
+                if (keyfile_line_is_group(l)) {
                         g_free(group);
                         group = g_strndup(l + 1, strcspn(l + 1, "]"));
-                } else if (line_is_key_value(l) && memchr(l, '[', strcspn(l, "="))) {
+                } else if (keyfile_line_is_key_value(l) && memchr(l, '[', strcspn(l, "="))) {
                         g_autofree char *key = g_strstrip(g_strndup(l, strcspn(l, "=")));
                         log_warning("%s:%u: unknown key %s in [%s] (expected Units= or Cgroups=); file skipped", path,
                                     i + 1, key, group ? group : "");
@@ -171,7 +121,7 @@ typedef struct FileContext {
 } FileContext;
 
 static int add_key(FileContext *f, const char *group, CgroupClass class, const char *key, const char *value) {
-        unsigned line = find_line(f->text, group, key);
+        unsigned line = keyfile_find_line(f->text, group, key);
         bool on_path;
 
         if (strcmp(key, "Units") == 0)
@@ -216,7 +166,7 @@ static int add_group(FileContext *f, GKeyFile *kf, const char *group) {
         CgroupClass class = class_of_group(group);
         if (class < 0) {
                 log_warning("%s:%u: unknown group [%s] (expected [Early], [Late] or [NoFreeze]); file skipped",
-                            f->path, find_line(f->text, group, NULL), group);
+                            f->path, keyfile_find_line(f->text, group, NULL), group);
                 return -EINVAL;
         }
 
@@ -236,7 +186,7 @@ int class_rules_add_text(ClassRules *r, const char *path, const char *text) {
         g_autoptr(GError) error = NULL;
 
         if (!g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, &error)) {
-                unsigned line = find_syntax_error_line(text);
+                unsigned line = keyfile_syntax_error_line(text);
                 if (line > 0)
                         log_warning("%s:%u: %s; file skipped", path, line, error->message);
                 else

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "log.h"
 #include "parse.h"
 
@@ -41,28 +42,6 @@ gboolean config_cgroup_path_is_valid(const char *p) {
         return g_utf8_validate(p, -1, NULL);
 }
 
-/* GKeyFile reports no line for a value, so find it: administrators fix
- * files by line number. */
-static unsigned find_key_line(const char *text, const char *group, const char *key) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        g_autofree char *header = g_strdup_printf("[%s]", group);
-        gboolean in_group = FALSE;
-        unsigned found = 0;
-
-        for (unsigned i = 0; lines[i]; i++) {
-                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
-                if (l[0] == '[')
-                        in_group = strcmp(l, header) == 0;
-                else if (in_group && g_str_has_prefix(l, key)) {
-                        const char *rest = l + strlen(key);
-                        while (*rest == ' ' || *rest == '\t')
-                                rest++;
-                        if (*rest == '=')
-                                found = i + 1; /* the last one is the one GKeyFile keeps */
-                }
-        }
-        return found;
-}
 
 typedef struct KeyContext {
         const char *path;
@@ -73,7 +52,7 @@ typedef struct KeyContext {
 
 static void bad_value(const KeyContext *k, const char *value, const char *expected) {
         log_warning("%s:%u: [%s] %s=%s is not valid: expected %s; ignored", k->path,
-                    find_key_line(k->text, k->group, k->key), k->group, k->key, value, expected);
+                    keyfile_find_line(k->text, k->group, k->key), k->group, k->key, value, expected);
 }
 
 static int set_uint(const KeyContext *k, const char *value, uint32_t min, uint32_t max, uint32_t *dst) {
@@ -184,8 +163,7 @@ unsigned config_apply_text(Config *c, const char *path, const char *text) {
         g_autoptr(GError) error = NULL;
 
         if (!g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, &error)) {
-                /* GLib's message carries the line number of the syntax error */
-                log_warning("%s: %s; file ignored", path, error->message);
+                log_warning("%s:%u: %s; file ignored", path, keyfile_syntax_error_line(text), error->message);
                 return 1;
         }
 
@@ -200,7 +178,7 @@ unsigned config_apply_text(Config *c, const char *path, const char *text) {
                         int r = apply_key(c, &ctx, stripped);
                         if (r == -ENOENT)
                                 log_warning("%s:%u: unknown key [%s] %s; ignored", path,
-                                            find_key_line(text, *g, *k), *g, *k);
+                                            keyfile_find_line(text, *g, *k), *g, *k);
                         if (r < 0)
                                 problems++;
                 }

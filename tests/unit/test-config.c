@@ -3,6 +3,7 @@
 #include <glib/gstdio.h>
 
 #include "config.h"
+#include "keyfile.h"
 #include "log.h"
 
 static void test_defaults(void) {
@@ -51,6 +52,17 @@ static void test_syntax_error(void) {
         g_autoptr(Config) c = config_new_default();
         g_assert_cmpuint(config_apply_text(c, "syntax.conf", "[Flush\nTimeoutMs=500\n"), ==, 1);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
+}
+
+static void test_keyfile_lines(void) {
+        /* the lines administrators are pointed at */
+        g_assert_cmpuint(keyfile_syntax_error_line("[Flush\nTimeoutMs=500\n"), ==, 1);
+        g_assert_cmpuint(keyfile_syntax_error_line("# c\n[Flush]\nTimeoutMs=500\ngarbage\n"), ==, 4);
+        g_assert_cmpuint(keyfile_syntax_error_line("[Flush]\nTimeoutMs=500\n"), ==, 0);
+        const char *text = "[Sleep]\nRetries=1\n[Flush]\nTimeoutMs=1\n TimeoutMs = 2\n";
+        g_assert_cmpuint(keyfile_find_line(text, "Flush", "TimeoutMs"), ==, 5); /* the last one wins */
+        g_assert_cmpuint(keyfile_find_line(text, "Flush", NULL), ==, 3);
+        g_assert_cmpuint(keyfile_find_line(text, "Sleep", "TimeoutMs"), ==, 0);
 }
 
 static void test_cgroup_path(void) {
@@ -104,6 +116,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/bad-values-keep-defaults", test_bad_values_keep_defaults);
         g_test_add_func("/config/syntax-error", test_syntax_error);
         g_test_add_func("/config/cgroup-path", test_cgroup_path);
+        g_test_add_func("/config/keyfile-lines", test_keyfile_lines);
         g_test_add_func("/config/dropins-in-order", test_dropins_in_order);
         g_test_add_func("/config/missing-dir", test_missing_dir);
         return g_test_run();
