@@ -67,6 +67,7 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *message) {
         switch (-r) {
         case EBUSY:       name = ERROR_PREFIX "Busy"; break;
         case EOPNOTSUPP:  name = ERROR_PREFIX "NotSupported"; break;
+        case ENOMEDIUM:   name = ERROR_PREFIX "HibernateNotReady"; break;
         case ESRCH:       name = ERROR_PREFIX "NoSuchCycle"; break;
         case EINPROGRESS: name = ERROR_PREFIX "TooLate"; break;
         case EINVAL:      name = SD_BUS_ERROR_INVALID_ARGS; break;

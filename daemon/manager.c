@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "flush.h"
 #include "freezer.h"
+#include "hibernate.h"
 #include "ledger.h"
 #include "overrides.h"
 #include "log.h"
@@ -32,7 +33,9 @@ typedef struct Cycle {
 
         bool have_wakeup_count;
         uint32_t wakeup_count;
+        WakeupSnapshot *wakeup_sources; /* event counts when wakeup_count was read */
         uint64_t flush_start_kib;
+        char *set_resume;               /* MAJ:MIN for /sys/power/resume, from the pre-flight */
 
         Worker *worker;                 /* the phase's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
@@ -75,6 +78,7 @@ struct Manager {
         SleepKind last_kind;
         CycleResult last_result;
         char *last_wake_reason;
+        char *can_reason[_SLEEP_KIND_MAX]; /* owns what manager_can() returned last */
 };
 
 static void manager_advance(Manager *m);
@@ -104,6 +108,8 @@ static void cycle_free(Cycle *c) {
                 return;
         cycle_stop_work(c);
         cycle_options_clear(&c->opts);
+        g_free(c->set_resume);
+        devices_wakeup_snapshot_free(c->wakeup_sources);
         plan_free(c->plan);
         g_free(c->client_cgroup);
         g_free(c->progress_text);
@@ -202,20 +208,25 @@ int manager_get_plan(Manager *m, Plan **ret) {
 typedef struct PrepareJob {
         int sysfs_fd;
         uint32_t wakeup_count;
+        WakeupSnapshot *sources;
 } PrepareJob;
 
 static void prepare_job_free(void *p) {
         PrepareJob *j = p;
         if (j->sysfs_fd >= 0)
                 close(j->sysfs_fd);
+        devices_wakeup_snapshot_free(j->sources);
         g_free(j);
 }
 
 static int prepare_job_run(void *p) {
         PrepareJob *j = p;
         /* Read at the start so that any wakeup event during the cycle makes
-         * the later write-back fail: the kernel's race-free handshake */
-        return power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
+         * the later write-back fail: the kernel's race-free handshake. The
+         * sources' counts then name whoever spoils it. */
+        int r = power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
+        j->sources = devices_wakeup_snapshot(j->sysfs_fd);
+        return r;
 }
 
 static void prepare_done(int r, void *data, void *userdata) {
@@ -224,6 +235,7 @@ static void prepare_done(int r, void *data, void *userdata) {
         PrepareJob *j = data;
 
         c->worker = NULL;
+        c->wakeup_sources = g_steal_pointer(&j->sources);
         if (r >= 0) {
                 c->have_wakeup_count = true;
                 c->wakeup_count = j->wakeup_count;
@@ -433,22 +445,30 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
         else if (c->kind == SLEEP_HYBRID)
                 r->disk_mode = g_strdup("suspend");
         r->pm_test = g_strdup(c->opts.pm_test);
+        r->resume = g_strdup(c->set_resume);
         r->wake_after_sec = c->opts.wake_after_sec;
         r->write_wakeup_count = c->have_wakeup_count;
         r->wakeup_count = c->wakeup_count;
+        r->count_sources = g_steal_pointer(&c->wakeup_sources);
         return r;
 }
 
 static void kernel_failed(Manager *m, const PowerRequest *r) {
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
-                cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
-                                "a wakeup event arrived during the cycle (wakeup_count %u is stale); not sleeping",
-                                r->wakeup_count);
+                if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
+                        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                                        "a wakeup event from %s arrived during the cycle; not sleeping",
+                                        r->wake_reason);
+                else
+                        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                                        "a wakeup event arrived during the cycle (wakeup_count %u is stale); "
+                                        "not sleeping", r->wakeup_count);
                 return;
         }
         const char *what = r->failed_step == POWER_STEP_STATE ? r->state
                          : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
                          : r->failed_step == POWER_STEP_DISK ? r->disk_mode
+                         : r->failed_step == POWER_STEP_RESUME ? r->resume
                          : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
         cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
@@ -667,12 +687,34 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         return 0;
 }
 
+static bool kind_writes_image(SleepKind kind) {
+        return kind == SLEEP_HIBERNATE || kind == SLEEP_HYBRID;
+}
+
+/* -ENOMEDIUM (HibernateNotReady at the bus): nowhere to write the image, or
+ * the next boot would not look for it */
+static int manager_check_hibernate(Manager *m, SleepKind kind, char **ret_set_resume, char **ret_message) {
+        if (!kind_writes_image(kind))
+                return 0;
+        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
+        if (t->reason) {
+                *ret_message = g_steal_pointer(&t->reason);
+                return -ENOMEDIUM;
+        }
+        *ret_set_resume = g_steal_pointer(&t->set_resume);
+        return 0;
+}
+
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
+        g_autofree char *set_resume = NULL;
         if (m->cycle) {
                 *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is running", m->cycle->id);
                 return -EBUSY;
         }
         int r = manager_check_kernel(m, kind, opts, ret_message);
+        if (r < 0)
+                return r;
+        r = manager_check_hibernate(m, kind, &set_resume, ret_message);
         if (r < 0)
                 return r;
 
@@ -683,6 +725,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
         c->opts = *opts;
         *opts = (CycleOptions) {}; /* the cycle owns the strings now */
+        c->set_resume = g_steal_pointer(&set_resume);
         m->cycle = c;
 
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " started: %s%s", c->id,
@@ -881,6 +924,8 @@ Manager *manager_free(Manager *m) {
                 close(m->proc_fd);
         config_free(m->config);
         g_free(m->last_wake_reason);
+        for (int k = 0; k < _SLEEP_KIND_MAX; k++)
+                g_free(m->can_reason[k]);
         sd_event_unref(m->event);
         g_free(m);
         return NULL;
@@ -941,7 +986,16 @@ const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
                 return "na";
         }
         /* power_can's reasons are static strings: they outlive caps */
-        return power_can(caps, kind, m->config->hibernate_mode, ret_reason);
+        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
+        if (strcmp(answer, "yes") != 0 || !kind_writes_image(kind))
+                return answer;
+        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
+        if (!t->reason)
+                return answer;
+        g_free(m->can_reason[kind]);
+        m->can_reason[kind] = g_steal_pointer(&t->reason);
+        *ret_reason = m->can_reason[kind];
+        return "no";
 }
 
 char **manager_supported_kinds(Manager *m) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool word_is_valid(const char *w) {
@@ -184,6 +185,87 @@ int parse_mountinfo(const char *text, GPtrArray **ret) {
                 g_ptr_array_add(mounts, m);
         }
         *ret = g_steal_pointer(&mounts);
+        return 0;
+}
+
+void swap_entry_free(SwapEntry *s) {
+        if (!s)
+                return;
+        g_free(s->path);
+        g_free(s);
+}
+
+/* "/dev/vdb  partition  1048572  0  -2" */
+static int parse_swaps_line(const char *line, SwapEntry **ret) {
+        g_auto(GStrv) f = g_strsplit_set(line, " \t", -1);
+        const char *w[5];
+        guint n = 0;
+        for (char **p = f; *p; p++)
+                if (**p) {
+                        if (n == G_N_ELEMENTS(w))
+                                return -EBADMSG;
+                        w[n++] = *p;
+                }
+        if (n != G_N_ELEMENTS(w))
+                return -EBADMSG;
+
+        g_autoptr(SwapEntry) s = g_new0(SwapEntry, 1);
+        char *end;
+        errno = 0;
+        long prio = strtol(w[4], &end, 10);
+        if (*end || errno || prio < INT_MIN || prio > INT_MAX)
+                return -EBADMSG;
+        if (parse_uint64(w[2], &s->size_kib) < 0 || parse_uint64(w[3], &s->used_kib) < 0 ||
+            s->used_kib > s->size_kib)
+                return -EBADMSG;
+        if (strcmp(w[1], "partition") != 0 && strcmp(w[1], "file") != 0)
+                return -EBADMSG;
+        s->path = unescape_octal(w[0]);
+        s->is_partition = strcmp(w[1], "partition") == 0;
+        s->priority = (int) prio;
+        *ret = g_steal_pointer(&s);
+        return 0;
+}
+
+int parse_swaps(const char *text, GPtrArray **ret) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(GPtrArray) swaps = g_ptr_array_new_with_free_func((GDestroyNotify) swap_entry_free);
+
+        if (!lines[0] || !g_str_has_prefix(lines[0], "Filename"))
+                return -EBADMSG;
+        for (char **l = lines + 1; *l; l++) {
+                if (!**l)
+                        continue;
+                SwapEntry *s;
+                int r = parse_swaps_line(*l, &s);
+                if (r < 0)
+                        return r;
+                g_ptr_array_add(swaps, s);
+        }
+        *ret = g_steal_pointer(&swaps);
+        return 0;
+}
+
+int parse_meminfo_kib(const char *text, const char *key, uint64_t *ret) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                int r = meminfo_field(*l, key, ret);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
+        return -ENOENT;
+}
+
+int parse_devnum(const char *text, unsigned *ret_major, unsigned *ret_minor) {
+        g_autofree char *t = g_strstrip(g_strdup(text));
+        g_auto(GStrv) parts = g_strsplit(t, ":", -1);
+        guint64 ma, mi;
+        if (g_strv_length(parts) != 2 ||
+            !g_ascii_string_to_unsigned(parts[0], 10, 0, UINT_MAX, &ma, NULL) ||
+            !g_ascii_string_to_unsigned(parts[1], 10, 0, UINT_MAX, &mi, NULL))
+                return -EBADMSG;
+        *ret_major = (unsigned) ma;
+        *ret_minor = (unsigned) mi;
         return 0;
 }
 

@@ -44,5 +44,26 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountEntry, mount_entry_free)
  * (\040 for a space) in paths are decoded. */
 int parse_mountinfo(const char *text, GPtrArray **ret);
 
+/* One line of /proc/swaps. Sizes in KiB. */
+typedef struct SwapEntry {
+        char *path;             /* octal escapes decoded */
+        bool is_partition;      /* "partition"; else a file */
+        uint64_t size_kib;
+        uint64_t used_kib;
+        int priority;
+} SwapEntry;
+
+void swap_entry_free(SwapEntry *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SwapEntry, swap_entry_free)
+
+/* /proc/swaps (header line first) into a GPtrArray of SwapEntry (owning). */
+int parse_swaps(const char *text, GPtrArray **ret);
+
+/* One "Key:  N kB" field of /proc/meminfo; -ENOENT when absent. */
+int parse_meminfo_kib(const char *text, const char *key, uint64_t *ret);
+
+/* A device number as "MAJ:MIN" (the form of /sys/power/resume). */
+int parse_devnum(const char *text, unsigned *ret_major, unsigned *ret_minor);
+
 /* "rw" appears in a comma-separated option string. */
 bool mount_options_has(const char *options, const char *option);

@@ -107,8 +107,10 @@ void power_request_free(PowerRequest *r) {
         g_free(r->mem_sleep);
         g_free(r->disk_mode);
         g_free(r->pm_test);
+        g_free(r->resume);
         g_free(r->saved_mem_sleep);
         g_free(r->wake_reason);
+        devices_wakeup_snapshot_free(r->count_sources);
         g_free(r->saved_disk_mode);
         g_free(r);
 }
@@ -133,6 +135,7 @@ const char *power_step_to_string(PowerStep s) {
         static const char *const names[] = {
                 [POWER_STEP_NONE] = "",
                 [POWER_STEP_MEM_SLEEP] = "select the mem_sleep mode",
+                [POWER_STEP_RESUME] = "set the resume device",
                 [POWER_STEP_DISK] = "select the disk mode",
                 [POWER_STEP_PM_TEST] = "set pm_test",
                 [POWER_STEP_RTC] = "arm the RTC wake alarm",
@@ -178,6 +181,13 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
                 if (step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
                         return r->error;
         }
+        if (r->resume) {
+                /* Writing it also makes the kernel look for an image there
+                 * now; the swap is in use, so it finds none and goes on */
+                log_info("Setting the resume device to %s for this hibernation", r->resume);
+                if (step(r, POWER_STEP_RESUME, POWER_RESUME, r->resume) < 0)
+                        return r->error;
+        }
         if (r->disk_mode) {
                 r->saved_disk_mode = current_mode_if_other(r->sysfs_fd, POWER_DISK, r->disk_mode);
                 if (step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
@@ -196,8 +206,13 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
         }
         if (r->write_wakeup_count) {
                 snprintf(buf, sizeof(buf), "%u", r->wakeup_count);
-                if (step(r, POWER_STEP_WAKEUP_COUNT, POWER_WAKEUP_COUNT, buf) < 0)
+                if (step(r, POWER_STEP_WAKEUP_COUNT, POWER_WAKEUP_COUNT, buf) < 0) {
+                        if (r->count_sources) {
+                                g_autoptr(WakeupSnapshot) now = devices_wakeup_snapshot(r->sysfs_fd);
+                                r->wake_reason = devices_wake_reason(r->count_sources, now);
+                        }
                         return r->error;
+                }
         }
         return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cycle.h"
+#include "devices.h"
 
 /* The kernel's /sys/power interface (mainline backend). Every path is
  * relative to the sysfs root fd. */
@@ -15,6 +16,7 @@
 #define POWER_DISK         "sys/power/disk"
 #define POWER_PM_TEST      "sys/power/pm_test"
 #define POWER_WAKEUP_COUNT "sys/power/wakeup_count"
+#define POWER_RESUME       "sys/power/resume"
 #define POWER_RTC_ALARM    "sys/class/rtc/rtc0/wakealarm"
 
 typedef struct PowerCaps {
@@ -45,6 +47,7 @@ const char *power_state_for_kind(SleepKind kind);
 typedef enum PowerStep {
         POWER_STEP_NONE,
         POWER_STEP_MEM_SLEEP,
+        POWER_STEP_RESUME,
         POWER_STEP_DISK,
         POWER_STEP_PM_TEST,
         POWER_STEP_RTC,
@@ -59,9 +62,11 @@ typedef struct PowerRequest {
         char *mem_sleep;         /* NULL: leave as is */
         char *disk_mode;         /* NULL: leave as is */
         char *pm_test;           /* NULL: leave as is */
+        char *resume;            /* MAJ:MIN for sys/power/resume, NULL: leave as is */
         uint32_t wake_after_sec; /* 0: no alarm */
         bool write_wakeup_count;
         uint32_t wakeup_count;
+        WakeupSnapshot *count_sources; /* owned: the sources' counts when wakeup_count was read */
 
         /* what the kernel had before, put back after the state write */
         char *saved_mem_sleep;

@@ -564,12 +564,13 @@ static void symlink_entries(const char *from_dir, const char *to_dir, const char
  * so a file system stuck elsewhere on the host cannot stall the flush. Off
  * by default: its PID entries are a snapshot, so processes a test starts
  * later (clients, FUSE servers, syncing tasks) would be invisible. */
-static void make_proc_root(Harness *h) {
+static void make_proc_root(Harness *h, const HarnessOptions *opts) {
         static const char *const top_except[] = { "self", "thread-self", "mounts", NULL };
         static const char *const self_except[] = { "mountinfo", "mounts", NULL };
         g_autofree char *self = NULL, *mi = NULL, *mounts = NULL, *mounts_link = NULL;
+        const char *const *files = opts ? opts->proc_files : NULL;
 
-        if (g_strcmp0(g_getenv("HARNESS_FAKE_PROC"), "1") != 0)
+        if (g_strcmp0(g_getenv("HARNESS_FAKE_PROC"), "1") != 0 && !files)
                 return;
         h->proc = g_build_filename(h->dir, "proc", NULL);
         self = g_build_filename(h->proc, "self", NULL);
@@ -584,6 +585,11 @@ static void make_proc_root(Harness *h) {
         write_filtered_mounts("/proc/self/mounts", mounts, 1, h->dir);
         mounts_link = g_build_filename(h->proc, "mounts", NULL);
         g_assert_cmpint(symlink("self/mounts", mounts_link), ==, 0);
+        for (; files && files[0] && files[1]; files += 2) {
+                g_autofree char *path = g_build_filename(h->proc, files[0], NULL);
+                g_assert_true(unlink(path) == 0 || errno == ENOENT);
+                write_file(path, files[1]);
+        }
 }
 
 static void start_fridged(Harness *h) {
@@ -610,7 +616,6 @@ static void start_fridged(Harness *h) {
         err = open(h->fridged_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         g_assert_cmpint(err, >=, 0);
         g_autofree char *a_proc = NULL;
-        make_proc_root(h);
         if (h->proc)
                 a_proc = g_strdup_printf("--proc-root=%s", h->proc);
         /* Never the host's cgroups unless the test made scratch ones and
@@ -732,6 +737,7 @@ Harness *harness_new(const HarnessOptions *opts) {
                         return h;   /* skipped: the caller checks g_test_skipped-ish state */
         }
         start_dbus(h);
+        make_proc_root(h, opts);
         start_fridged(h);
         connect_bus(h);
         return h;
@@ -1226,6 +1232,11 @@ char *harness_read_sys(Harness *h, const char *rel) {
         if (!g_file_get_contents(path, &txt, NULL, &e))
                 g_error("read %s: %s", path, e->message);
         return txt;
+}
+
+void harness_write_sys(Harness *h, const char *rel, const char *value) {
+        g_autofree char *path = g_build_filename(h->root, "sys", rel, NULL);
+        write_control(path, value);
 }
 
 bool harness_wait_log_line(Harness *h, const char *line, int timeout_ms) {

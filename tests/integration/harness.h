@@ -29,6 +29,10 @@ typedef struct HarnessOptions {
         bool real_cgroups;
         /* also mount slowfs on DIR/slow */
         bool slowfs;
+        /* name, text pairs, NULL-terminated: files such as "swaps" that
+         * fridged's /proc shows instead of the host's (implies the fake
+         * /proc described below) */
+        const char *const *proc_files;
 } HarnessOptions;
 
 /*
@@ -155,6 +159,7 @@ char *harness_fakesys_log(Harness *h);
 char **harness_fakesys_log_lines(Harness *h);
 void harness_control(Harness *h, const char *cmd);
 char *harness_read_sys(Harness *h, const char *rel);   /* relative to DIR/root/sys */
+void harness_write_sys(Harness *h, const char *rel, const char *value);
 /* Polls the log (bounded) until a line equal to `line` appears. */
 bool harness_wait_log_line(Harness *h, const char *line, int timeout_ms);
 

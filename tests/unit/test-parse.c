@@ -113,6 +113,70 @@ static void test_mountinfo_malformed(void) {
         g_assert_null(mounts);
 }
 
+static void test_swaps(void) {
+        g_autoptr(GPtrArray) s = NULL;
+        g_assert_cmpint(parse_swaps("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+                                    "/dev/vdb                                partition\t1048572\t\t512\t\t-2\n"
+                                    "/swap\\040file                            file\t\t2048\t\t0\t\t10\n",
+                                    &s), ==, 0);
+        g_assert_cmpuint(s->len, ==, 2);
+        SwapEntry *a = s->pdata[0], *b = s->pdata[1];
+        g_assert_cmpstr(a->path, ==, "/dev/vdb");
+        g_assert_true(a->is_partition);
+        g_assert_cmpuint(a->size_kib, ==, 1048572);
+        g_assert_cmpuint(a->used_kib, ==, 512);
+        g_assert_cmpint(a->priority, ==, -2);
+        g_assert_cmpstr(b->path, ==, "/swap file");
+        g_assert_false(b->is_partition);
+        g_assert_cmpint(b->priority, ==, 10);
+
+        g_autoptr(GPtrArray) none = NULL;
+        g_assert_cmpint(parse_swaps("Filename Type Size Used Priority\n", &none), ==, 0);
+        g_assert_cmpuint(none->len, ==, 0);
+}
+
+static void test_swaps_malformed(void) {
+        static const char *const bad[] = {
+                "",                                                     /* no header */
+                "/dev/vdb partition 1 0 -2\n",                          /* no header */
+                "Filename\n/dev/vdb partition 1 0\n",                   /* a field short */
+                "Filename\n/dev/vdb partition 1 0 -2 extra\n",          /* a field long */
+                "Filename\n/dev/vdb disk 1 0 -2\n",                     /* unknown type */
+                "Filename\n/dev/vdb partition 1 2 -2\n",                /* used > size */
+                "Filename\n/dev/vdb partition -1 0 -2\n",
+                "Filename\n/dev/vdb partition 1 0 high\n",
+                "Filename\n/dev/vdb partition 1 0 99999999999\n",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                GPtrArray *s = NULL;
+                g_assert_cmpint(parse_swaps(bad[i], &s), ==, -EBADMSG);
+                g_assert_null(s);
+        }
+}
+
+static void test_meminfo_kib(void) {
+        uint64_t v = 0;
+        g_assert_cmpint(parse_meminfo_kib(meminfo_sample, "MemTotal", &v), ==, 0);
+        g_assert_cmpuint(v, ==, 16303012);
+        g_assert_cmpint(parse_meminfo_kib(meminfo_sample, "Active(anon)", &v), ==, -ENOENT);
+        g_assert_cmpint(parse_meminfo_kib("Active(anon): 12 kB\n", "Active(anon)", &v), ==, 0);
+        g_assert_cmpuint(v, ==, 12);
+        g_assert_cmpint(parse_meminfo_kib("Active(anon): 12\n", "Active(anon)", &v), ==, -EBADMSG);
+}
+
+static void test_devnum(void) {
+        unsigned ma = 0, mi = 0;
+        g_assert_cmpint(parse_devnum("254:16\n", &ma, &mi), ==, 0);
+        g_assert_cmpuint(ma, ==, 254);
+        g_assert_cmpuint(mi, ==, 16);
+        g_assert_cmpint(parse_devnum("0:0", &ma, &mi), ==, 0);
+        g_assert_cmpuint(ma, ==, 0);
+        static const char *const bad[] = { "", "254", "254:", ":16", "254:16:1", "a:b", "1:-2", "-1:2", "1 :2",
+                                           "99999999999:0" };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+                g_assert_cmpint(parse_devnum(bad[i], &ma, &mi), ==, -EBADMSG);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/parse/word-list/brackets", test_word_list_brackets);
@@ -124,5 +188,9 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/parse/meminfo/malformed", test_meminfo_malformed);
         g_test_add_func("/parse/mountinfo", test_mountinfo);
         g_test_add_func("/parse/mountinfo/malformed", test_mountinfo_malformed);
+        g_test_add_func("/parse/swaps", test_swaps);
+        g_test_add_func("/parse/swaps/malformed", test_swaps_malformed);
+        g_test_add_func("/parse/meminfo-kib", test_meminfo_kib);
+        g_test_add_func("/parse/devnum", test_devnum);
         return g_test_run();
 }

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "hibernate.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "fileio.h"
+#include "parse.h"
+#include "power.h"
+#include "util.h"
+
+void hibernate_target_free(HibernateTarget *t) {
+        if (!t)
+                return;
+        g_free(t->reason);
+        g_free(t->device);
+        g_free(t->set_resume);
+        g_free(t);
+}
+
+static HibernateTarget *not_ready(HibernateTarget *t, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static HibernateTarget *not_ready(HibernateTarget *t, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        g_free(t->reason);
+        t->reason = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        return t;
+}
+
+/* The device a swap entry hibernates to: a partition is itself; a file lives
+ * on the device holding its file system (and needs resume_offset too). */
+static int swap_devnum(const SwapEntry *s, dev_t *ret) {
+        struct stat st;
+        if (stat(s->path, &st) < 0)
+                return -errno;
+        if (s->is_partition && !S_ISBLK(st.st_mode))
+                return -ENOTBLK;
+        *ret = s->is_partition ? st.st_rdev : st.st_dev;
+        return 0;
+}
+
+static const SwapEntry *swap_on(GPtrArray *swaps, dev_t dev, bool partitions_only) {
+        for (guint i = 0; i < swaps->len; i++) {
+                const SwapEntry *s = swaps->pdata[i];
+                dev_t d = 0;
+                if ((s->is_partition || !partitions_only) && swap_devnum(s, &d) >= 0 && d == dev)
+                        return s;
+        }
+        return NULL;
+}
+
+/* ResumeDevice= as "MAJ:MIN" or the path of a block device */
+static int resolve_device(const char *spec, dev_t *ret) {
+        unsigned ma, mi;
+        if (parse_devnum(spec, &ma, &mi) >= 0) {
+                *ret = makedev(ma, mi);
+                return 0;
+        }
+        struct stat st;
+        if (stat(spec, &st) < 0)
+                return -errno;
+        if (!S_ISBLK(st.st_mode))
+                return -ENOTBLK;
+        *ret = st.st_rdev;
+        return 0;
+}
+
+static int read_swaps(int proc_fd, GPtrArray **ret) {
+        g_autofree char *text = NULL;
+        int r = read_file_at(proc_fd, "swaps", &text);
+        return r < 0 ? r : parse_swaps(text, ret);
+}
+
+static int read_resume(int sysfs_fd, dev_t *ret) {
+        g_autofree char *text = NULL;
+        unsigned ma, mi;
+        int r = read_file_at(sysfs_fd, POWER_RESUME, &text);
+        if (r < 0)
+                return r;
+        if ((r = parse_devnum(text, &ma, &mi)) < 0)
+                return r;
+        *ret = makedev(ma, mi);
+        return 0;
+}
+
+/* The swap the image goes to: the configured one, else the one resume
+ * names, else the only partition there is. */
+static const SwapEntry *choose_swap(HibernateTarget *t, GPtrArray *swaps, dev_t resume, const char *configured) {
+        if (configured) {
+                dev_t want = 0;
+                int r = resolve_device(configured, &want);
+                if (r < 0) {
+                        not_ready(t, "ResumeDevice=%s is not a block device: %s", configured, errno_text(r));
+                        return NULL;
+                }
+                const SwapEntry *s = swap_on(swaps, want, true);
+                if (!s)
+                        not_ready(t, "ResumeDevice=%s is not an active swap partition (see /proc/swaps)", configured);
+                return s;
+        }
+        if (resume != makedev(0, 0)) {
+                const SwapEntry *s = swap_on(swaps, resume, false);
+                if (!s)
+                        not_ready(t, "/sys/power/resume names %u:%u, which is not an active swap device",
+                                  major(resume), minor(resume));
+                return s;
+        }
+
+        const SwapEntry *only = NULL;
+        unsigned partitions = 0;
+        for (guint i = 0; i < swaps->len; i++)
+                if (((SwapEntry *) swaps->pdata[i])->is_partition && partitions++ == 0)
+                        only = swaps->pdata[i];
+        if (partitions == 1)
+                return only;
+        if (partitions == 0)
+                not_ready(t, "/sys/power/resume is not set and the only swap is a file (%s), which needs resume "
+                          "and resume_offset set at boot", ((SwapEntry *) swaps->pdata[0])->path);
+        else
+                not_ready(t, "/sys/power/resume is not set and there are %u swap partitions to choose from; "
+                          "name one with ResumeDevice= in fridge.conf", partitions);
+        return NULL;
+}
+
+/* systemd's rule too: the image is about the anonymous memory (page cache
+ * is dropped or written back rather than saved) */
+static int expected_image_kib(int proc_fd, uint64_t *ret) {
+        g_autofree char *text = NULL;
+        uint64_t active, inactive;
+        int r = read_file_at(proc_fd, "meminfo", &text);
+        if (r < 0)
+                return r;
+        if ((r = parse_meminfo_kib(text, "Active(anon)", &active)) < 0 ||
+            (r = parse_meminfo_kib(text, "Inactive(anon)", &inactive)) < 0)
+                return r;
+        *ret = active + inactive;
+        return 0;
+}
+
+static void check_size(HibernateTarget *t, int proc_fd, const SwapEntry *s) {
+        t->free_kib = s->size_kib - s->used_kib;
+        int r = expected_image_kib(proc_fd, &t->need_kib);
+        if (r < 0)
+                not_ready(t, "cannot estimate the image size from /proc/meminfo (Active(anon), Inactive(anon)): %s",
+                          errno_text(r));
+        else if (t->need_kib > t->free_kib)
+                not_ready(t, "swap %s has %" G_GUINT64_FORMAT " MiB free, but the image needs about %" G_GUINT64_FORMAT
+                          " MiB (the anonymous memory)", s->path, t->free_kib / 1024, (t->need_kib + 1023) / 1024);
+}
+
+HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_device) {
+        g_autoptr(HibernateTarget) t = g_new0(HibernateTarget, 1);
+        g_autoptr(GPtrArray) swaps = NULL;
+        dev_t resume = 0;
+
+        int r = read_resume(sysfs_fd, &resume);
+        if (r < 0)
+                return not_ready(g_steal_pointer(&t), "/sys/power/resume is missing or malformed (%s)", errno_text(r));
+        if ((r = read_swaps(proc_fd, &swaps)) < 0)
+                return not_ready(g_steal_pointer(&t), "cannot read /proc/swaps: %s", errno_text(r));
+        if (swaps->len == 0)
+                return not_ready(g_steal_pointer(&t), "no swap space is active (/proc/swaps lists none) to write "
+                                 "the image to");
+
+        const SwapEntry *s = choose_swap(t, swaps, resume, resume_device);
+        if (!s)
+                return g_steal_pointer(&t);
+        t->device = g_strdup(s->path);
+        check_size(t, proc_fd, s);
+        dev_t d = 0;
+        if (!t->reason && s->is_partition && swap_devnum(s, &d) >= 0 && d != resume)
+                t->set_resume = g_strdup_printf("%u:%u", major(d), minor(d));
+        return g_steal_pointer(&t);
+}

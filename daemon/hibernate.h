@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+/* Hibernation pre-flight: is there a swap partition the image fits in, and
+ * will the next boot look for it there (/sys/power/resume)? Answered before
+ * a hibernate cycle flushes or freezes anything, and for CanHibernate. */
+
+typedef struct HibernateTarget {
+        char *reason;      /* NULL when hibernation can work; else what is missing */
+        char *device;      /* the swap the image goes to, e.g. "/dev/vdb" */
+        char *set_resume;  /* "MAJ:MIN" fridged must write to /sys/power/resume, or NULL */
+        uint64_t free_kib; /* free space on `device` */
+        uint64_t need_kib; /* the expected image: anonymous memory */
+} HibernateTarget;
+
+void hibernate_target_free(HibernateTarget *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HibernateTarget, hibernate_target_free)
+
+/* Reads PROC/swaps, PROC/meminfo and SYSFS/sys/power/resume. Never fails:
+ * what cannot be read becomes the reason. `resume_device` is the configured
+ * ResumeDevice= (a block device path or "MAJ:MIN"), or NULL. */
+HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_device);

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "hibernate.h"
+#include "power.h"
+
+/* A sysfs root and a proc root in one temp dir. The swap "partitions" are
+ * the host's /dev/loop0 and /dev/loop1 (block 7:0 and 7:1; stat only). */
+typedef struct Fixture {
+        char *dir;
+        int sys_fd;
+        int proc_fd;
+        char *swapfile;
+} Fixture;
+
+#define HEADER "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+#define MEMINFO(anon_kib) "MemTotal: 2000000 kB\nActive(anon): " #anon_kib " kB\nInactive(anon): 0 kB\nDirty: 0 kB\n"
+
+static void put(Fixture *f, const char *path, const char *text) {
+        g_autofree char *p = g_build_filename(f->dir, path, NULL);
+        g_autofree char *parent = g_path_get_dirname(p);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static void setup(Fixture *f, gconstpointer data) {
+        struct stat st;
+        if (stat("/dev/loop0", &st) < 0 || !S_ISBLK(st.st_mode) || stat("/dev/loop1", &st) < 0) {
+                g_test_skip("needs /dev/loop0 and /dev/loop1 block devices to stand for swap partitions");
+                return;
+        }
+        f->dir = g_dir_make_tmp("fridge-hib-XXXXXX", NULL);
+        put(f, "sys/sys/power/resume", "0:0\n");
+        put(f, "proc/meminfo", MEMINFO(20000));
+        put(f, "proc/swaps", HEADER);
+        f->swapfile = g_build_filename(f->dir, "swapfile", NULL);
+        put(f, "swapfile", "");
+        g_autofree char *sys = g_build_filename(f->dir, "sys", NULL);
+        g_autofree char *proc = g_build_filename(f->dir, "proc", NULL);
+        f->sys_fd = root_open(sys);
+        f->proc_fd = root_open(proc);
+        g_assert_cmpint(f->sys_fd, >=, 0);
+        g_assert_cmpint(f->proc_fd, >=, 0);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (!f->dir)
+                return;
+        close(f->sys_fd);
+        close(f->proc_fd);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+        g_free(f->dir);
+        g_free(f->swapfile);
+}
+
+static void swaps(Fixture *f, const char *lines) {
+        g_autofree char *text = g_strconcat(HEADER, lines, NULL);
+        put(f, "proc/swaps", text);
+}
+
+static HibernateTarget *check(Fixture *f, const char *configured) {
+        HibernateTarget *t = hibernate_check(f->sys_fd, f->proc_fd, configured);
+        g_assert_nonnull(t);
+        g_test_message("reason: %s; device %s; set_resume %s", t->reason ? t->reason : "(ready)",
+                       t->device ? t->device : "-", t->set_resume ? t->set_resume : "-");
+        return t;
+}
+
+static void assert_not_ready(HibernateTarget *t, const char *needle) {
+        g_assert_nonnull(t->reason);
+        if (!strstr(t->reason, needle))
+                g_error("reason '%s' does not mention '%s'", t->reason, needle);
+        g_assert_null(t->set_resume);
+}
+
+#define SKIP_UNLESS_READY(f) do { if (!(f)->dir) return; } while (0)
+
+static void test_no_swap(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        assert_not_ready(t, "no swap space is active");
+}
+
+static void test_one_partition_sets_resume(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        g_assert_null(t->reason);
+        g_assert_cmpstr(t->device, ==, "/dev/loop0");
+        g_assert_cmpstr(t->set_resume, ==, "7:0");
+        g_assert_cmpuint(t->need_kib, ==, 20000);
+        g_assert_cmpuint(t->free_kib, ==, 1048572);
+}
+
+static void test_resume_already_set(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        put(f, "sys/sys/power/resume", "7:1\n");
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        g_assert_null(t->reason);
+        g_assert_cmpstr(t->device, ==, "/dev/loop1");
+        g_assert_null(t->set_resume);
+}
+
+static void test_resume_names_no_swap(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
+        put(f, "sys/sys/power/resume", "8:3\n");
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        assert_not_ready(t, "8:3, which is not an active swap device");
+}
+
+static void test_two_partitions_need_config(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        assert_not_ready(t, "2 swap partitions to choose from");
+        g_assert_nonnull(strstr(t->reason, "ResumeDevice="));
+}
+
+static void test_config_names_device(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        g_autoptr(HibernateTarget) by_path = check(f, "/dev/loop1");
+        g_assert_null(by_path->reason);
+        g_assert_cmpstr(by_path->set_resume, ==, "7:1");
+        g_autoptr(HibernateTarget) by_number = check(f, "7:0");
+        g_assert_null(by_number->reason);
+        g_assert_cmpstr(by_number->set_resume, ==, "7:0");
+        /* the configured device wins over what the kernel has */
+        put(f, "sys/sys/power/resume", "7:0\n");
+        g_autoptr(HibernateTarget) switched = check(f, "/dev/loop1");
+        g_assert_cmpstr(switched->set_resume, ==, "7:1");
+}
+
+static void test_config_names_bad_device(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
+        g_autoptr(HibernateTarget) not_swap = check(f, "/dev/loop1");
+        assert_not_ready(not_swap, "ResumeDevice=/dev/loop1 is not an active swap partition");
+        g_autoptr(HibernateTarget) not_block = check(f, f->swapfile);
+        assert_not_ready(not_block, "is not a block device");
+        g_autoptr(HibernateTarget) missing = check(f, "/dev/no-such-disk");
+        assert_not_ready(missing, "ResumeDevice=/dev/no-such-disk");
+}
+
+static void test_swap_file(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        g_autofree char *line = g_strdup_printf("%s file 1048572 0 -2\n", f->swapfile);
+        swaps(f, line);
+        g_autoptr(HibernateTarget) unset = check(f, NULL);
+        assert_not_ready(unset, "the only swap is a file");
+        g_assert_nonnull(strstr(unset->reason, "resume_offset"));
+
+        /* set at boot (with resume_offset): the file system's device */
+        struct stat st;
+        g_assert_cmpint(stat(f->swapfile, &st), ==, 0);
+        g_autofree char *dev = g_strdup_printf("%u:%u\n", major(st.st_dev), minor(st.st_dev));
+        put(f, "sys/sys/power/resume", dev);
+        g_autoptr(HibernateTarget) set = check(f, NULL);
+        g_assert_null(set->reason);
+        g_assert_null(set->set_resume);
+}
+
+static void test_too_small(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 10240 0 -2\n");
+        put(f, "proc/meminfo", MEMINFO(30000));
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        assert_not_ready(t, "swap /dev/loop0 has 10 MiB free, but the image needs about 30 MiB");
+
+        /* what is already swapped out is not free */
+        swaps(f, "/dev/loop0 partition 102400 90000 -2\n");
+        put(f, "proc/meminfo", MEMINFO(20000));
+        g_autoptr(HibernateTarget) used = check(f, NULL);
+        assert_not_ready(used, "has 12 MiB free");
+}
+
+static void test_bad_inputs(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition lots 0 -2\n");
+        g_autoptr(HibernateTarget) bad_swaps = check(f, NULL);
+        assert_not_ready(bad_swaps, "cannot read /proc/swaps");
+
+        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
+        put(f, "proc/meminfo", "MemTotal: 1 kB\n");
+        g_autoptr(HibernateTarget) no_anon = check(f, NULL);
+        assert_not_ready(no_anon, "cannot estimate the image size");
+
+        put(f, "proc/meminfo", MEMINFO(1));
+        put(f, "sys/sys/power/resume", "vdb\n");
+        g_autoptr(HibernateTarget) bad_resume = check(f, NULL);
+        assert_not_ready(bad_resume, "/sys/power/resume is missing or malformed");
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+#define T(name, fn) g_test_add("/hibernate/" name, Fixture, NULL, setup, fn, teardown)
+        T("no-swap", test_no_swap);
+        T("one-partition-sets-resume", test_one_partition_sets_resume);
+        T("resume-already-set", test_resume_already_set);
+        T("resume-names-no-swap", test_resume_names_no_swap);
+        T("two-partitions-need-config", test_two_partitions_need_config);
+        T("config-names-device", test_config_names_device);
+        T("config-names-bad-device", test_config_names_bad_device);
+        T("swap-file", test_swap_file);
+        T("too-small", test_too_small);
+        T("bad-inputs", test_bad_inputs);
+        return g_test_run();
+}
