@@ -63,6 +63,22 @@ if [ -s /etc/vm-modules ]; then
   done </etc/vm-modules
 fi
 
+# The second boot of a hibernation scenario: the kernel looked for an image
+# before the disk driver was loaded, so point it at the disk now. On
+# success this never returns: the first boot's memory, scenario included,
+# takes over.
+resume_disk=$(sed -n 's/.*fridge\.resume=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$resume_disk" ]; then
+  echo "resuming from /dev/$resume_disk ($(cat /sys/class/block/$resume_disk/dev 2>/dev/null))"
+  cat "/sys/class/block/$resume_disk/dev" >/sys/power/resume 2>/dev/null
+  die_early "second boot: no hibernation image resumed from /dev/$resume_disk"
+fi
+
+# A scenario's own set-up before fridged starts (its config, say)
+if [ -f /scenario.pre ]; then
+  . /scenario.pre || die_early "/scenario.pre failed"
+fi
+
 # Guest-side watchdog: a scenario that hangs still gets a result line.
 (
   sleep "$FRIDGE_VM_GUEST_TIMEOUT"

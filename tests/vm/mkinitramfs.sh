@@ -6,6 +6,7 @@
 #   -m MODULE       a kernel module to load at boot, with its dependencies
 #                   from modules.dep (repeatable)
 #   -c KEY=VALUE    a line for /etc/vm.conf, read by /init (repeatable)
+#   -p PRE          a script /init sources before fridged starts (/scenario.pre)
 # Each BINARY goes to /usr/bin/ under its own name, with the shared
 # libraries ldd lists for it and the dynamic loader. busybox (static
 # preferred) provides the shell and tools; /init is tests/vm/init.sh.
@@ -14,15 +15,16 @@ set -euo pipefail
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-out='' kdir='' scenario=''
+out='' kdir='' scenario='' pre=''
 modules=() conf=()
-while getopts o:k:s:m:c: opt; do
+while getopts o:k:s:m:c:p: opt; do
   case $opt in
     o) out=$OPTARG ;;
     k) kdir=$OPTARG ;;
     s) scenario=$OPTARG ;;
     m) modules+=("$OPTARG") ;;
     c) conf+=("$OPTARG") ;;
+    p) pre=$OPTARG ;;
     *) die "bad option (see the header of $0)" ;;
   esac
 done
@@ -96,6 +98,12 @@ done
 cp "$here/init.sh" "$st/init"
 chmod 755 "$st/init"
 cp "$scenario" "$st/scenario"
+[ -z "$pre" ] || cp "$pre" "$st/scenario.pre"
+# helpers scenarios source, as /usr/lib/vm/NAME-lib.sh
+mkdir -p "$st/usr/lib/vm"
+for lib in "$(dirname "$scenario")"/*-lib.sh; do
+  [ ! -f "$lib" ] || cp "$lib" "$st/usr/lib/vm/"
+done
 basename "$scenario" .sh >"$st/etc/vm-scenario-name"
 printf '%s\n' "${conf[@]}" >"$st/etc/vm.conf"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$st/etc/passwd"

@@ -10,7 +10,16 @@
 #   FRIDGE_VM_LOGDIR     where the console log is saved as vm-SCENARIO.console.log
 #   DBUS_DAEMON          the dbus-daemon for the guest (default: from PATH)
 # The scenario's header sets the boot: "# vm-kernel: vmlinux|bzImage",
-# "# vm-append: ARGS", "# vm-modules: NAMES", "# vm-timeout: SECONDS".
+# "# vm-append: ARGS", "# vm-modules: NAMES", "# vm-timeout: SECONDS",
+# "# vm-disks: SIZE..." (blank raw disks, /dev/vda on, e.g. "64M 8M"),
+# "# vm-binaries: VAR..." (more binaries for the guest, named by environment
+# variables such as SLOWFS), "# vm-power-button: yes" (the host presses the
+# ACPI power button every 3 s once the guest prints FRIDGE-PRESS-POWER), and
+# "# vm-resume: DISK" (two boots: when the first powers off without a
+# result, a second boot of the same disks resumes the hibernation image on
+# /dev/DISK and the first boot's scenario goes on there).
+# NAME.pre.sh next to the scenario, if any, runs in /init before fridged
+# starts (for its config).
 # Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
 # console log is printed), 77 when qemu or the kernel cannot be had.
 # --interactive: the console is this terminal (Ctrl-A X quits qemu).
@@ -71,6 +80,10 @@ header() { sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
 kind=$(header vm-kernel); kind=${kind:-vmlinux}
 append=$(header vm-append)
 modules=$(header vm-modules)
+disks=$(header vm-disks)
+binaries=$(header vm-binaries)
+power_button=$(header vm-power-button)
+resume_disk=$(header vm-resume)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
 [ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
 case $kind in
@@ -93,25 +106,39 @@ trap 'exit 130' INT TERM
 
 margs=()
 for m in $modules; do margs+=(-m "$m"); done
+pre=${scenario%.sh}.pre.sh
+[ -f "$pre" ] && margs+=(-p "$pre")
+extra=()
+for v in $binaries; do
+  [ -n "${!v:-}" ] || die "$scenario needs \$$v (a binary for the guest)"
+  extra+=("${!v}")
+done
+dargs=()
+i=0
+for size in $disks; do
+  truncate -s "$size" "$T/disk$i.img"
+  dargs+=(-drive "file=$T/disk$i.img,format=raw,if=virtio,cache=unsafe")
+  i=$((i + 1))
+done
 # the guest's watchdog fires before the host's timeout, with a result line
 guest_timeout=$((timeout > 30 ? timeout - 15 : timeout * 2 / 3))
 t0=$(date +%s.%N)
 "$here/mkinitramfs.sh" -o "$T/initramfs.gz" -k "$kdir" -s "$scenario" "${margs[@]}" \
   -c "FRIDGE_VM_GUEST_TIMEOUT=$guest_timeout" -c "FRIDGE_VM_INTERACTIVE=$interactive" "${conf[@]}" \
-  "$FRIDGED" "$FRIDGECTL" "$dbus_daemon"
+  "$FRIDGED" "$FRIDGECTL" "$dbus_daemon" "${extra[@]}"
 t1=$(date +%s.%N)
 
 log=$T/console.log
 qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 256 -smp 1 -nodefaults -no-reboot
-      -display none -vga none
-      -kernel "$kernel" -initrd "$T/initramfs.gz"
-      -append "console=ttyS0 panic=-1 quiet $append")
+      -display none -vga none "${dargs[@]}"
+      -kernel "$kernel" -initrd "$T/initramfs.gz")
+cmdline="console=ttyS0 panic=-1 quiet $append"
 
 if [ $interactive -eq 1 ]; then
   # the serial line on this terminal; Ctrl-C goes to the guest, Ctrl-A X quits
   # (in the foreground: a background job's stdin would be /dev/null)
   echo "booting $name in qemu (TCG; Ctrl-A X quits qemu)"
-  "${qemu[@]}" -chardev "stdio,id=con,mux=on,signal=off,logfile=$log" \
+  "${qemu[@]}" -append "$cmdline" -chardev "stdio,id=con,mux=on,signal=off,logfile=$log" \
     -serial chardev:con -mon chardev=con,mode=readline || true
   stty sane 2>/dev/null || true
   grep -q 'FRIDGE-RESULT: PASS' "$log" && exit 0
@@ -119,21 +146,60 @@ if [ $interactive -eq 1 ]; then
 fi
 
 echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramfs.gz" | cut -f1) KiB (built in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s)"
-"${qemu[@]}" -serial "file:$log" -monitor none </dev/null >"$T/qemu.out" 2>&1 &
-qemu_pid=$!
+# boot [APPEND]: one qemu run, bounded; sets hung=1 on a timeout. The
+# console is appended to $log, so the second boot's follows the first's.
 hung=0
-end=$((SECONDS + timeout))
-while kill -0 "$qemu_pid" 2>/dev/null; do
-  if [ $SECONDS -ge $end ]; then
-    hung=1
-    kill "$qemu_pid" 2>/dev/null; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true
-    break
+boot() {
+  local mon=() presser=
+  if [ "$power_button" = yes ]; then
+    rm -f "$T/mon.in" "$T/mon.out"
+    mkfifo "$T/mon.in" "$T/mon.out"
+    mon=(-chardev "pipe,id=mon,path=$T/mon" -mon chardev=mon,mode=readline)
   fi
-  sleep 0.2
-done
+  "${qemu[@]}" -append "$cmdline ${1:-}" -chardev "file,id=con,path=$T/boot.log" -serial chardev:con \
+    "${mon[@]}" </dev/null >>"$T/qemu.out" 2>&1 &
+  qemu_pid=$!
+  if [ "$power_button" = yes ]; then
+    cat "$T/mon.out" >"$T/monitor.log" &
+    press_power_button &
+    presser=$!
+  fi
+  local end=$((SECONDS + timeout))
+  while kill -0 "$qemu_pid" 2>/dev/null; do
+    if [ $SECONDS -ge $end ]; then
+      hung=1
+      kill "$qemu_pid" 2>/dev/null; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.2
+  done
+  wait "$qemu_pid" 2>/dev/null || qrc=$?
+  qemu_pid=
+  [ -z "$presser" ] || { kill "$presser" 2>/dev/null; wait "$presser" 2>/dev/null || true; }
+  cat "$T/boot.log" >>"$log"
+}
+# The guest says when it is about to sleep; a press before it is asleep
+# would be a wakeup event that aborts the cycle, so wait, then retry.
+press_power_button() {
+  exec 4>"$T/mon.in"
+  until grep -q FRIDGE-PRESS-POWER "$T/boot.log" 2>/dev/null; do sleep 0.2; done
+  while ! grep -q 'FRIDGE-RESULT' "$T/boot.log" 2>/dev/null; do
+    sleep 3
+    grep -q FRIDGE-PRESS-STOP "$T/boot.log" 2>/dev/null && break
+    echo system_powerdown >&4
+  done
+}
+
+: >"$log"
 qrc=0
-wait "$qemu_pid" 2>/dev/null || qrc=$?
-qemu_pid=
+boot
+if [ $hung -eq 0 ] && [ -n "$resume_disk" ] && ! grep -q 'FRIDGE-RESULT' "$log"; then
+  echo "scenario $name: first boot powered off without a result; booting again to resume from /dev/$resume_disk"
+  t_resume=$(date +%s.%N)
+  echo "=== second boot (resume from /dev/$resume_disk)" >>"$log"
+  boot "fridge.resume=$resume_disk"
+  echo "second boot to power-off: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s"
+fi
 t2=$(date +%s.%N)
 boot_s=$(python3 -c "print(f'{$t2 - $t1:.1f}')" 2>/dev/null || echo ?)
 
