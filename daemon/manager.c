@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 #include "overrides.h"
 #include "log.h"
 #include "progress.h"
+#include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
 
@@ -428,7 +430,11 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
         r->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
         r->state = g_strdup(power_state_for_kind(c->kind));
         r->mem_sleep = g_strdup(cycle_mem_sleep(m));
-        if (c->kind == SLEEP_HIBERNATE)
+        /* pm_test is the mainline kernel's test mode: such a cycle stays there */
+        r->tuxonice = c->kind == SLEEP_HIBERNATE && !c->opts.pm_test && tuxonice_present(m->sysfs_fd);
+        if (r->tuxonice)
+                config_tuxonice_copy(&r->tuxonice_config, &m->config->tuxonice);
+        else if (c->kind == SLEEP_HIBERNATE)
                 r->disk_mode = g_strdup(m->config->hibernate_mode);
         else if (c->kind == SLEEP_HYBRID)
                 r->disk_mode = g_strdup("suspend");
@@ -439,7 +445,19 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
         return r;
 }
 
+static void tuxonice_failed(Manager *m, const PowerRequest *r) {
+        CycleError error;
+        CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
+        g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
+        cycle_end_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
+                        why, r->tuxonice_result);
+}
+
 static void kernel_failed(Manager *m, const PowerRequest *r) {
+        if (r->failed_step == POWER_STEP_TUXONICE_RESULT) {
+                tuxonice_failed(m, r);
+                return;
+        }
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
                 cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
                                 "a wakeup event arrived during the cycle (wakeup_count %u is stale); not sleeping",
@@ -449,7 +467,9 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
         const char *what = r->failed_step == POWER_STEP_STATE ? r->state
                          : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
                          : r->failed_step == POWER_STEP_DISK ? r->disk_mode
-                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
+                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test
+                         : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
+                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE : "";
         cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }
@@ -464,6 +484,10 @@ static void kernel_done(int r, void *data, void *userdata) {
         if (r < 0) {
                 kernel_failed(m, req);
                 return;
+        }
+        if (req->tuxonice_result) {
+                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
+                log_notice("TuxOnIce hibernated with notes: %s", notes);
         }
 
         const char *reason = req->wake_reason ? req->wake_reason : "unknown";
@@ -494,8 +518,8 @@ static void enter_kernel(Manager *m) {
 
         PowerRequest *req = power_request_for_cycle(m);
         c->power_request = req;
-        set_progress(m, 0.0, "sleeping (%s%s%s)", req->state, req->pm_test ? ", pm_test " : "",
-                     req->pm_test ? req->pm_test : "");
+        set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
+                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
         int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
                              &c->worker);
         if (r < 0) {
