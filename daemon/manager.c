@@ -454,7 +454,7 @@ static void tuxonice_failed(Manager *m, const PowerRequest *r) {
 }
 
 static void kernel_failed(Manager *m, const PowerRequest *r) {
-        if (r->failed_step == POWER_STEP_TUXONICE_RESULT) {
+        if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
                 tuxonice_failed(m, r);
                 return;
         }
@@ -469,7 +469,8 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
                          : r->failed_step == POWER_STEP_DISK ? r->disk_mode
                          : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test
                          : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
-                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE : "";
+                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
+                         : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
         cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }

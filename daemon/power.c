@@ -148,8 +148,9 @@ const char *power_step_to_string(PowerStep s) {
                 [POWER_STEP_WAKEUP_COUNT] = "write wakeup_count",
                 [POWER_STEP_STATE] = "write the sleep state",
                 [POWER_STEP_TUXONICE_SETTINGS] = "apply the TuxOnIce setting",
-                [POWER_STEP_TUXONICE_HIBERNATE] = "start a TuxOnIce hibernation",
-                [POWER_STEP_TUXONICE_RESULT] = "hibernate through TuxOnIce",
+                [POWER_STEP_TUXONICE_HIBERNATE] = "start a TuxOnIce hibernation with",
+                [POWER_STEP_TUXONICE_LAST_RESULT] = "give TuxOnIce's result in",
+                [POWER_STEP_TUXONICE_ABORTED] = "hibernate through TuxOnIce",
         };
         return s < ELEMENTSOF(names) ? names[s] : "";
 }
@@ -225,12 +226,15 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
 /* The point of no return through TuxOnIce: its do_hibernate write returns
  * after resume, or after an abort that only last_result tells of */
 static int enter_tuxonice(PowerRequest *r) {
-        int e = tuxonice_hibernate(r->sysfs_fd, &r->tuxonice_result);
+        int e = step(r, POWER_STEP_TUXONICE_HIBERNATE, TUXONICE_DO_HIBERNATE, "1");
+        if (e < 0)
+                return e;
+        e = tuxonice_read_result(r->sysfs_fd, &r->tuxonice_result);
         if (e < 0) {
-                r->failed_step = POWER_STEP_TUXONICE_HIBERNATE;
+                r->failed_step = POWER_STEP_TUXONICE_LAST_RESULT;
                 r->error = e;
         } else if (tuxonice_result_failed(r->tuxonice_result)) {
-                r->failed_step = POWER_STEP_TUXONICE_RESULT;
+                r->failed_step = POWER_STEP_TUXONICE_ABORTED;
                 r->error = e = -ECANCELED;
         }
         return e;

@@ -54,7 +54,8 @@ typedef enum PowerStep {
         POWER_STEP_STATE,
         POWER_STEP_TUXONICE_SETTINGS,
         POWER_STEP_TUXONICE_HIBERNATE,
-        POWER_STEP_TUXONICE_RESULT,   /* do_hibernate ran, last_result says it aborted */
+        POWER_STEP_TUXONICE_LAST_RESULT,
+        POWER_STEP_TUXONICE_ABORTED,  /* do_hibernate ran, last_result says it aborted */
 } PowerStep;
 
 /* One kernel phase, run on a worker thread: it touches nothing but itself. */

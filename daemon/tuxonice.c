@@ -100,17 +100,12 @@ int tuxonice_parse_result(const char *text, uint64_t *ret) {
         return parse_uint64(text, ret);
 }
 
-int tuxonice_hibernate(int fd, uint64_t *ret_result) {
+int tuxonice_read_result(int fd, uint64_t *ret) {
         g_autofree char *text = NULL;
-        /* TuxOnIce clears last_result when a cycle starts (toi_init) and
-         * reports an abort there, not through the write */
-        int r = write_file_at(fd, TUXONICE_DO_HIBERNATE, "1");
+        int r = read_file_at(fd, TUXONICE_LAST_RESULT, &text);
         if (r < 0)
                 return r;
-        r = read_file_at(fd, TUXONICE_LAST_RESULT, &text);
-        if (r < 0)
-                return r;
-        return tuxonice_parse_result(text, ret_result);
+        return tuxonice_parse_result(text, ret);
 }
 
 const char *tuxonice_result_bit_name(unsigned bit) {

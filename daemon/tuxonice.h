@@ -20,11 +20,15 @@
 #define TUXONICE_COMPRESSION       TUXONICE_DIR "/compression/enabled"
 #define TUXONICE_ENABLE_ESCAPE     TUXONICE_DIR "/user_interface/enable_escape"
 
-/* The bits of last_result: the "Result states" enum of TuxOnIce's
- * kernel/power/tuxonice.h (TuxOnIce 3.3, e.g. in the tuxonice-kernel tree
- * of Nigel Cunningham), where set_abort_result() sets TOI_ABORTED together
- * with the reason. TOI_ARCH_PREPARE_FAILED is unused since Linux 3.0 but
- * keeps its number. */
+/* The bits of last_result (an unsigned long, printed "%lu"): the "Result
+ * states" enum of kernel/power/tuxonice.h in TuxOnIce 3.3 (TOI_CORE_VERSION
+ * "3.3"), where set_abort_result() sets TOI_ABORTED together with the
+ * reason and toi_init() clears them all when a cycle starts. Older trees
+ * stop earlier (2.2.10 ends at TOI_CANT_SUSPEND, without TOI_SYSDEV_REFUSED
+ * but with a TOI_UNEXPECTED_ALLOC at 5); this is the newest numbering.
+ * TOI_ARCH_PREPARE_FAILED is unused since Linux 3.0 but keeps its number.
+ * A vendor variant built with CONFIG_TOI_FIXUP folds TOI_DPM_SUSPEND_FAILED
+ * into TOI_DPM_PREPARE_FAILED (31); upstream it is 32. */
 typedef enum TuxOnIceResultBit {
         TOI_ABORTED,
         TOI_ABORT_REQUESTED,
@@ -69,10 +73,9 @@ bool tuxonice_present(int sysfs_fd);
  * failure *ret_what (static) names the file. */
 int tuxonice_apply(int sysfs_fd, const TuxOnIceConfig *c, const char **ret_what);
 
-/* Writes do_hibernate, which returns after resume or after TuxOnIce gave
- * up, then reads last_result. A refused write is its negative errno; an
- * unreadable result too (then *ret_result is untouched). */
-int tuxonice_hibernate(int sysfs_fd, uint64_t *ret_result);
+/* A write of do_hibernate returns after resume, or after TuxOnIce gave up;
+ * either way it succeeds and only last_result, read after it, tells. */
+int tuxonice_read_result(int sysfs_fd, uint64_t *ret);
 
 /* last_result as the kernel prints it ("%lu\n"). */
 int tuxonice_parse_result(const char *text, uint64_t *ret);

@@ -202,18 +202,34 @@ static void test_tuxonice_apply_names_the_failed_file(Fixture *f, gconstpointer 
         g_assert_cmpstr(what, ==, TUXONICE_ENABLE_ESCAPE);
 }
 
-static void test_tuxonice_hibernate_reads_result(Fixture *f, gconstpointer data) {
+/* do_hibernate instead of state, then the result; no disk mode is chosen */
+static void test_tuxonice_enter_reads_result(Fixture *f, gconstpointer data) {
         put_tuxonice(f);
-        uint64_t result = 99;
         put(f, TUXONICE_LAST_RESULT, "5\n");
-        g_assert_cmpint(tuxonice_hibernate(f->fd, &result), ==, 0);
-        g_assert_cmpuint(result, ==, 5);
-        g_autofree char *written = get(f, TUXONICE_DO_HIBERNATE);
+        PowerRequest r = { .sysfs_fd = f->fd, .state = "disk", .tuxonice = true,
+                           .tuxonice_config = { .image_size_limit = 10, .enable_escape = -1 } };
+        g_assert_cmpint(power_enter(&r), ==, -ECANCELED);
+        g_assert_cmpint(r.failed_step, ==, POWER_STEP_TUXONICE_ABORTED);
+        g_assert_cmpuint(r.tuxonice_result, ==, 5);
+        g_autofree char *written = get(f, TUXONICE_DO_HIBERNATE), *limit = get(f, TUXONICE_IMAGE_SIZE_LIMIT);
+        g_autofree char *state = get(f, POWER_STATE);
         g_assert_cmpstr(written, ==, "1");
+        g_assert_cmpstr(limit, ==, "10");
+        g_assert_cmpstr(state, ==, "freeze mem disk\n");
 
-        g_autofree char *p = g_build_filename(f->dir, TUXONICE_DO_HIBERNATE, NULL);
+        put(f, TUXONICE_LAST_RESULT, "0\n");
+        PowerRequest ok = { .sysfs_fd = f->fd, .state = "disk", .tuxonice = true,
+                            .tuxonice_config = { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET,
+                                                 .enable_escape = -1 } };
+        g_assert_cmpint(power_enter(&ok), ==, 0);
+        g_free(ok.wake_reason);
+
+        g_autofree char *p = g_build_filename(f->dir, TUXONICE_LAST_RESULT, NULL);
         g_assert_cmpint(unlink(p), ==, 0);
-        g_assert_cmpint(tuxonice_hibernate(f->fd, &result), ==, -ENOENT);
+        PowerRequest lost = ok;
+        lost.wake_reason = NULL;
+        g_assert_cmpint(power_enter(&lost), ==, -ENOENT);
+        g_assert_cmpint(lost.failed_step, ==, POWER_STEP_TUXONICE_LAST_RESULT);
 }
 
 int main(int argc, char *argv[]) {
@@ -232,7 +248,7 @@ int main(int argc, char *argv[]) {
                    teardown);
         g_test_add("/power/tuxonice-apply-names-the-failed-file", Fixture, NULL, setup,
                    test_tuxonice_apply_names_the_failed_file, teardown);
-        g_test_add("/power/tuxonice-hibernate-reads-result", Fixture, NULL, setup,
-                   test_tuxonice_hibernate_reads_result, teardown);
+        g_test_add("/power/tuxonice-enter-reads-result", Fixture, NULL, setup,
+                   test_tuxonice_enter_reads_result, teardown);
         return g_test_run();
 }
