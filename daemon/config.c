@@ -19,7 +19,17 @@ Config *config_new_default(void) {
         c->freeze_roots = g_strsplit("user.slice", ";", -1);
         c->freeze_timeout_ms = 10000;
         c->delay_timeout_ms = 5000;
+        c->tuxonice = (TuxOnIceConfig) { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET, .enable_escape = -1 };
         return c;
+}
+
+void config_tuxonice_clear(TuxOnIceConfig *t) {
+        g_clear_pointer(&t->compressor, g_free);
+}
+
+void config_tuxonice_copy(TuxOnIceConfig *dst, const TuxOnIceConfig *src) {
+        *dst = *src;
+        dst->compressor = g_strdup(src->compressor);
 }
 
 void config_free(Config *c) {
@@ -29,6 +39,7 @@ void config_free(Config *c) {
         g_free(c->hibernate_mode);
         g_free(c->resume_device);
         g_strfreev(c->freeze_roots);
+        config_tuxonice_clear(&c->tuxonice);
         g_free(c);
 }
 
@@ -109,6 +120,56 @@ static int set_roots(const KeyContext *k, const char *value, char ***dst) {
         return 0;
 }
 
+/* TuxOnIce's own range for image_size_limit (a long clamped to -2..INT_MAX) */
+static int set_image_size_limit(const KeyContext *k, const char *value, int32_t *dst) {
+        gint64 v;
+        if (!*value) {
+                *dst = TUXONICE_IMAGE_SIZE_LIMIT_UNSET;
+                return 0;
+        }
+        if (!g_ascii_string_to_signed(value, 10, -2, INT32_MAX, &v, NULL)) {
+                bad_value(k, value, "empty or a whole number of MiB from -2 to 2147483647 "
+                                      "(0: no limit, -1: never free memory, -2: free caches only)");
+                return -EINVAL;
+        }
+        *dst = (int32_t) v;
+        return 0;
+}
+
+/* A crypto API algorithm name, as TuxOnIce's compression/algorithm holds */
+static bool compressor_is_valid(const char *s) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyz0123456789-_";
+        size_t n = strlen(s);
+        return n > 0 && n <= TUXONICE_COMPRESSOR_MAX && g_ascii_isalnum(*s) && strspn(s, ok) == n;
+}
+
+static int set_compressor(const KeyContext *k, const char *value, char **dst) {
+        if (*value && !compressor_is_valid(value)) {
+                bad_value(k, value, "empty, none, or an algorithm name such as lzo (lower case, at most 31 characters)");
+                return -EINVAL;
+        }
+        g_free(*dst);
+        *dst = *value ? g_strdup(value) : NULL;
+        return 0;
+}
+
+/* -1 for empty: the kernel's setting stays */
+static int set_tristate(const KeyContext *k, const char *value, int *dst) {
+        static const char *const yes[] = { "yes", "true", "on", "1", NULL };
+        static const char *const no[] = { "no", "false", "off", "0", NULL };
+        if (!*value)
+                *dst = -1;
+        else if (g_strv_contains(yes, value))
+                *dst = 1;
+        else if (g_strv_contains(no, value))
+                *dst = 0;
+        else {
+                bad_value(k, value, "empty, yes or no");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
 static const char *const disk_modes[] = { "platform", "shutdown", "reboot", "suspend", "test_resume", NULL };
 static const char *const drivers[] = { "auto", "direct", "logind", NULL };
@@ -154,6 +215,12 @@ static int apply_key(Config *c, const KeyContext *k, const char *v) {
                 return set_uint(k, v, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS, &c->freeze_timeout_ms);
         if (IS("Delay", "TimeoutMs"))
                 return set_uint(k, v, 0, 20000, &c->delay_timeout_ms);
+        if (IS("TuxOnIce", "ImageSizeLimit"))
+                return set_image_size_limit(k, v, &c->tuxonice.image_size_limit);
+        if (IS("TuxOnIce", "Compressor"))
+                return set_compressor(k, v, &c->tuxonice.compressor);
+        if (IS("TuxOnIce", "EnableEscape"))
+                return set_tristate(k, v, &c->tuxonice.enable_escape);
 #undef IS
         return -ENOENT;
 }

@@ -21,6 +21,22 @@ typedef enum FlushOnTimeout {
 #define FREEZE_TIMEOUT_MIN_MS 100U
 #define FREEZE_TIMEOUT_MAX_MS 600000U
 
+/* [TuxOnIce]: written to sys/power/tuxonice before each hibernation that
+ * goes through it. Each setting is optional: unset keeps the kernel's. */
+#define TUXONICE_IMAGE_SIZE_LIMIT_UNSET INT32_MIN
+#define TUXONICE_COMPRESSOR_MAX 31 /* TuxOnIce's toi_compressor_name[32] */
+
+typedef struct TuxOnIceConfig {
+        /* MiB, as TuxOnIce's image_size_limit: 0 no limit, -1 never free
+         * memory for the image, -2 free caches only */
+        int32_t image_size_limit;
+        char *compressor;         /* a crypto API name; "none": no compression */
+        int enable_escape;        /* -1: keep, else 0 or 1 */
+} TuxOnIceConfig;
+
+void config_tuxonice_clear(TuxOnIceConfig *t);
+void config_tuxonice_copy(TuxOnIceConfig *dst, const TuxOnIceConfig *src);
+
 typedef struct Config {
         SleepDriver driver;
         char *mem_sleep;      /* NULL: the kernel's current mode */
@@ -33,6 +49,7 @@ typedef struct Config {
         char **freeze_roots;
         uint32_t freeze_timeout_ms;
         uint32_t delay_timeout_ms;
+        TuxOnIceConfig tuxonice;
 } Config;
 
 Config *config_new_default(void);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "overrides.h"
 #include "log.h"
 #include "progress.h"
+#include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
 
@@ -440,7 +442,11 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
         r->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
         r->state = g_strdup(power_state_for_kind(c->kind));
         r->mem_sleep = g_strdup(cycle_mem_sleep(m));
-        if (c->kind == SLEEP_HIBERNATE)
+        /* pm_test is the mainline kernel's test mode: such a cycle stays there */
+        r->tuxonice = c->kind == SLEEP_HIBERNATE && !c->opts.pm_test && tuxonice_present(m->sysfs_fd);
+        if (r->tuxonice)
+                config_tuxonice_copy(&r->tuxonice_config, &m->config->tuxonice);
+        else if (c->kind == SLEEP_HIBERNATE)
                 r->disk_mode = g_strdup(m->config->hibernate_mode);
         else if (c->kind == SLEEP_HYBRID)
                 r->disk_mode = g_strdup("suspend");
@@ -453,7 +459,19 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
         return r;
 }
 
+static void tuxonice_failed(Manager *m, const PowerRequest *r) {
+        CycleError error;
+        CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
+        g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
+        cycle_end_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
+                        why, r->tuxonice_result);
+}
+
 static void kernel_failed(Manager *m, const PowerRequest *r) {
+        if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
+                tuxonice_failed(m, r);
+                return;
+        }
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
                 if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
                         cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
@@ -469,7 +487,10 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
                          : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
                          : r->failed_step == POWER_STEP_DISK ? r->disk_mode
                          : r->failed_step == POWER_STEP_RESUME ? r->resume
-                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
+                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test
+                         : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
+                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
+                         : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
         cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }
@@ -484,6 +505,10 @@ static void kernel_done(int r, void *data, void *userdata) {
         if (r < 0) {
                 kernel_failed(m, req);
                 return;
+        }
+        if (req->tuxonice_result) {
+                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
+                log_notice("TuxOnIce hibernated with notes: %s", notes);
         }
 
         const char *reason = req->wake_reason ? req->wake_reason : "unknown";
@@ -514,8 +539,8 @@ static void enter_kernel(Manager *m) {
 
         PowerRequest *req = power_request_for_cycle(m);
         c->power_request = req;
-        set_progress(m, 0.0, "sleeping (%s%s%s)", req->state, req->pm_test ? ", pm_test " : "",
-                     req->pm_test ? req->pm_test : "");
+        set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
+                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
         int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
                              &c->worker);
         if (r < 0) {
@@ -687,14 +712,20 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         return 0;
 }
 
-static bool kind_writes_image(SleepKind kind) {
-        return kind == SLEEP_HIBERNATE || kind == SLEEP_HYBRID;
+/* Whether the mainline kernel writes an image to swap and looks for it
+ * through /sys/power/resume. A pm_test run stops before the image is
+ * written; TuxOnIce has its own allocator and resume setting. */
+static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
+        if (pm_test || (kind != SLEEP_HIBERNATE && kind != SLEEP_HYBRID))
+                return false;
+        return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
 }
 
 /* -ENOMEDIUM (HibernateNotReady at the bus): nowhere to write the image, or
  * the next boot would not look for it */
-static int manager_check_hibernate(Manager *m, SleepKind kind, char **ret_set_resume, char **ret_message) {
-        if (!kind_writes_image(kind))
+static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
+                                   char **ret_message) {
+        if (!kind_writes_image(m, kind, o->pm_test != NULL))
                 return 0;
         g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
         if (t->reason) {
@@ -714,7 +745,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         int r = manager_check_kernel(m, kind, opts, ret_message);
         if (r < 0)
                 return r;
-        r = manager_check_hibernate(m, kind, &set_resume, ret_message);
+        r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
         if (r < 0)
                 return r;
 
@@ -987,7 +1018,7 @@ const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
         }
         /* power_can's reasons are static strings: they outlive caps */
         const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
-        if (strcmp(answer, "yes") != 0 || !kind_writes_image(kind))
+        if (strcmp(answer, "yes") != 0 || !kind_writes_image(m, kind, false))
                 return answer;
         g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
         if (!t->reason)

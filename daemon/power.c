@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
+#include "tuxonice.h"
 #include "util.h"
 
 void power_caps_free(PowerCaps *c) {
@@ -61,6 +62,7 @@ int power_caps_read(int fd, PowerCaps **ret) {
         read_words(fd, c, POWER_DISK, &c->disk, &c->disk_current);
         read_words(fd, c, POWER_PM_TEST, &c->pm_test, NULL);
         c->has_rtc = faccessat(fd, POWER_RTC_ALARM, W_OK, 0) >= 0;
+        c->tuxonice = tuxonice_present(fd);
 
         *ret = g_steal_pointer(&c);
         return 0;
@@ -79,6 +81,12 @@ const char *power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode,
         const char *reason = "";
         const char *answer = "yes";
 
+        /* TuxOnIce hibernates by itself, whatever state and disk offer */
+        if (kind == SLEEP_HIBERNATE && c->tuxonice) {
+                if (ret_reason)
+                        *ret_reason = reason;
+                return answer;
+        }
         if (!has(c->states, state)) {
                 reason = kind == SLEEP_SUSPEND ? "the kernel does not offer mem in /sys/power/state"
                                                : "the kernel does not offer disk in /sys/power/state";
@@ -112,6 +120,7 @@ void power_request_free(PowerRequest *r) {
         g_free(r->wake_reason);
         devices_wakeup_snapshot_free(r->count_sources);
         g_free(r->saved_disk_mode);
+        config_tuxonice_clear(&r->tuxonice_config);
         g_free(r);
 }
 
@@ -141,6 +150,10 @@ const char *power_step_to_string(PowerStep s) {
                 [POWER_STEP_RTC] = "arm the RTC wake alarm",
                 [POWER_STEP_WAKEUP_COUNT] = "write wakeup_count",
                 [POWER_STEP_STATE] = "write the sleep state",
+                [POWER_STEP_TUXONICE_SETTINGS] = "apply the TuxOnIce setting",
+                [POWER_STEP_TUXONICE_HIBERNATE] = "start a TuxOnIce hibernation with",
+                [POWER_STEP_TUXONICE_LAST_RESULT] = "give TuxOnIce's result in",
+                [POWER_STEP_TUXONICE_ABORTED] = "hibernate through TuxOnIce",
         };
         return s < ELEMENTSOF(names) ? names[s] : "";
 }
@@ -176,6 +189,14 @@ static char *current_mode_if_other(int fd, const char *path, const char *wanted)
 static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_set) {
         char buf[32];
 
+        if (r->tuxonice) {
+                int e = tuxonice_apply(r->sysfs_fd, &r->tuxonice_config, &r->failed_setting);
+                if (e < 0) {
+                        r->failed_step = POWER_STEP_TUXONICE_SETTINGS;
+                        r->error = e;
+                        return e;
+                }
+        }
         if (r->mem_sleep) {
                 r->saved_mem_sleep = current_mode_if_other(r->sysfs_fd, POWER_MEM_SLEEP, r->mem_sleep);
                 if (step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
@@ -217,6 +238,23 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
         return 0;
 }
 
+/* The point of no return through TuxOnIce: its do_hibernate write returns
+ * after resume, or after an abort that only last_result tells of */
+static int enter_tuxonice(PowerRequest *r) {
+        int e = step(r, POWER_STEP_TUXONICE_HIBERNATE, TUXONICE_DO_HIBERNATE, "1");
+        if (e < 0)
+                return e;
+        e = tuxonice_read_result(r->sysfs_fd, &r->tuxonice_result);
+        if (e < 0) {
+                r->failed_step = POWER_STEP_TUXONICE_LAST_RESULT;
+                r->error = e;
+        } else if (tuxonice_result_failed(r->tuxonice_result)) {
+                r->failed_step = POWER_STEP_TUXONICE_ABORTED;
+                r->error = e = -ECANCELED;
+        }
+        return e;
+}
+
 int power_enter(void *request) {
         PowerRequest *r = request;
         bool pm_test_set = false, alarm_set = false;
@@ -226,7 +264,7 @@ int power_enter(void *request) {
                 g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(r->sysfs_fd);
                 uint64_t boot0 = now_usec(CLOCK_BOOTTIME), mono0 = now_usec(CLOCK_MONOTONIC);
                 r->entered_usec = now_usec(CLOCK_REALTIME);
-                e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
+                e = r->tuxonice ? enter_tuxonice(r) : step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
                 if (e >= 0) { /* only a write that returned at resume was woken by something */
                         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "cycle.h"
 #include "devices.h"
 
@@ -27,6 +28,7 @@ typedef struct PowerCaps {
         char *disk_current;
         char **pm_test;
         bool has_rtc;
+        bool tuxonice;          /* hibernation goes through sys/power/tuxonice */
         char *problem;          /* why a file could not be used, for reasons */
 } PowerCaps;
 
@@ -53,6 +55,10 @@ typedef enum PowerStep {
         POWER_STEP_RTC,
         POWER_STEP_WAKEUP_COUNT,
         POWER_STEP_STATE,
+        POWER_STEP_TUXONICE_SETTINGS,
+        POWER_STEP_TUXONICE_HIBERNATE,
+        POWER_STEP_TUXONICE_LAST_RESULT,
+        POWER_STEP_TUXONICE_ABORTED,  /* do_hibernate ran, last_result says it aborted */
 } PowerStep;
 
 /* One kernel phase, run on a worker thread: it touches nothing but itself. */
@@ -67,6 +73,8 @@ typedef struct PowerRequest {
         bool write_wakeup_count;
         uint32_t wakeup_count;
         WakeupSnapshot *count_sources; /* owned: the sources' counts when wakeup_count was read */
+        bool tuxonice;           /* do_hibernate instead of the state write */
+        TuxOnIceConfig tuxonice_config;
 
         /* what the kernel had before, put back after the state write */
         char *saved_mem_sleep;
@@ -75,6 +83,8 @@ typedef struct PowerRequest {
         /* results */
         PowerStep failed_step;
         int error;               /* negative errno of the failed step */
+        const char *failed_setting; /* the TuxOnIce file of POWER_STEP_TUXONICE_SETTINGS */
+        uint64_t tuxonice_result; /* last_result after do_hibernate */
         uint64_t slept_usec;
         uint64_t entered_usec;   /* CLOCK_REALTIME at the state write */
         char *wake_reason;       /* the wakeup sources that moved, or "unknown" */
@@ -83,7 +93,8 @@ typedef struct PowerRequest {
 void power_request_free(PowerRequest *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerRequest, power_request_free)
 
-/* Selects modes, arms the alarm, writes wakeup_count back, then the state;
+/* Selects modes (or applies the TuxOnIce settings), arms the alarm, writes
+ * wakeup_count back, then the state (or TuxOnIce's do_hibernate);
  * restores pm_test and clears the alarm whatever happened. Returns 0 or the
  * failed step's negative errno (also in r->error / r->failed_step). */
 int power_enter(void *request);

@@ -17,12 +17,19 @@
 #include <time.h>
 #include <unistd.h>
 
-enum kind { K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM };
+enum kind {
+        K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM,
+        K_TOI_HIBERNATE, K_TOI_LONG, K_TOI_UL, K_TOI_BIT, K_TOI_STRING,
+};
 
 enum {
         F_STATE, F_MEM_SLEEP, F_DISK, F_PM_TEST, F_WAKEUP_COUNT, F_IMAGE_SIZE,
-        F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM, N_FILES
+        F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM,
+        /* power/tuxonice, only with --tuxonice */
+        F_TOI_DO_HIBERNATE, F_TOI_LAST_RESULT, F_TOI_IMAGE_SIZE_LIMIT, F_TOI_ALGORITHM,
+        F_TOI_COMPRESSION, F_TOI_ENABLE_ESCAPE, F_TOI_VERSION, N_FILES
 };
+#define F_TOI_FIRST F_TOI_DO_HIBERNATE
 
 /* Node ids kept in fuse_file_info.fh; sysfs files use their F_* index. */
 enum { NODE_NONE = -1, NODE_CONTROL = 100, NODE_LOG, NODE_DIR };
@@ -33,6 +40,8 @@ struct sysfile {
         const char *path;       /* relative to sys/ */
         enum kind kind;
         unsigned long long max; /* K_UINT upper bound */
+        long long min, smax;    /* K_TOI_LONG bounds: TuxOnIce clamps to them */
+        mode_t mode;            /* 0: 0644 */
         bool present;
         char value[VALUE_MAX];  /* what a read shows, without the "\n" */
         long delay_ms;          /* delay-write */
@@ -51,6 +60,13 @@ static struct sysfile files[N_FILES] = {
         [F_FREEZE_TIMEOUT] = { "power/pm_freeze_timeout", K_UINT, UINT_MAX },
         [F_SYNC_ON_SUSPEND] = { "power/sync_on_suspend", K_BOOL },
         [F_WAKEALARM] = { "class/rtc/rtc0/wakealarm", K_WAKEALARM },
+        [F_TOI_DO_HIBERNATE] = { "power/tuxonice/do_hibernate", K_TOI_HIBERNATE, .mode = 0200 },
+        [F_TOI_LAST_RESULT] = { "power/tuxonice/last_result", K_TOI_UL },
+        [F_TOI_IMAGE_SIZE_LIMIT] = { "power/tuxonice/image_size_limit", K_TOI_LONG, .min = -2, .smax = INT_MAX },
+        [F_TOI_ALGORITHM] = { "power/tuxonice/compression/algorithm", K_TOI_STRING },
+        [F_TOI_COMPRESSION] = { "power/tuxonice/compression/enabled", K_TOI_LONG, .min = 0, .smax = 1 },
+        [F_TOI_ENABLE_ESCAPE] = { "power/tuxonice/user_interface/enable_escape", K_TOI_BIT },
+        [F_TOI_VERSION] = { "power/tuxonice/version", K_TOI_STRING, .mode = 0444 },
 };
 
 /* All simulated kernel state, under one mutex. Blocking happens only in
@@ -69,6 +85,8 @@ static struct {
         long pm_test_delay_ms;
         int fail_errno;
         long fail_count;
+        unsigned long long toi_fail_result; /* toi-fail-result */
+        long toi_fail_count;
         bool in_transition;     /* a state write is in progress */
         bool quitting;
         time_t started;
@@ -291,7 +309,7 @@ static const char *pm_test_level(char *buf, size_t len)
 
 /* A real (simulated) sleep: ends at sleep-ms, at the RTC alarm, or at a
  * `wakeup` command; exactly one wakeup event is counted either way. */
-static void simulated_sleep(const char *val)
+static void simulated_sleep(const struct sysfile *f, const char *val)
 {
         unsigned gen = S.wake_gen;
         long ms = S.sleep_ms;
@@ -302,7 +320,7 @@ static void simulated_sleep(const char *val)
                 ms = MIN(ms, MAX(left, 0));
         }
         dl = fuse_run_deadline_ms(ms);
-        log_line(files[F_STATE].path, val, "sleeping");
+        log_line(f->path, val, "sleeping");
         while (!S.quitting && S.wake_gen == gen &&
                pthread_cond_timedwait(&S.cond, &S.lock, &dl) != ETIMEDOUT)
                 ;
@@ -337,7 +355,7 @@ static int write_state(const char *val)
         if (strcmp(test, "none") != 0)
                 wait_ms(S.pm_test_delay_ms);
         else
-                simulated_sleep(val);
+                simulated_sleep(&files[F_STATE], val);
         S.in_transition = false;
         return 0;
 }
@@ -418,6 +436,93 @@ static int write_wakealarm(const char *val)
         return 0;
 }
 
+/* ---- TuxOnIce (kernel/power/tuxonice_sysfs.c toi_attr_store) -------- */
+
+/* kstrtol/kstrtoul with base 0 (0x.. hex, 0.. octal), as TuxOnIce parses
+ * numbers; a value out of range of the C type is ERANGE. */
+static int toi_parse(const char *val, bool is_signed, long long *out)
+{
+        char *end;
+
+        if (*val == '\0' || g_ascii_isspace(*val) || (!is_signed && *val == '-'))
+                return EINVAL;
+        errno = 0;
+        if (is_signed)
+                *out = strtoll(val, &end, 0);
+        else
+                *out = (long long)strtoull(val, &end, 0);
+        if (*end != '\0')
+                return EINVAL;
+        return errno == ERANGE ? ERANGE : 0;
+}
+
+/* SYSFS_LONG / SYSFS_INT: out-of-bounds values are clamped, not refused. */
+static int write_toi_long(struct sysfile *f, const char *val)
+{
+        long long n;
+        int err = toi_parse(val, true, &n);
+
+        if (err)
+                return err;
+        snprintf(f->value, VALUE_MAX, "%lld", CLAMP(n, f->min, f->smax));
+        return 0;
+}
+
+static int write_toi_ul(struct sysfile *f, const char *val)
+{
+        long long n;
+        int err = toi_parse(val, false, &n);
+
+        if (!err)
+                snprintf(f->value, VALUE_MAX, "%llu", (unsigned long long)n);
+        return err;
+}
+
+/* SYSFS_BIT: any non-zero number sets it. */
+static int write_toi_bit(struct sysfile *f, const char *val)
+{
+        long long n;
+        int err = toi_parse(val, false, &n);
+
+        if (!err)
+                g_strlcpy(f->value, n ? "1" : "0", VALUE_MAX);
+        return err;
+}
+
+/* SYSFS_STRING of compression/algorithm: up to 31 bytes are kept, the
+ * rest is cut off, nothing is checked until the algorithm is used. */
+static int write_toi_string(struct sysfile *f, const char *val)
+{
+        g_strlcpy(f->value, val, MIN((size_t)32, (size_t)VALUE_MAX));
+        return 0;
+}
+
+#define TOI_ABORTED_BIT 1ULL          /* TOI_ABORTED */
+#define TOI_WAKEUP_EVENT_BIT (1ULL << 29) /* TOI_WAKEUP_EVENT */
+
+/* do_hibernate: the write returns after resume, or at once when TuxOnIce
+ * gives up; either way it succeeds, and last_result (cleared when the
+ * cycle starts, as toi_init does) tells which. */
+static int write_do_hibernate(struct sysfile *f, const char *val)
+{
+        unsigned long long result = 0;
+
+        if (S.in_transition)
+                return EBUSY;
+        if (S.toi_fail_count > 0) {
+                S.toi_fail_count--;
+                result = S.toi_fail_result;
+        } else if (wakeup_pending()) {
+                result = TOI_ABORTED_BIT | TOI_WAKEUP_EVENT_BIT;
+        } else {
+                S.in_transition = true;
+                simulated_sleep(f, val);
+                S.in_transition = false;
+        }
+        snprintf(files[F_TOI_LAST_RESULT].value, VALUE_MAX, "%llu", result);
+        return 0;
+}
+
 static int apply_write(struct sysfile *f, const char *val)
 {
         switch (f->kind) {
@@ -428,6 +533,11 @@ static int apply_write(struct sysfile *f, const char *val)
         case K_RESUME: return write_resume(f, val);
         case K_BOOL: return write_bool(f, val);
         case K_WAKEALARM: return write_wakealarm(val);
+        case K_TOI_HIBERNATE: return write_do_hibernate(f, val);
+        case K_TOI_LONG: return write_toi_long(f, val);
+        case K_TOI_UL: return write_toi_ul(f, val);
+        case K_TOI_BIT: return write_toi_bit(f, val);
+        case K_TOI_STRING: return write_toi_string(f, val);
         }
         return EINVAL;
 }
@@ -518,6 +628,21 @@ static int cmd_fail_state(char **argv, int argc)
         return 0;
 }
 
+/* toi-fail-result MASK [COUNT]: the next COUNT do_hibernate writes give up
+ * at once with last_result MASK (decimal or 0x hex). */
+static int cmd_toi_fail_result(char **argv, int argc)
+{
+        unsigned long long n = 1;
+        long long mask;
+
+        if (argc < 2 || argc > 3 || toi_parse(argv[1], false, &mask) != 0 || mask == 0 ||
+            (argc == 3 && !parse_ull(argv[2], LONG_MAX, &n)))
+                return EINVAL;
+        S.toi_fail_result = (unsigned long long)mask;
+        S.toi_fail_count = (long)n;
+        return 0;
+}
+
 static int run_command(const char *line)
 {
         g_auto(GStrv) argv = NULL;
@@ -539,6 +664,8 @@ static int run_command(const char *line)
                 g_string_truncate(S.log, 0);
         else if (strcmp(argv[0], "fail-state") == 0)
                 return cmd_fail_state(argv, argc);
+        else if (strcmp(argv[0], "toi-fail-result") == 0)
+                return cmd_toi_fail_result(argv, argc);
         else
                 return cmd_file_arg(argv[0], argv, argc);
         return 0;
@@ -582,7 +709,7 @@ static mode_t mode_of(int node)
                 return S_IFREG | 0444;
         if (node == NODE_DIR)
                 return S_IFDIR | 0755;
-        return S_IFREG | 0644;
+        return S_IFREG | (files[node].mode ? files[node].mode : 0644);
 }
 
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -758,7 +885,7 @@ static void set_value(int i, const char *v)
 static void init_files(void)
 {
         for (int i = 0; i < N_FILES; i++)
-                files[i].present = true;
+                files[i].present = i < F_TOI_FIRST;
         set_value(F_STATE, "freeze mem disk");
         set_value(F_MEM_SLEEP, "s2idle [deep]");
         set_value(F_DISK, "[platform] shutdown reboot suspend test_resume");
@@ -767,6 +894,13 @@ static void init_files(void)
         set_value(F_RESUME, "0:0");
         set_value(F_FREEZE_TIMEOUT, "20000");
         set_value(F_SYNC_ON_SUSPEND, "1");
+        /* TuxOnIce 3.3's defaults */
+        set_value(F_TOI_LAST_RESULT, "0");
+        set_value(F_TOI_IMAGE_SIZE_LIMIT, "0");
+        set_value(F_TOI_ALGORITHM, "lzo");
+        set_value(F_TOI_COMPRESSION, "0");
+        set_value(F_TOI_ENABLE_ESCAPE, "0");
+        set_value(F_TOI_VERSION, "3.3");
         render_count();
         render_alarm();
 }
@@ -780,13 +914,14 @@ static void usage(FILE *out, const char *argv0)
                 "  --disk=WORDS        (default \"[platform] shutdown reboot suspend test_resume\")\n"
                 "  --pm-test=WORDS     (default \"[none] core processors platform devices freezer\")\n"
                 "  --sleep-ms=N        simulated sleep length (default 100)\n"
+                "  --tuxonice          also a TuxOnIce power/tuxonice tree\n"
                 "  --no-pm-test --no-mem-sleep --no-rtc --allow-other\n",
                 argv0);
 }
 
 static bool parse_options(int argc, char **argv, bool *allow_other)
 {
-        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_ALLOW, O_HELP };
+        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_ALLOW, O_HELP, O_TOI };
         static const struct option opts[] = {
                 { "states", required_argument, NULL, O_STATES },
                 { "mem-sleep", required_argument, NULL, O_MEM },
@@ -797,6 +932,7 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 { "no-mem-sleep", no_argument, NULL, O_NOMEM },
                 { "no-rtc", no_argument, NULL, O_NORTC },
                 { "allow-other", no_argument, NULL, O_ALLOW },
+                { "tuxonice", no_argument, NULL, O_TOI },
                 { "help", no_argument, NULL, O_HELP },
                 {}
         };
@@ -818,6 +954,10 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 case O_NOMEM: files[F_MEM_SLEEP].present = false; break;
                 case O_NORTC: files[F_WAKEALARM].present = false; break;
                 case O_ALLOW: *allow_other = true; break;
+                case O_TOI:
+                        for (int i = F_TOI_FIRST; i < N_FILES; i++)
+                                files[i].present = true;
+                        break;
                 case O_HELP: usage(stdout, argv[0]); exit(0);
                 default: return false;
                 }

@@ -287,6 +287,8 @@ static const char *const minimal_opts[] = {
         "--no-pm-test", "--no-mem-sleep", "--no-rtc", "--states=mem", NULL
 };
 
+static const char *const tuxonice_opts[] = { "--sleep-ms=10", "--tuxonice", NULL };
+
 static void test_defaults(Fs *fs, gconstpointer opts)
 {
         assert_read(fs, "sys/power/state", "freeze mem disk\n");
@@ -400,6 +402,62 @@ static void test_wakeup_count(Fs *fs, gconstpointer opts)
                     "power/mem_sleep deep ok\npower/wakeup_count 1 EINVAL\n"
                     "power/mem_sleep deep ok\npower/wakeup_count 2 ok\n"
                     "power/wakeup_count 7 ok\n");
+}
+
+static void test_tuxonice_absent(Fs *fs, gconstpointer opts)
+{
+        g_autofree char *dir = path_in(fs, "sys/power/tuxonice");
+
+        g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
+}
+
+/* toi_attr_store(): base-0 numbers, clamped to the bounds, bits, strings */
+static void test_tuxonice_settings(Fs *fs, gconstpointer opts)
+{
+        assert_read(fs, "sys/power/tuxonice/version", "3.3\n");
+        assert_read(fs, "sys/power/tuxonice/last_result", "0\n");
+        assert_read(fs, "sys/power/tuxonice/compression/algorithm", "lzo\n");
+        assert_write(fs, "sys/power/tuxonice/image_size_limit", "0x400\n", 0);
+        assert_read(fs, "sys/power/tuxonice/image_size_limit", "1024\n");
+        assert_write(fs, "sys/power/tuxonice/image_size_limit", "-7\n", 0);
+        assert_read(fs, "sys/power/tuxonice/image_size_limit", "-2\n");
+        assert_write(fs, "sys/power/tuxonice/image_size_limit", "12M\n", EINVAL);
+        assert_write(fs, "sys/power/tuxonice/compression/enabled", "5\n", 0);
+        assert_read(fs, "sys/power/tuxonice/compression/enabled", "1\n");
+        assert_write(fs, "sys/power/tuxonice/user_interface/enable_escape", "-1\n", EINVAL);
+        assert_write(fs, "sys/power/tuxonice/user_interface/enable_escape", "2\n", 0);
+        assert_read(fs, "sys/power/tuxonice/user_interface/enable_escape", "1\n");
+        assert_write(fs, "sys/power/tuxonice/compression/algorithm", "a234567890123456789012345678901xyz\n", 0);
+        assert_read(fs, "sys/power/tuxonice/compression/algorithm", "a234567890123456789012345678901\n");
+        assert_write(fs, "sys/power/tuxonice/version", "4\n", EACCES);
+        g_autofree char *do_hibernate = path_in(fs, "sys/power/tuxonice/do_hibernate");
+        g_assert_cmpint(open(do_hibernate, O_RDONLY), ==, -1);
+        g_assert_cmpint(errno, ==, EACCES);
+}
+
+/* A good cycle sleeps; an injected result gives up at once and still
+ * succeeds; a wakeup after the saved count is TuxOnIce's own abort */
+static void test_tuxonice_hibernate(Fs *fs, gconstpointer opts)
+{
+        assert_write(fs, "sys/power/tuxonice/do_hibernate", "1\n", 0);
+        assert_read(fs, "sys/power/tuxonice/last_result", "0\n");
+        ctl(fs, "toi-fail-result 0x5 2");
+        assert_write(fs, "sys/power/tuxonice/do_hibernate", "1\n", 0);
+        assert_read(fs, "sys/power/tuxonice/last_result", "5\n");
+        assert_write(fs, "sys/power/tuxonice/do_hibernate", "1\n", 0);
+        assert_write(fs, "sys/power/wakeup_count", "1\n", 0); /* one sleep, one event */
+        ctl(fs, "wakeup");
+        assert_write(fs, "sys/power/tuxonice/do_hibernate", "1\n", 0);
+        assert_read(fs, "sys/power/tuxonice/last_result", "536870913\n");
+        assert_write(fs, "control", "toi-fail-result 0\n", EINVAL);
+        assert_write(fs, "control", "toi-fail-result lots\n", EINVAL);
+        assert_read(fs, "log",
+                    "power/tuxonice/do_hibernate 1 sleeping\n"
+                    "power/tuxonice/do_hibernate 1 ok\n"
+                    "power/tuxonice/do_hibernate 1 ok\n"
+                    "power/tuxonice/do_hibernate 1 ok\n"
+                    "power/wakeup_count 1 ok\n"
+                    "power/tuxonice/do_hibernate 1 ok\n");
 }
 
 static void test_control_errors(Fs *fs, gconstpointer opts)
@@ -777,6 +835,9 @@ int main(int argc, char **argv)
         ADD_FAKESYS("wakealarm", test_wakealarm, default_opts);
         ADD_FAKESYS("hold-delay", test_hold_delay, default_opts);
         ADD_FAKESYS("sigterm", test_sigterm, default_opts);
+        ADD_FAKESYS("tuxonice-absent", test_tuxonice_absent, default_opts);
+        ADD_FAKESYS("tuxonice-settings", test_tuxonice_settings, tuxonice_opts);
+        ADD_FAKESYS("tuxonice-hibernate", test_tuxonice_hibernate, tuxonice_opts);
         ADD_SLOWFS("fsync-hold", test_slowfs_fsync);
         ADD_SLOWFS("syncfs-hold", test_slowfs_syncfs);
         ADD_SLOWFS("delay", test_slowfs_delay);

@@ -35,6 +35,7 @@ typedef struct CaseOptions {
         const char *classes;      /* NULL: classes_conf */
         bool slowfs;
         const char *extra_config; /* appended to fridge.conf */
+        const char *const *fakesys_args;
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -66,7 +67,8 @@ static void setup(Fixture *f, gconstpointer data) {
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root,
                                                   co && co->extra_config ? co->extra_config : "");
         HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
-                             .slowfs = co && co->slowfs, .real_cgroups = true };
+                             .slowfs = co && co->slowfs, .real_cgroups = true,
+                             .fakesys_args = co ? co->fakesys_args : NULL };
         f->h = harness_new(&o);
 }
 
@@ -291,6 +293,19 @@ static void test_failed_thaws(Fixture *f, gconstpointer data) {
         expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
         assert_none_frozen(f);
         g_autofree char *log = fridged_log(f->h);
+        log_pos(log, "thawed 2 cgroups");
+}
+
+/* TuxOnIce gave up (no storage, last_result 0x5): everything thaws */
+static void test_tuxonice_failed_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "toi-fail-result 0x5");
+        uint64_t cycle = sleep_ok(f->h, "hibernate", NULL, NULL, 0);
+        expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
+        assert_none_frozen(f);
+        g_autofree char *log = fridged_log(f->h);
+        log_pos(log, "late stage frozen");
+        log_pos(log, "TOI_NOSTORAGE_AVAILABLE");
         log_pos(log, "thawed 2 cgroups");
 }
 
@@ -801,6 +816,9 @@ int main(int argc, char *argv[]) {
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);
         ADD("client-never-frozen", test_client_never_frozen, NULL);
+        static const char *const tuxonice_args[] = { "--tuxonice", NULL };
+        static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
+        ADD("tuxonice-failed-thaws", test_tuxonice_failed_thaws, &tuxonice);
         ADD("thaw-all-after-sigkill", test_thaw_all_after_sigkill, NULL);
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };

@@ -48,6 +48,83 @@ static void test_bad_values_keep_defaults(void) {
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
 }
 
+static void test_tuxonice_defaults_keep_the_kernels(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
+        g_assert_null(c->tuxonice.compressor);
+        g_assert_cmpint(c->tuxonice.enable_escape, ==, -1);
+}
+
+static void test_tuxonice_values(void) {
+        g_autoptr(Config) c = config_new_default();
+        unsigned problems = config_apply_text(c, "t.conf",
+                                              "[TuxOnIce]\nImageSizeLimit=2048\nCompressor=lz4\nEnableEscape=yes\n");
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpint(c->tuxonice.image_size_limit, ==, 2048);
+        g_assert_cmpstr(c->tuxonice.compressor, ==, "lz4");
+        g_assert_cmpint(c->tuxonice.enable_escape, ==, 1);
+
+        /* TuxOnIce's own special limits, compression off, escape off */
+        problems = config_apply_text(c, "u.conf", "[TuxOnIce]\nImageSizeLimit=-2\nCompressor=none\nEnableEscape=false\n");
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpint(c->tuxonice.image_size_limit, ==, -2);
+        g_assert_cmpstr(c->tuxonice.compressor, ==, "none");
+        g_assert_cmpint(c->tuxonice.enable_escape, ==, 0);
+
+        /* empty: back to the kernel's */
+        problems = config_apply_text(c, "v.conf", "[TuxOnIce]\nImageSizeLimit=\nCompressor=\nEnableEscape=\n");
+        g_assert_cmpuint(problems, ==, 0);
+        g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
+        g_assert_null(c->tuxonice.compressor);
+        g_assert_cmpint(c->tuxonice.enable_escape, ==, -1);
+}
+
+static const char tuxonice_bad_text[] = "[TuxOnIce]\n"
+                                        "ImageSizeLimit=-3\n"
+                                        "Compressor=LZO;rm\n"
+                                        "EnableEscape=maybe\n"
+                                        "Ratio=2\n";
+
+static void test_tuxonice_bad_values_skipped(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpuint(config_apply_text(c, "bad.conf", tuxonice_bad_text), ==, 4);
+        g_assert_cmpuint(config_apply_text(c, "big.conf", "[TuxOnIce]\nImageSizeLimit=2147483648\n"), ==, 1);
+        g_assert_cmpuint(config_apply_text(c, "long.conf",
+                                           "[TuxOnIce]\nCompressor=a234567890123456789012345678901x\n"), ==, 1);
+        g_assert_cmpuint(config_apply_text(c, "dash.conf", "[TuxOnIce]\nCompressor=-lzo\n"), ==, 1);
+        g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
+        g_assert_null(c->tuxonice.compressor);
+        g_assert_cmpint(c->tuxonice.enable_escape, ==, -1);
+}
+
+/* The warnings name the file and line an administrator has to fix */
+static void test_tuxonice_bad_values_logged(void) {
+        if (g_test_subprocess()) {
+                log_set_max_level(LOG_WARNING);
+                g_autoptr(Config) c = config_new_default();
+                (void) config_apply_text(c, "/etc/fridge/fridge.conf", tuxonice_bad_text);
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stderr("*/etc/fridge/fridge.conf:2: [TuxOnIce] ImageSizeLimit=-3 is not valid*");
+        g_test_trap_assert_stderr("*/etc/fridge/fridge.conf:3: [TuxOnIce] Compressor=LZO;rm is not valid*");
+        g_test_trap_assert_stderr("*/etc/fridge/fridge.conf:4: [TuxOnIce] EnableEscape=maybe is not valid*");
+        g_test_trap_assert_stderr("*/etc/fridge/fridge.conf:5: unknown key [TuxOnIce] Ratio*");
+}
+
+static void test_tuxonice_copy(void) {
+        g_autoptr(Config) c = config_new_default();
+        TuxOnIceConfig copy;
+        g_assert_cmpuint(config_apply_text(c, "t.conf", "[TuxOnIce]\nCompressor=lzo\nImageSizeLimit=0\n"), ==, 0);
+        config_tuxonice_copy(&copy, &c->tuxonice);
+        g_assert_cmpstr(copy.compressor, ==, "lzo");
+        g_assert_true(copy.compressor != c->tuxonice.compressor);
+        g_assert_cmpint(copy.image_size_limit, ==, 0);
+        config_tuxonice_clear(&copy);
+        g_assert_null(copy.compressor);
+}
+
 static void test_syntax_error(void) {
         g_autoptr(Config) c = config_new_default();
         g_assert_cmpuint(config_apply_text(c, "syntax.conf", "[Flush\nTimeoutMs=500\n"), ==, 1);
@@ -115,6 +192,11 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/values", test_values);
         g_test_add_func("/config/bad-values-keep-defaults", test_bad_values_keep_defaults);
         g_test_add_func("/config/syntax-error", test_syntax_error);
+        g_test_add_func("/config/tuxonice-defaults-keep-the-kernels", test_tuxonice_defaults_keep_the_kernels);
+        g_test_add_func("/config/tuxonice-values", test_tuxonice_values);
+        g_test_add_func("/config/tuxonice-bad-values-skipped", test_tuxonice_bad_values_skipped);
+        g_test_add_func("/config/tuxonice-bad-values-logged", test_tuxonice_bad_values_logged);
+        g_test_add_func("/config/tuxonice-copy", test_tuxonice_copy);
         g_test_add_func("/config/cgroup-path", test_cgroup_path);
         g_test_add_func("/config/keyfile-lines", test_keyfile_lines);
         g_test_add_func("/config/dropins-in-order", test_dropins_in_order);

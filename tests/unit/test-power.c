@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "power.h"
+#include "tuxonice.h"
 
 typedef struct Fixture {
         char *dir;
@@ -18,6 +19,12 @@ static void put(Fixture *f, const char *path, const char *text) {
         g_autofree char *parent = g_path_get_dirname(p);
         g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
         g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static char *get(Fixture *f, const char *path) {
+        char *text = NULL;
+        g_assert_cmpint(read_file_at(f->fd, path, &text), ==, 0);
+        return text;
 }
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -85,6 +92,24 @@ static void test_missing_state(Fixture *f, gconstpointer data) {
         g_assert_cmpint(power_caps_read(f->fd, &c), ==, -EBADMSG);
 }
 
+/* TuxOnIce hibernates without disk in state or a usable disk file */
+static void test_tuxonice_can_hibernate(Fixture *f, gconstpointer data) {
+        g_autoptr(PowerCaps) without = NULL, with = NULL;
+        const char *reason;
+        put(f, POWER_STATE, "freeze mem\n");
+        g_assert_cmpint(power_caps_read(f->fd, &without), ==, 0);
+        g_assert_false(without->tuxonice);
+        g_assert_cmpstr(power_can(without, SLEEP_HIBERNATE, "platform", &reason), ==, "na");
+
+        put(f, "sys/power/tuxonice/do_hibernate", "");
+        g_assert_cmpint(power_caps_read(f->fd, &with), ==, 0);
+        g_assert_true(with->tuxonice);
+        g_assert_cmpstr(power_can(with, SLEEP_HIBERNATE, "bogus", &reason), ==, "yes");
+        g_assert_cmpstr(reason, ==, "");
+        /* hybrid sleep is the mainline kernel's, still without disk */
+        g_assert_cmpstr(power_can(with, SLEEP_HYBRID, "platform", &reason), ==, "na");
+}
+
 static void test_wakeup_count(Fixture *f, gconstpointer data) {
         uint32_t n = 0;
         g_assert_cmpint(power_read_wakeup_count(f->fd, &n), ==, 0);
@@ -115,6 +140,98 @@ static void test_enter_failure_restores(Fixture *f, gconstpointer data) {
         g_assert_true(g_str_has_prefix(alarm, "0"));
 }
 
+static void put_tuxonice(Fixture *f) {
+        put(f, TUXONICE_DO_HIBERNATE, "");
+        put(f, TUXONICE_LAST_RESULT, "0\n");
+        put(f, TUXONICE_IMAGE_SIZE_LIMIT, "XX");
+        put(f, TUXONICE_COMPRESSOR, "XXX");
+        put(f, TUXONICE_COMPRESSION, "X");
+        put(f, TUXONICE_ENABLE_ESCAPE, "X");
+}
+
+static void test_tuxonice_present(Fixture *f, gconstpointer data) {
+        g_assert_false(tuxonice_present(f->fd));
+        put_tuxonice(f);
+        g_assert_true(tuxonice_present(f->fd));
+        g_autofree char *p = g_build_filename(f->dir, TUXONICE_DO_HIBERNATE, NULL);
+        g_assert_cmpint(unlink(p), ==, 0);
+        g_assert_false(tuxonice_present(f->fd));
+}
+
+static void test_tuxonice_apply(Fixture *f, gconstpointer data) {
+        put_tuxonice(f);
+        TuxOnIceConfig c = { .image_size_limit = -2, .compressor = (char *) "lz4", .enable_escape = 1 };
+        const char *what = NULL;
+        g_assert_cmpint(tuxonice_apply(f->fd, &c, &what), ==, 0);
+        g_assert_null(what);
+        g_autofree char *limit = get(f, TUXONICE_IMAGE_SIZE_LIMIT), *alg = get(f, TUXONICE_COMPRESSOR);
+        g_autofree char *on = get(f, TUXONICE_COMPRESSION), *esc = get(f, TUXONICE_ENABLE_ESCAPE);
+        g_assert_cmpstr(limit, ==, "-2");
+        g_assert_cmpstr(alg, ==, "lz4");
+        g_assert_cmpstr(on, ==, "1");
+        g_assert_cmpstr(esc, ==, "1");
+}
+
+static void test_tuxonice_apply_leaves_unset(Fixture *f, gconstpointer data) {
+        put_tuxonice(f);
+        TuxOnIceConfig c = { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET, .enable_escape = -1 };
+        const char *what = NULL;
+        g_assert_cmpint(tuxonice_apply(f->fd, &c, &what), ==, 0);
+        g_autofree char *limit = get(f, TUXONICE_IMAGE_SIZE_LIMIT), *alg = get(f, TUXONICE_COMPRESSOR);
+        g_autofree char *on = get(f, TUXONICE_COMPRESSION), *esc = get(f, TUXONICE_ENABLE_ESCAPE);
+        g_assert_cmpstr(limit, ==, "XX");
+        g_assert_cmpstr(alg, ==, "XXX");
+        g_assert_cmpstr(on, ==, "X");
+        g_assert_cmpstr(esc, ==, "X");
+
+        /* none: compression off, the algorithm left alone */
+        c.compressor = (char *) "none";
+        g_assert_cmpint(tuxonice_apply(f->fd, &c, &what), ==, 0);
+        g_autofree char *alg2 = get(f, TUXONICE_COMPRESSOR), *off = get(f, TUXONICE_COMPRESSION);
+        g_assert_cmpstr(alg2, ==, "XXX");
+        g_assert_cmpstr(off, ==, "0");
+}
+
+static void test_tuxonice_apply_names_the_failed_file(Fixture *f, gconstpointer data) {
+        put_tuxonice(f);
+        g_autofree char *p = g_build_filename(f->dir, TUXONICE_ENABLE_ESCAPE, NULL);
+        g_assert_cmpint(unlink(p), ==, 0);
+        TuxOnIceConfig c = { .image_size_limit = 100, .enable_escape = 0 };
+        const char *what = NULL;
+        g_assert_cmpint(tuxonice_apply(f->fd, &c, &what), ==, -ENOENT);
+        g_assert_cmpstr(what, ==, TUXONICE_ENABLE_ESCAPE);
+}
+
+/* do_hibernate instead of state, then the result; no disk mode is chosen */
+static void test_tuxonice_enter_reads_result(Fixture *f, gconstpointer data) {
+        put_tuxonice(f);
+        put(f, TUXONICE_LAST_RESULT, "5\n");
+        PowerRequest r = { .sysfs_fd = f->fd, .state = "disk", .tuxonice = true,
+                           .tuxonice_config = { .image_size_limit = 10, .enable_escape = -1 } };
+        g_assert_cmpint(power_enter(&r), ==, -ECANCELED);
+        g_assert_cmpint(r.failed_step, ==, POWER_STEP_TUXONICE_ABORTED);
+        g_assert_cmpuint(r.tuxonice_result, ==, 5);
+        g_autofree char *written = get(f, TUXONICE_DO_HIBERNATE), *limit = get(f, TUXONICE_IMAGE_SIZE_LIMIT);
+        g_autofree char *state = get(f, POWER_STATE);
+        g_assert_cmpstr(written, ==, "1");
+        g_assert_cmpstr(limit, ==, "10");
+        g_assert_cmpstr(state, ==, "freeze mem disk\n");
+
+        put(f, TUXONICE_LAST_RESULT, "0\n");
+        PowerRequest ok = { .sysfs_fd = f->fd, .state = "disk", .tuxonice = true,
+                            .tuxonice_config = { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET,
+                                                 .enable_escape = -1 } };
+        g_assert_cmpint(power_enter(&ok), ==, 0);
+        g_free(ok.wake_reason);
+
+        g_autofree char *p = g_build_filename(f->dir, TUXONICE_LAST_RESULT, NULL);
+        g_assert_cmpint(unlink(p), ==, 0);
+        PowerRequest lost = ok;
+        lost.wake_reason = NULL;
+        g_assert_cmpint(power_enter(&lost), ==, -ENOENT);
+        g_assert_cmpint(lost.failed_step, ==, POWER_STEP_TUXONICE_LAST_RESULT);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_EMERG);
@@ -122,7 +239,16 @@ int main(int argc, char *argv[]) {
         g_test_add("/power/no-disk", Fixture, NULL, setup, test_no_disk, teardown);
         g_test_add("/power/malformed-optional", Fixture, NULL, setup, test_malformed_optional, teardown);
         g_test_add("/power/missing-state", Fixture, NULL, setup, test_missing_state, teardown);
+        g_test_add("/power/tuxonice-can-hibernate", Fixture, NULL, setup, test_tuxonice_can_hibernate, teardown);
         g_test_add("/power/wakeup-count", Fixture, NULL, setup, test_wakeup_count, teardown);
         g_test_add("/power/enter-failure-restores", Fixture, NULL, setup, test_enter_failure_restores, teardown);
+        g_test_add("/power/tuxonice-present", Fixture, NULL, setup, test_tuxonice_present, teardown);
+        g_test_add("/power/tuxonice-apply", Fixture, NULL, setup, test_tuxonice_apply, teardown);
+        g_test_add("/power/tuxonice-apply-leaves-unset", Fixture, NULL, setup, test_tuxonice_apply_leaves_unset,
+                   teardown);
+        g_test_add("/power/tuxonice-apply-names-the-failed-file", Fixture, NULL, setup,
+                   test_tuxonice_apply_names_the_failed_file, teardown);
+        g_test_add("/power/tuxonice-enter-reads-result", Fixture, NULL, setup,
+                   test_tuxonice_enter_reads_result, teardown);
         return g_test_run();
 }
