@@ -17,11 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-enum kind { K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM };
+/* K_STAT: read-only statistics (0444), changed only by the simulated kernel
+ * and control commands. */
+enum kind { K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM, K_STAT };
 
 enum {
         F_STATE, F_MEM_SLEEP, F_DISK, F_PM_TEST, F_WAKEUP_COUNT, F_IMAGE_SIZE,
-        F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM, N_FILES
+        F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM,
+        F_WAKEUP_IRQ, F_FAILED_DEV, F_FAILED_ERRNO, N_FILES
 };
 
 /* Node ids kept in fuse_file_info.fh; sysfs files use their F_* index. */
@@ -51,6 +54,9 @@ static struct sysfile files[N_FILES] = {
         [F_FREEZE_TIMEOUT] = { "power/pm_freeze_timeout", K_UINT, UINT_MAX },
         [F_SYNC_ON_SUSPEND] = { "power/sync_on_suspend", K_BOOL },
         [F_WAKEALARM] = { "class/rtc/rtc0/wakealarm", K_WAKEALARM },
+        [F_WAKEUP_IRQ] = { "power/pm_wakeup_irq", K_STAT },
+        [F_FAILED_DEV] = { "power/suspend_stats/last_failed_dev", K_STAT },
+        [F_FAILED_ERRNO] = { "power/suspend_stats/last_failed_errno", K_STAT },
 };
 
 /* All simulated kernel state, under one mutex. Blocking happens only in
@@ -302,6 +308,8 @@ static void simulated_sleep(const char *val)
                 ms = MIN(ms, MAX(left, 0));
         }
         dl = fuse_run_deadline_ms(ms);
+        /* pm_wakeup_clear(): a new sleep forgets the last wakeup IRQ */
+        files[F_WAKEUP_IRQ].value[0] = '\0';
         log_line(files[F_STATE].path, val, "sleeping");
         while (!S.quitting && S.wake_gen == gen &&
                pthread_cond_timedwait(&S.cond, &S.lock, &dl) != ETIMEDOUT)
@@ -428,6 +436,7 @@ static int apply_write(struct sysfile *f, const char *val)
         case K_RESUME: return write_resume(f, val);
         case K_BOOL: return write_bool(f, val);
         case K_WAKEALARM: return write_wakealarm(val);
+        case K_STAT: return EACCES; /* fs_open refuses the write first */
         }
         return EINVAL;
 }
@@ -535,7 +544,10 @@ static int run_command(const char *line)
                 S.pm_test_delay_ms = (long)n;
         else if (argc == 1 && strcmp(argv[0], "wakeup") == 0)
                 wakeup_event();
-        else if (argc == 1 && strcmp(argv[0], "clear-log") == 0)
+        else if (argc == 2 && strcmp(argv[0], "wakeup-irq") == 0 && parse_ull(argv[1], UINT_MAX, &n) && n > 0) {
+                snprintf(files[F_WAKEUP_IRQ].value, VALUE_MAX, "%llu", n);
+                wakeup_event();
+        } else if (argc == 1 && strcmp(argv[0], "clear-log") == 0)
                 g_string_truncate(S.log, 0);
         else if (strcmp(argv[0], "fail-state") == 0)
                 return cmd_fail_state(argv, argc);
@@ -582,6 +594,8 @@ static mode_t mode_of(int node)
                 return S_IFREG | 0444;
         if (node == NODE_DIR)
                 return S_IFDIR | 0755;
+        if (files[node].kind == K_STAT)
+                return S_IFREG | 0444;
         return S_IFREG | 0644;
 }
 
@@ -705,6 +719,11 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
         }
         if (node == F_WAKEALARM)
                 expire_alarm();
+        /* The kernel's pm_wakeup_irq_show() when no IRQ woke the machine */
+        if (node == F_WAKEUP_IRQ && !files[node].value[0]) {
+                pthread_mutex_unlock(&S.lock);
+                return -ENODATA;
+        }
         text = files[node].value[0] ? g_strconcat(files[node].value, "\n", NULL) : g_strdup("");
         pthread_mutex_unlock(&S.lock);
         return copy_out(text, strlen(text), buf, size, off);
@@ -767,6 +786,7 @@ static void init_files(void)
         set_value(F_RESUME, "0:0");
         set_value(F_FREEZE_TIMEOUT, "20000");
         set_value(F_SYNC_ON_SUSPEND, "1");
+        set_value(F_FAILED_ERRNO, "0");
         render_count();
         render_alarm();
 }

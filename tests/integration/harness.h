@@ -29,6 +29,11 @@ typedef struct HarnessOptions {
         bool real_cgroups;
         /* also mount slowfs on DIR/slow */
         bool slowfs;
+        /* a umockdev testbed's root (umockdev_testbed_get_root_dir()): fridged
+         * runs under umockdev's preload library with UMOCKDEV_DIR set to it,
+         * so libudev (the wakeup sources) sees the testbed's /sys instead of
+         * the host's. NULL: fridged runs as it is. */
+        const char *umockdev_dir;
 } HarnessOptions;
 
 /*
@@ -71,6 +76,7 @@ typedef struct Harness {
         bool slowfs_mounted;
         bool slowfs_held;
         bool real_cgroups;
+        char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
 
         bool fridged_started;
         int fridged_status;         /* wait status after teardown, -1 if unknown */
