@@ -1,80 +1,136 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "devices.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <inttypes.h>
+#include <libudev.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fileio.h"
 #include "parse.h"
 #include "util.h"
 
-#define WAKEUP_CLASS "sys/class/wakeup"
+#define POWER_WAKEUP_IRQ     "sys/power/pm_wakeup_irq"
+#define POWER_FAILED_DEV     "sys/power/suspend_stats/last_failed_dev"
+#define POWER_FAILED_ERRNO   "sys/power/suspend_stats/last_failed_errno"
+
+typedef struct udev Udev;
+typedef struct udev_enumerate UdevEnumerate;
+typedef struct udev_device UdevDevice;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Udev, udev_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(UdevEnumerate, udev_enumerate_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(UdevDevice, udev_device_unref)
+
+typedef struct WakeupSource {
+        char *label;            /* "rtc0 on 00:04 (rtc_cmos)" */
+        uint64_t count;         /* event_count */
+} WakeupSource;
 
 struct WakeupSnapshot {
-        GHashTable *counts; /* source name → event count (guint64 boxed) */
+        GHashTable *sources;    /* syspath → WakeupSource* */
+        uint64_t irq;           /* pm_wakeup_irq; 0: none recorded */
+        char *failed_dev;       /* suspend_stats/last_failed_dev; NULL: absent or empty */
+        int failed_errno;       /* suspend_stats/last_failed_errno; 0: absent or none */
 };
+
+static void wakeup_source_free(WakeupSource *w) {
+        g_free(w->label);
+        g_free(w);
+}
 
 void devices_wakeup_snapshot_free(WakeupSnapshot *s) {
         if (!s)
                 return;
-        g_hash_table_unref(s->counts);
+        g_hash_table_unref(s->sources);
+        g_free(s->failed_dev);
         g_free(s);
 }
 
-static char *driver_of(int sysfs_fd, const char *entry) {
-        g_autofree char *link = g_strdup_printf(WAKEUP_CLASS "/%s/device/driver", entry);
-        char target[PATH_MAX];
-        ssize_t n = readlinkat(sysfs_fd, link, target, sizeof(target) - 1);
-        if (n <= 0)
-                return NULL;
-        target[n] = '\0';
-        const char *slash = strrchr(target, '/');
-        return g_strdup(slash ? slash + 1 : target);
+/* A source's name is often its device's bus address ("00:04"), and a
+ * class device's ("rtc0") says little more: the parent and its driver
+ * ("rtc_cmos") tell a person what woke the machine. */
+static char *source_label(struct udev_device *dev) {
+        const char *name = udev_device_get_sysattr_value(dev, "name");
+        if (!name || !*name)
+                name = udev_device_get_sysname(dev);
+
+        g_autoptr(GString) label = g_string_new(name);
+        struct udev_device *parent = udev_device_get_parent(dev); /* borrowed */
+        const char *pname = parent ? udev_device_get_sysname(parent) : NULL;
+        const char *driver = parent ? udev_device_get_driver(parent) : NULL;
+        if (pname && !g_str_equal(pname, name))
+                g_string_append_printf(label, " on %s", pname);
+        if (driver && *driver)
+                g_string_append_printf(label, " (%s)", driver);
+        return g_string_free(g_steal_pointer(&label), FALSE);
 }
 
-static void read_source(int sysfs_fd, const char *entry, GHashTable *counts) {
-        g_autofree char *name_path = g_strdup_printf(WAKEUP_CLASS "/%s/name", entry);
-        g_autofree char *count_path = g_strdup_printf(WAKEUP_CLASS "/%s/event_count", entry);
-        g_autofree char *name = NULL, *count_text = NULL;
+static void read_source(Udev *udev, const char *syspath, GHashTable *sources) {
+        g_autoptr(UdevDevice) dev = udev_device_new_from_syspath(udev, syspath);
         uint64_t count;
 
-        if (read_file_at(sysfs_fd, count_path, &count_text) < 0 || parse_uint64(count_text, &count) < 0)
-                return; /* went away, or not a wakeup source after all */
-        if (read_file_at(sysfs_fd, name_path, &name) < 0 || !*strstrip_right(name)) {
-                g_free(name);
-                name = g_strdup(entry);
+        if (!dev)
+                return; /* went away since the enumeration */
+        const char *text = udev_device_get_sysattr_value(dev, "event_count");
+        if (!text || parse_uint64(text, &count) < 0)
+                return; /* not a wakeup source after all */
+
+        WakeupSource *w = g_new0(WakeupSource, 1);
+        w->label = source_label(dev);
+        w->count = count;
+        g_hash_table_replace(sources, g_strdup(syspath), w);
+}
+
+static void read_sources(GHashTable *sources) {
+        g_autoptr(Udev) udev = udev_new();
+        g_autoptr(UdevEnumerate) e = udev ? udev_enumerate_new(udev) : NULL;
+        struct udev_list_entry *item;
+
+        /* No wakeup class (an old kernel, a container without it) is no
+         * error: nothing can be named then */
+        if (!e || udev_enumerate_add_match_subsystem(e, "wakeup") < 0 || udev_enumerate_scan_devices(e) < 0)
+                return;
+        udev_list_entry_foreach(item, udev_enumerate_get_list_entry(e))
+                read_source(udev, udev_list_entry_get_name(item), sources);
+}
+
+/* The text of a small sysfs file without its newline; NULL when it is
+ * absent, unreadable (pm_wakeup_irq is ENODATA until an IRQ woke us) or
+ * empty. */
+static char *read_power_attr(int sysfs_fd, const char *path) {
+        char *text = NULL;
+        if (read_file_at(sysfs_fd, path, &text) < 0)
+                return NULL;
+        if (!*g_strstrip(text)) {
+                free(text);
+                return NULL;
         }
-        /* A source's name is often a bus address ("00:04"); its driver
-         * ("rtc_cmos") tells a person what woke the machine */
-        g_autofree char *driver = driver_of(sysfs_fd, entry);
-        g_autofree char *label = driver ? g_strdup_printf("%s (%s)", name, driver) : g_strdup(name);
-        g_hash_table_replace(counts, g_steal_pointer(&label), g_memdup2(&count, sizeof(count)));
+        return text;
+}
+
+static void read_power_stats(int sysfs_fd, WakeupSnapshot *s) {
+        g_autofree char *irq = read_power_attr(sysfs_fd, POWER_WAKEUP_IRQ);
+        g_autofree char *err = read_power_attr(sysfs_fd, POWER_FAILED_ERRNO);
+        gint64 e;
+
+        if (irq && parse_uint64(irq, &s->irq) < 0)
+                s->irq = 0;
+        s->failed_dev = read_power_attr(sysfs_fd, POWER_FAILED_DEV);
+        if (err && g_ascii_string_to_signed(err, 10, -4095, 4095, &e, NULL))
+                s->failed_errno = (int) e;
 }
 
 WakeupSnapshot *devices_wakeup_snapshot(int sysfs_fd) {
         WakeupSnapshot *s = g_new0(WakeupSnapshot, 1);
-        s->counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-
-        int fd = openat(sysfs_fd, WAKEUP_CLASS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return s;
-        }
-        for (struct dirent *de; (de = readdir(d));)
-                if (de->d_name[0] != '.')
-                        read_source(sysfs_fd, de->d_name, s->counts);
-        closedir(d);
+        s->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) wakeup_source_free);
+        read_sources(s->sources);
+        read_power_stats(sysfs_fd, s);
         return s;
 }
 
 typedef struct Moved {
-        const char *name;
+        const char *label;
         uint64_t by;
 } Moved;
 
@@ -82,27 +138,59 @@ static gint compare_moved(gconstpointer a, gconstpointer b) {
         const Moved *x = a, *y = b;
         if (x->by != y->by)
                 return x->by < y->by ? 1 : -1;
-        return strcmp(x->name, y->name);
+        return strcmp(x->label, y->label);
 }
 
-char *devices_wake_reason(const WakeupSnapshot *before, const WakeupSnapshot *after) {
+/* A source that appeared since `before` counts from zero; one whose
+ * syspath now carries another source (wakeupN reused) as well. */
+static uint64_t count_before(const WakeupSnapshot *before, const char *syspath, const WakeupSource *now) {
+        const WakeupSource *was = g_hash_table_lookup(before->sources, syspath);
+        return was && g_str_equal(was->label, now->label) ? was->count : 0;
+}
+
+static void append_moved_sources(GString *out, const WakeupSnapshot *before, const WakeupSnapshot *after) {
         g_autoptr(GArray) moved = g_array_new(FALSE, FALSE, sizeof(Moved));
         GHashTableIter i;
         gpointer k, v;
 
-        g_hash_table_iter_init(&i, after->counts);
+        g_hash_table_iter_init(&i, after->sources);
         while (g_hash_table_iter_next(&i, &k, &v)) {
-                const uint64_t *was = g_hash_table_lookup(before->counts, k);
-                uint64_t now = *(const uint64_t *) v, then = was ? *was : 0;
-                if (now > then)
-                        g_array_append_val(moved, ((Moved) { .name = k, .by = now - then }));
+                const WakeupSource *now = v;
+                uint64_t then = count_before(before, k, now);
+                if (now->count > then)
+                        g_array_append_val(moved, ((Moved) { .label = now->label, .by = now->count - then }));
         }
-        if (moved->len == 0)
-                return g_strdup("unknown");
+        if (moved->len == 0) {
+                g_string_append(out, "unknown");
+                return;
+        }
         g_array_sort(moved, compare_moved);
-
-        g_autoptr(GString) out = g_string_new(NULL);
         for (guint n = 0; n < moved->len; n++)
-                g_string_append_printf(out, "%s%s", n ? ", " : "", g_array_index(moved, Moved, n).name);
+                g_string_append_printf(out, "%s%s", n ? ", " : "", g_array_index(moved, Moved, n).label);
+}
+
+/* suspend_stats keep the last failure for good: it is news only when the
+ * kernel recorded it during this sleep */
+static void append_failure(GString *out, const WakeupSnapshot *before, const WakeupSnapshot *after) {
+        if (!after->failed_dev && after->failed_errno == 0)
+                return;
+        if (g_strcmp0(before->failed_dev, after->failed_dev) == 0 && before->failed_errno == after->failed_errno)
+                return;
+        if (!after->failed_dev)
+                g_string_append_printf(out, "; last failure: errno %d", after->failed_errno);
+        else if (after->failed_errno == 0)
+                g_string_append_printf(out, "; last failed device: %s", after->failed_dev);
+        else
+                g_string_append_printf(out, "; last failed device: %s (errno %d)", after->failed_dev,
+                                       after->failed_errno);
+}
+
+char *devices_wake_reason(const WakeupSnapshot *before, const WakeupSnapshot *after) {
+        g_autoptr(GString) out = g_string_new(NULL);
+
+        append_moved_sources(out, before, after);
+        if (after->irq > 0)
+                g_string_append_printf(out, "; irq %" PRIu64, after->irq);
+        append_failure(out, before, after);
         return g_string_free(g_steal_pointer(&out), FALSE);
 }

@@ -4,8 +4,10 @@
 #include <glib.h>
 
 /* Wakeup sources: which one woke the machine is the one whose event count
- * moved across the state write. Read from SYSFS/sys/class/wakeup/\* (name,
- * event_count), so tests can give a simulated tree. */
+ * moved across the state write. The sources come from libudev (subsystem
+ * `wakeup`: attributes name and event_count, the parent device and its
+ * driver), so tests give a umockdev testbed; pm_wakeup_irq and
+ * suspend_stats/last_failed_{dev,errno} are read below SYSFS/sys/power. */
 
 typedef struct WakeupSnapshot WakeupSnapshot;
 
@@ -14,6 +16,12 @@ WakeupSnapshot *devices_wakeup_snapshot(int sysfs_fd);
 void devices_wakeup_snapshot_free(WakeupSnapshot *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WakeupSnapshot, devices_wakeup_snapshot_free)
 
-/* The sources whose event_count grew from `before` to `after`, the largest
- * increase first, as "rtc0, PNP0C0C:00"; "unknown" when none did. */
+/* The wake reason, in the format dbus/io.fridge.Fridge1.xml documents for
+ * LastWakeReason:
+ *   SOURCES[; irq N][; last failed device: DEV (errno E)]
+ * SOURCES are the sources whose event_count grew from `before` to `after`,
+ * the largest increase first, each as "NAME[ on PARENT][ (DRIVER)]"
+ * ("rtc0 on 00:04 (rtc_cmos), PNP0C0C:00 (button)"), or "unknown" when none
+ * did. The irq is pm_wakeup_irq after the sleep; the failure is shown when
+ * suspend_stats changed across it. */
 char *devices_wake_reason(const WakeupSnapshot *before, const WakeupSnapshot *after);

@@ -17,14 +17,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/* K_STAT: read-only statistics (0444), changed only by the simulated kernel
+ * and control commands. */
 enum kind {
-        K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM,
+        K_WORDS, K_STATE, K_WAKEUP_COUNT, K_UINT, K_RESUME, K_BOOL, K_WAKEALARM, K_STAT,
         K_TOI_HIBERNATE, K_TOI_LONG, K_TOI_UL, K_TOI_BIT, K_TOI_STRING,
 };
 
 enum {
         F_STATE, F_MEM_SLEEP, F_DISK, F_PM_TEST, F_WAKEUP_COUNT, F_IMAGE_SIZE,
         F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM,
+        F_WAKEUP_IRQ, F_FAILED_DEV, F_FAILED_ERRNO,
         /* power/tuxonice, only with --tuxonice */
         F_TOI_DO_HIBERNATE, F_TOI_LAST_RESULT, F_TOI_IMAGE_SIZE_LIMIT, F_TOI_ALGORITHM,
         F_TOI_COMPRESSION, F_TOI_ENABLE_ESCAPE, F_TOI_VERSION, N_FILES
@@ -60,6 +63,9 @@ static struct sysfile files[N_FILES] = {
         [F_FREEZE_TIMEOUT] = { "power/pm_freeze_timeout", K_UINT, UINT_MAX },
         [F_SYNC_ON_SUSPEND] = { "power/sync_on_suspend", K_BOOL },
         [F_WAKEALARM] = { "class/rtc/rtc0/wakealarm", K_WAKEALARM },
+        [F_WAKEUP_IRQ] = { "power/pm_wakeup_irq", K_STAT, .mode = 0444 },
+        [F_FAILED_DEV] = { "power/suspend_stats/last_failed_dev", K_STAT, .mode = 0444 },
+        [F_FAILED_ERRNO] = { "power/suspend_stats/last_failed_errno", K_STAT, .mode = 0444 },
         [F_TOI_DO_HIBERNATE] = { "power/tuxonice/do_hibernate", K_TOI_HIBERNATE, .mode = 0200 },
         [F_TOI_LAST_RESULT] = { "power/tuxonice/last_result", K_TOI_UL },
         [F_TOI_IMAGE_SIZE_LIMIT] = { "power/tuxonice/image_size_limit", K_TOI_LONG, .min = -2, .smax = INT_MAX },
@@ -320,6 +326,8 @@ static void simulated_sleep(const struct sysfile *f, const char *val)
                 ms = MIN(ms, MAX(left, 0));
         }
         dl = fuse_run_deadline_ms(ms);
+        /* pm_wakeup_clear(): a new sleep forgets the last wakeup IRQ */
+        files[F_WAKEUP_IRQ].value[0] = '\0';
         log_line(f->path, val, "sleeping");
         while (!S.quitting && S.wake_gen == gen &&
                pthread_cond_timedwait(&S.cond, &S.lock, &dl) != ETIMEDOUT)
@@ -533,6 +541,7 @@ static int apply_write(struct sysfile *f, const char *val)
         case K_RESUME: return write_resume(f, val);
         case K_BOOL: return write_bool(f, val);
         case K_WAKEALARM: return write_wakealarm(val);
+        case K_STAT: return EACCES; /* fs_open refuses the write first */
         case K_TOI_HIBERNATE: return write_do_hibernate(f, val);
         case K_TOI_LONG: return write_toi_long(f, val);
         case K_TOI_UL: return write_toi_ul(f, val);
@@ -660,7 +669,10 @@ static int run_command(const char *line)
                 S.pm_test_delay_ms = (long)n;
         else if (argc == 1 && strcmp(argv[0], "wakeup") == 0)
                 wakeup_event();
-        else if (argc == 1 && strcmp(argv[0], "clear-log") == 0)
+        else if (argc == 2 && strcmp(argv[0], "wakeup-irq") == 0 && parse_ull(argv[1], UINT_MAX, &n) && n > 0) {
+                snprintf(files[F_WAKEUP_IRQ].value, VALUE_MAX, "%llu", n);
+                wakeup_event();
+        } else if (argc == 1 && strcmp(argv[0], "clear-log") == 0)
                 g_string_truncate(S.log, 0);
         else if (strcmp(argv[0], "fail-state") == 0)
                 return cmd_fail_state(argv, argc);
@@ -832,6 +844,11 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
         }
         if (node == F_WAKEALARM)
                 expire_alarm();
+        /* The kernel's pm_wakeup_irq_show() when no IRQ woke the machine */
+        if (node == F_WAKEUP_IRQ && !files[node].value[0]) {
+                pthread_mutex_unlock(&S.lock);
+                return -ENODATA;
+        }
         text = files[node].value[0] ? g_strconcat(files[node].value, "\n", NULL) : g_strdup("");
         pthread_mutex_unlock(&S.lock);
         return copy_out(text, strlen(text), buf, size, off);
@@ -894,6 +911,7 @@ static void init_files(void)
         set_value(F_RESUME, "0:0");
         set_value(F_FREEZE_TIMEOUT, "20000");
         set_value(F_SYNC_ON_SUSPEND, "1");
+        set_value(F_FAILED_ERRNO, "0");
         /* TuxOnIce 3.3's defaults */
         set_value(F_TOI_LAST_RESULT, "0");
         set_value(F_TOI_IMAGE_SIZE_LIMIT, "0");

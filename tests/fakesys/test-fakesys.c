@@ -525,6 +525,51 @@ static void test_sleep_wakeup(Fs *fs, gconstpointer opts)
                     "power/state freeze sleeping\npower/state freeze ok\n");
 }
 
+/* read(2) of a file that may fail: the errno, or 0 and the text in *ret */
+static int read_errno(Fs *fs, const char *rel, char **ret)
+{
+        g_autofree char *p = path_in(fs, rel);
+        char buf[64];
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        g_assert_cmpint(fd, >=, 0);
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n < 0)
+                return errno;
+        *ret = g_strndup(buf, (gsize)n);
+        return 0;
+}
+
+static void test_wakeup_irq_stats(Fs *fs, gconstpointer opts)
+{
+        g_autofree char *irq = NULL;
+        BgWrite w;
+
+        /* No IRQ woke the machine yet: ENODATA, as the kernel says it */
+        g_assert_cmpstr(g_strerror(read_errno(fs, "sys/power/pm_wakeup_irq", &irq)), ==, g_strerror(ENODATA));
+        assert_read(fs, "sys/power/suspend_stats/last_failed_dev", "");
+        assert_read(fs, "sys/power/suspend_stats/last_failed_errno", "0\n");
+        /* Statistics are read-only; `set` changes them */
+        assert_write(fs, "sys/power/suspend_stats/last_failed_dev", "x\n", EACCES);
+        ctl(fs, "set power/suspend_stats/last_failed_dev foo\nset power/suspend_stats/last_failed_errno -16");
+        assert_read(fs, "sys/power/suspend_stats/last_failed_dev", "foo\n");
+        assert_read(fs, "sys/power/suspend_stats/last_failed_errno", "-16\n");
+        ctl(fs, "set power/pm_wakeup_irq 3");
+        assert_read(fs, "sys/power/pm_wakeup_irq", "3\n");
+        /* A sleep forgets the last IRQ; `wakeup-irq N` ends it by IRQ N */
+        ctl(fs, "sleep-ms 20000");
+        bg_write_start(&w, fs, "sys/power/state", "mem\n");
+        wait_for_log(fs, "power/state mem sleeping");
+        g_assert_cmpint(read_errno(fs, "sys/power/pm_wakeup_irq", &irq), ==, ENODATA);
+        assert_write(fs, "control", "wakeup-irq 0\n", EINVAL);
+        ctl(fs, "wakeup-irq 9");
+        g_assert_cmpint(bg_write_join(&w), ==, 0);
+        assert_read(fs, "sys/power/pm_wakeup_irq", "9\n");
+        assert_read(fs, "sys/power/wakeup_count", "1\n");
+}
+
 static void test_pending_ebusy(Fs *fs, gconstpointer opts)
 {
         ctl(fs, "sleep-ms 10");
@@ -831,6 +876,7 @@ int main(int argc, char **argv)
         ADD_FAKESYS("fail-state", test_fail_state, default_opts);
         ADD_FAKESYS("sleep-wakeup", test_sleep_wakeup, default_opts);
         ADD_FAKESYS("pending-ebusy", test_pending_ebusy, default_opts);
+        ADD_FAKESYS("wakeup-irq-stats", test_wakeup_irq_stats, default_opts);
         ADD_FAKESYS("pm-test", test_pm_test, default_opts);
         ADD_FAKESYS("wakealarm", test_wakealarm, default_opts);
         ADD_FAKESYS("hold-delay", test_hold_delay, default_opts);

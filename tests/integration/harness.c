@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fridge-config.h"
+#include "umockdev-preload.h"
 
 #define CALL_TIMEOUT_USEC (10 * G_USEC_PER_SEC)
 
@@ -592,6 +593,26 @@ static void make_proc_root(Harness *h, const HarnessOptions *opts) {
         }
 }
 
+/* NAME=VALUE strings for fridged's environment to run it in the testbed
+ * h->umockdev_dir; they go into `env`, which owns them. */
+static void add_umockdev_env(Harness *h, GPtrArray *env) {
+        static const char *const names[] = { "LD_PRELOAD", "ASAN_OPTIONS" };
+        g_auto(GStrv) preloaded = umockdev_preload_environ(g_get_environ());
+
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                g_ptr_array_add(env, g_strdup_printf("%s=%s", names[i], g_environ_getenv(preloaded, names[i])));
+        g_ptr_array_add(env, g_strdup_printf("UMOCKDEV_DIR=%s", h->umockdev_dir));
+        if (h->real_cgroups) {
+                /* The preload library sends every /sys path into the testbed,
+                 * the cgroup2 mount's too (/sys/fs/cgroup or below). The
+                 * kernel, not the library, follows a symlink's target, so
+                 * this one leads back to the real /sys/fs */
+                g_autofree char *link = g_build_filename(h->umockdev_dir, "sys", "fs", NULL);
+                if (symlink("/sys/fs", link) < 0 && errno != EEXIST)
+                        g_error("symlink %s: %s", link, g_strerror(errno));
+        }
+}
+
 static void start_fridged(Harness *h) {
         g_autofree char *notify_path = g_build_filename(h->dir, "notify", NULL);
         g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", h->bus_address);
@@ -601,7 +622,7 @@ static void start_fridged(Harness *h) {
         /* belt and braces: whatever fridged falls back to is our private bus */
         g_autofree char *e_sys = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", h->bus_address);
         g_autofree char *e_ses = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", h->bus_address);
-        const char *env[] = { e_notify, e_sys, e_ses, NULL };
+        g_autoptr(GPtrArray) env = g_ptr_array_new_with_free_func(g_free);
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         int nfd, err, pidfd;
         bool ready = false;
@@ -612,6 +633,13 @@ static void start_fridged(Harness *h) {
         g_assert_cmpuint(strlen(notify_path), <, sizeof sa.sun_path);
         strcpy(sa.sun_path, notify_path);
         g_assert_cmpint(bind(nfd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+
+        g_ptr_array_add(env, g_strdup(e_notify));
+        g_ptr_array_add(env, g_strdup(e_sys));
+        g_ptr_array_add(env, g_strdup(e_ses));
+        if (h->umockdev_dir)
+                add_umockdev_env(h, env);
+        g_ptr_array_add(env, NULL);
 
         err = open(h->fridged_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         g_assert_cmpint(err, >=, 0);
@@ -636,7 +664,7 @@ static void start_fridged(Harness *h) {
                 argv[9] = NULL;
         }
         SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
-                        .extra_fd = -1, .env = env };
+                        .extra_fd = -1, .env = (const char *const *) env->pdata };
         h->fridged_pid = spawn(&s);
         h->fridged_started = true;
         close(err);
@@ -717,6 +745,7 @@ Harness *harness_new(const HarnessOptions *opts) {
         live_add(h);
 
         h->real_cgroups = opts && opts->real_cgroups;
+        h->umockdev_dir = opts ? g_strdup(opts->umockdev_dir) : NULL;
         if (h->real_cgroups && (!opts->config || !strstr(opts->config, "Roots=")))
                 g_error("real_cgroups needs a config naming the test's own scratch Roots=");
         if (opts && opts->config) {
@@ -845,6 +874,7 @@ void harness_free(Harness *h) {
         g_free(h->bus_address);
         g_free(h->fridged_log);
         g_free(h->proc);
+        g_free(h->umockdev_dir);
         g_free(h);
 }
 

@@ -33,6 +33,11 @@ typedef struct HarnessOptions {
          * fridged's /proc shows instead of the host's (implies the fake
          * /proc described below) */
         const char *const *proc_files;
+        /* a umockdev testbed's root (umockdev_testbed_get_root_dir()): fridged
+         * runs under umockdev's preload library with UMOCKDEV_DIR set to it,
+         * so libudev (the wakeup sources) sees the testbed's /sys instead of
+         * the host's. NULL: fridged runs as it is. */
+        const char *umockdev_dir;
 } HarnessOptions;
 
 /*
@@ -75,6 +80,7 @@ typedef struct Harness {
         bool slowfs_mounted;
         bool slowfs_held;
         bool real_cgroups;
+        char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
 
         bool fridged_started;
         int fridged_status;         /* wait status after teardown, -1 if unknown */

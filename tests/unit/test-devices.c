@@ -1,77 +1,190 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Wake reasons from a umockdev testbed of wakeup sources. The test runs
+ * itself again under umockdev's preload library (see umockdev-preload.h),
+ * so libudev in libfridge-core sees the testbed's /sys.
+ */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
+#include <umockdev.h>
 #include <unistd.h>
 
 #include "devices.h"
 #include "fileio.h"
+#include "umockdev-preload.h"
 
-static char *root;
-static int root_fd;
+typedef struct Fixture {
+        UMockdevTestbed *tb;
+        char *root;             /* the testbed's root: also the sysfs root */
+        int root_fd;
+} Fixture;
 
-static void source(const char *entry, const char *name, const char *count, const char *driver) {
-        g_autofree char *dir = g_build_filename(root, "sys/class/wakeup", entry, NULL);
-        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
-        g_autofree char *n = g_build_filename(dir, "name", NULL);
-        g_autofree char *c = g_build_filename(dir, "event_count", NULL);
-        if (name)
-                g_assert_true(g_file_set_contents(n, name, -1, NULL));
-        g_assert_true(g_file_set_contents(c, count, -1, NULL));
+static void fixture_setup(Fixture *f, gconstpointer data) {
+        f->tb = umockdev_testbed_new();
+        f->root = umockdev_testbed_get_root_dir(f->tb);
+        f->root_fd = root_open(f->root);
+        g_assert_cmpint(f->root_fd, >=, 0);
+}
+
+static void fixture_teardown(Fixture *f, gconstpointer data) {
+        close(f->root_fd);
+        g_free(f->root);
+        g_object_unref(f->tb); /* removes the testbed directory */
+}
+
+/* A device that owns wakeup sources, bound to `driver` (NULL: none). */
+static char *add_parent(Fixture *f, const char *subsystem, const char *name, const char *driver) {
+        char *path = umockdev_testbed_add_device(f->tb, subsystem, name, NULL, NULL, NULL);
+        g_assert_nonnull(path);
         if (driver) {
-                g_autofree char *dev = g_build_filename(dir, "device", NULL);
-                g_autofree char *drv = g_build_filename(dev, "driver", NULL);
-                g_autofree char *target = g_strdup_printf("../../../../bus/drivers/%s", driver);
-                g_assert_cmpint(g_mkdir_with_parents(dev, 0755), ==, 0);
-                g_assert_cmpint(symlink(target, drv), ==, 0);
+                g_autofree char *target = g_strdup_printf("../../../bus/%s/drivers/%s", subsystem, driver);
+                umockdev_testbed_set_attribute_link(f->tb, path, "driver", target);
         }
+        return path;
 }
 
-static void set_count(const char *entry, const char *count) {
-        g_autofree char *c = g_build_filename(root, "sys/class/wakeup", entry, "event_count", NULL);
-        g_assert_true(g_file_set_contents(c, count, -1, NULL));
+/* A wakeup source below `parent` (NULL: a virtual one) named `name` (NULL:
+ * no name attribute) with event_count `count`. */
+static char *add_source(Fixture *f, const char *entry, const char *parent, const char *name, const char *count) {
+        char *path = name ? umockdev_testbed_add_device(f->tb, "wakeup", entry, parent, "name", name,
+                                                        "event_count", count, NULL, NULL)
+                          : umockdev_testbed_add_device(f->tb, "wakeup", entry, parent,
+                                                        "event_count", count, NULL, NULL);
+        g_assert_nonnull(path);
+        return path;
 }
 
-static void test_reason(void) {
-        source("wakeup0", "00:04", "3\n", "rtc_cmos");
-        source("wakeup1", "PNP0C0C:00", "1\n", NULL);
-        source("wakeup2", "alarmtimer.0.auto", "9\n", NULL);
-        source("wakeup3", NULL, "0\n", NULL); /* no name file: the entry names it */
+static void set_count(Fixture *f, const char *source, const char *count) {
+        umockdev_testbed_set_attribute(f->tb, source, "event_count", count);
+}
 
-        g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(root_fd);
-        set_count("wakeup0", "4\n");
-        set_count("wakeup3", "3\n");
-        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(root_fd);
+static char *reason_across(const WakeupSnapshot *before, Fixture *f) {
+        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(f->root_fd);
+        return devices_wake_reason(before, after);
+}
 
-        g_autofree char *reason = devices_wake_reason(before, after);
-        /* the largest increase first; a driver is named after the source */
-        g_assert_cmpstr(reason, ==, "wakeup3, 00:04 (rtc_cmos)");
+static void test_reason(Fixture *f, gconstpointer data) {
+        g_autofree char *rtc = add_parent(f, "platform", "00:04", "rtc_cmos");
+        g_autofree char *sleep_button = add_parent(f, "acpi", "PNP0C0C:00", "button");
+        g_autofree char *power_button = add_parent(f, "acpi", "LNXPWRBN:00", NULL);
+        g_autofree char *w0 = add_source(f, "wakeup0", rtc, "rtc0", "3");
+        g_autofree char *w1 = add_source(f, "wakeup1", sleep_button, "PNP0C0C:00", "1");
+        g_autofree char *w2 = add_source(f, "wakeup2", power_button, "LNXPWRBN:00", "5");
+        g_free(add_source(f, "wakeup3", NULL, "alarmtimer.0.auto", "9"));
+        g_autofree char *w4 = add_source(f, "wakeup4", NULL, NULL, "0");
 
-        g_autoptr(WakeupSnapshot) again = devices_wakeup_snapshot(root_fd);
-        g_autofree char *none = devices_wake_reason(after, again);
+        g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(f->root_fd);
+        set_count(f, w0, "4");
+        set_count(f, w1, "3");
+        set_count(f, w4, "1");
+        g_autofree char *reason = reason_across(before, f);
+        /* the largest increase first, ties by name; the parent is named
+         * when the source's name is not already its name, then its driver;
+         * a source without a name attribute goes by its sysfs entry */
+        g_assert_cmpstr(reason, ==, "PNP0C0C:00 (button), rtc0 on 00:04 (rtc_cmos), wakeup4");
+
+        g_autoptr(WakeupSnapshot) again = devices_wakeup_snapshot(f->root_fd);
+        g_autofree char *none = reason_across(again, f);
         g_assert_cmpstr(none, ==, "unknown");
+
+        set_count(f, w2, "6");
+        g_autofree char *power = reason_across(again, f);
+        g_assert_cmpstr(power, ==, "LNXPWRBN:00");
 }
 
-static void test_no_class(void) {
-        g_autofree char *empty = g_dir_make_tmp("fridge-nowakeup-XXXXXX", NULL);
-        int fd = root_open(empty);
-        g_autoptr(WakeupSnapshot) a = devices_wakeup_snapshot(fd);
-        g_autoptr(WakeupSnapshot) b = devices_wakeup_snapshot(fd);
+static void test_appear_disappear(Fixture *f, gconstpointer data) {
+        g_autofree char *rtc = add_parent(f, "platform", "00:04", "rtc_cmos");
+        g_free(add_source(f, "wakeup0", rtc, "rtc0", "3"));
+        g_autofree char *w1 = add_source(f, "wakeup1", NULL, "gone", "7");
+        g_autofree char *w2 = add_source(f, "wakeup2", NULL, "old", "4");
+
+        g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(f->root_fd);
+        /* gone: nothing to compare with, so not a reason */
+        umockdev_testbed_remove_device(f->tb, w1);
+        /* appeared with events: they all happened since `before` */
+        g_free(add_source(f, "wakeup5", NULL, "usb1", "2"));
+        /* wakeup2 now another source, fewer events than the old one had */
+        umockdev_testbed_remove_device(f->tb, w2);
+        g_free(add_source(f, "wakeup2", NULL, "new", "1"));
+        g_autofree char *reason = reason_across(before, f);
+        g_assert_cmpstr(reason, ==, "usb1, new");
+}
+
+static void test_no_wakeup_class(Fixture *f, gconstpointer data) {
+        /* an empty testbed: its /sys has no class/wakeup at all */
+        g_autoptr(WakeupSnapshot) a = devices_wakeup_snapshot(f->root_fd);
+        g_autoptr(WakeupSnapshot) b = devices_wakeup_snapshot(f->root_fd);
         g_autofree char *reason = devices_wake_reason(a, b);
         g_assert_cmpstr(reason, ==, "unknown");
-        close(fd);
-        g_rmdir(empty);
+
+        /* devices, none of them a wakeup source */
+        g_free(add_parent(f, "platform", "00:04", "rtc_cmos"));
+        g_autofree char *r2 = reason_across(a, f);
+        g_assert_cmpstr(r2, ==, "unknown");
 }
 
+static void set_power_file(Fixture *f, const char *rel, const char *text) {
+        g_autofree char *path = g_build_filename(f->root, "sys/power", rel, NULL);
+        g_autofree char *dir = g_path_get_dirname(path);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(path, text, -1, NULL));
+}
+
+static void test_power_stats(Fixture *f, gconstpointer data) {
+        g_autofree char *rtc = add_parent(f, "platform", "00:04", "rtc_cmos");
+        g_autofree char *w0 = add_source(f, "wakeup0", rtc, "rtc0", "3");
+
+        /* absent files add nothing */
+        g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(f->root_fd);
+        set_count(f, w0, "4");
+        g_autofree char *plain = reason_across(before, f);
+        g_assert_cmpstr(plain, ==, "rtc0 on 00:04 (rtc_cmos)");
+
+        /* an old failure, from before the sleep, is no news */
+        set_power_file(f, "suspend_stats/last_failed_dev", "old\n");
+        set_power_file(f, "suspend_stats/last_failed_errno", "-5\n");
+        set_power_file(f, "pm_wakeup_irq", "\n"); /* the kernel's "no IRQ" is ENODATA */
+        g_autoptr(WakeupSnapshot) before2 = devices_wakeup_snapshot(f->root_fd);
+        set_count(f, w0, "5");
+        g_autofree char *old = reason_across(before2, f);
+        g_assert_cmpstr(old, ==, "rtc0 on 00:04 (rtc_cmos)");
+
+        /* both during the sleep */
+        set_count(f, w0, "6");
+        set_power_file(f, "pm_wakeup_irq", "8\n");
+        set_power_file(f, "suspend_stats/last_failed_dev", "foo\n");
+        set_power_file(f, "suspend_stats/last_failed_errno", "-16\n");
+        g_autofree char *full = reason_across(before2, f);
+        g_assert_cmpstr(full, ==, "rtc0 on 00:04 (rtc_cmos); irq 8; last failed device: foo (errno -16)");
+
+        /* an IRQ without a source that moved; a failure without a name */
+        g_autoptr(WakeupSnapshot) before3 = devices_wakeup_snapshot(f->root_fd);
+        set_power_file(f, "suspend_stats/last_failed_dev", "\n");
+        set_power_file(f, "suspend_stats/last_failed_errno", "-110\n");
+        g_autofree char *irq_only = reason_across(before3, f);
+        g_assert_cmpstr(irq_only, ==, "unknown; irq 8; last failure: errno -110");
+
+        /* garbage is ignored, not shown */
+        set_power_file(f, "pm_wakeup_irq", "eight\n");
+        set_power_file(f, "suspend_stats/last_failed_errno", "busy\n");
+        g_autofree char *garbage = reason_across(before3, f);
+        g_assert_cmpstr(garbage, ==, "unknown");
+}
+
+#define ADD(path, fn) g_test_add("/devices/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+
 int main(int argc, char *argv[]) {
+        const char *why = umockdev_preload_self(argv);
+        if (why) {
+                /* stdout: tools/test shows a skip's last line of it */
+                printf("SKIP: %s\n", why);
+                return 77;
+        }
         g_test_init(&argc, &argv, NULL);
-        root = g_dir_make_tmp("fridge-wakeup-XXXXXX", NULL);
-        root_fd = root_open(root);
-        g_test_add_func("/devices/wake-reason", test_reason);
-        g_test_add_func("/devices/no-wakeup-class", test_no_class);
-        int r = g_test_run();
-        close(root_fd);
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
-        if (system(cmd) != 0)
-                r = 1;
-        return r;
+        ADD("wake-reason", test_reason);
+        ADD("appear-disappear", test_appear_disappear);
+        ADD("no-wakeup-class", test_no_wakeup_class);
+        ADD("power-stats", test_power_stats);
+        return g_test_run();
 }

@@ -6,6 +6,7 @@ FRIDGE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FRIDGE_PACKAGES=(
   meson ninja-build gcc clang pkg-config python3
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3
+  libumockdev-dev umockdev
   dbus libxml2-utils
 )
 
