@@ -193,7 +193,8 @@ press_power_button() {
 : >"$log"
 qrc=0
 boot
-if [ $hung -eq 0 ] && [ -n "$resume_disk" ] && ! grep -q 'FRIDGE-RESULT' "$log"; then
+first_boot_result=$(grep -o 'FRIDGE-RESULT: .*' "$log" | head -n1 || true)
+if [ $hung -eq 0 ] && [ -n "$resume_disk" ] && [ -z "$first_boot_result" ]; then
   echo "scenario $name: first boot powered off without a result; booting again to resume from /dev/$resume_disk"
   t_resume=$(date +%s.%N)
   echo "=== second boot (resume from /dev/$resume_disk)" >>"$log"
@@ -220,6 +221,11 @@ show_console() {
 if [ $hung -eq 1 ]; then
   show_console
   echo "FAIL: $name: no power-off within ${timeout}s (qemu killed); marker: ${marker:-none}"
+  exit 1
+fi
+if [ -n "$resume_disk" ] && [ "$first_boot_result" = "FRIDGE-RESULT: PASS" ]; then
+  show_console
+  echo "FAIL: $name: the first boot passed without powering off to hibernate: nothing was resumed"
   exit 1
 fi
 case $marker in

@@ -31,6 +31,7 @@ plan_class() {
   fctl --json plan | tr '{' '\n' | grep "fridge-test/$1\"" | sed -n 's/.*"class":"\([a-z]*\)".*/\1/p' | head -n1
 }
 stop_fuse() {
+  [ -z "${WRITER_PID:-}" ] || { echo release >/mnt/slow/.control; kill "$WRITER_PID" 2>/dev/null; }
   [ -z "${CLIENT_PID:-}" ] || kill "$CLIENT_PID" 2>/dev/null
   [ -z "${SERVER_PID:-}" ] || { umount /mnt/slow 2>/dev/null; kill "$SERVER_PID" 2>/dev/null; }
   CLIENT_PID= SERVER_PID=

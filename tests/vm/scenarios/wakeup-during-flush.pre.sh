@@ -1,0 +1,1 @@
+fuse-staged-s3.pre.sh
