@@ -46,6 +46,7 @@ typedef struct Cycle {
 
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
+        uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
         char *client_cgroup;            /* exempt for this cycle */
 
@@ -512,6 +513,7 @@ static void kernel_done(int r, void *data, void *userdata) {
         }
 
         const char *reason = req->wake_reason ? req->wake_reason : "unknown";
+        c->resumed_usec = req->returned_usec;
         g_free(m->last_wake_reason);
         m->last_wake_reason = g_strdup(reason);
         char slept[64];
@@ -616,9 +618,14 @@ static void enter_thaw(Manager *m) {
         /* Late first, then early: the reverse of the freeze order */
         uint64_t start = now_usec();
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
-        if (n > 0)
+        uint64_t end = now_usec();
+        /* After a resume, how long the desktop stayed frozen is what users feel */
+        if (n > 0 && c->resumed_usec > 0 && end >= c->resumed_usec)
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume", c->id,
+                         n, (double) (end - start) / USEC_PER_MSEC, (double) (end - c->resumed_usec) / USEC_PER_MSEC);
+        else if (n > 0)
                 log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms", c->id, n,
-                         (double) (now_usec() - start) / USEC_PER_MSEC);
+                         (double) (end - start) / USEC_PER_MSEC);
         unsigned left = c->freezer ? freezer_n_frozen(c->freezer) : 0;
         if (left > 0)
                 thaw_failed(m, left);

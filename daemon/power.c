@@ -266,6 +266,7 @@ int power_enter(void *request) {
                 r->entered_usec = now_usec(CLOCK_REALTIME);
                 e = r->tuxonice ? enter_tuxonice(r) : step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
+                r->returned_usec = mono1;
                 if (e >= 0) { /* only a write that returned at resume was woken by something */
                         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
                         r->wake_reason = devices_wake_reason(before, after);

@@ -87,6 +87,7 @@ typedef struct PowerRequest {
         uint64_t tuxonice_result; /* last_result after do_hibernate */
         uint64_t slept_usec;
         uint64_t entered_usec;   /* CLOCK_REALTIME at the state write */
+        uint64_t returned_usec;  /* CLOCK_MONOTONIC when the state write returned */
         char *wake_reason;       /* the wakeup sources that moved, or "unknown" */
 } PowerRequest;
 

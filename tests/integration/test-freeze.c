@@ -274,6 +274,8 @@ static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(early, <, again);
         g_assert_cmpuint(again, <, late);
         g_assert_cmpuint(late, <, log_pos(log, "thawed 2 cgroups in"));
+        /* how long the desktop stayed frozen after the resume */
+        log_pos(log, "ms after the resume");
 }
 
 static void test_dry_run_thaws(Fixture *f, gconstpointer data) {
@@ -294,6 +296,7 @@ static void test_failed_thaws(Fixture *f, gconstpointer data) {
         assert_none_frozen(f);
         g_autofree char *log = fridged_log(f->h);
         log_pos(log, "thawed 2 cgroups");
+        g_assert_null(strstr(log, "after the resume")); /* there was none */
 }
 
 /* TuxOnIce gave up (no storage, last_result 0x5): everything thaws */

@@ -1,0 +1,31 @@
+# VM benchmark (a scenario for tests/vm/run-scenario.sh): the pm_test
+# "devices" cycle through `fridgectl suspend --pm-test devices` next to a
+# bare `echo mem > /sys/power/state` with the same pm_test level, in the
+# same guest: 10 of each after one warm-up, medians and ratio.
+# vm-kernel: vmlinux
+# vm-append: suspend.pm_test_delay=0
+# vm-binaries: STOPWATCH
+# vm-timeout: 300
+usec() { sed -n 's/^elapsed_usec=\([0-9]*\) status=0$/\1/p' "$1"; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+: >/run/fridge.us; : >/run/bare.us; : >/run/status.us
+for i in 0 1 2 3 4 5 6 7 8 9 10; do
+  stopwatch fridgectl --bus-address="$BUS" --no-progress suspend --pm-test devices >/dev/null 2>/run/sw || fail "fridgectl run $i failed"
+  t=$(usec /run/sw); [ -n "$t" ] || fail "fridgectl run $i: $(cat /run/sw)"
+  [ $i -eq 0 ] || echo "$t" >>/run/fridge.us
+  echo devices >/sys/power/pm_test
+  stopwatch sh -c 'echo mem >/sys/power/state' 2>/run/sw || fail "bare run $i failed"
+  echo none >/sys/power/pm_test
+  t=$(usec /run/sw); [ -n "$t" ] || fail "bare run $i: $(cat /run/sw)"
+  [ $i -eq 0 ] || echo "$t" >>/run/bare.us
+  # the client's own cost under emulation: start-up, bus, one GetAll
+  stopwatch fridgectl --bus-address="$BUS" status >/dev/null 2>/run/sw || fail "fridgectl status failed"
+  [ $i -eq 0 ] || usec /run/sw >>/run/status.us
+done
+# where fridged's time goes, from its own debug log of the last cycle
+grep -E 'phase|stage frozen|thawed' /run/fridged.log | tail -n 8 | sed 's/^/fridged: /'
+f=$(median </run/fridge.us); b=$(median </run/bare.us); s=$(median </run/status.us)
+echo "fridgectl runs (usec): $(tr '\n' ' ' </run/fridge.us)"
+echo "bare runs (usec): $(tr '\n' ' ' </run/bare.us)"
+awk -v f="$f" -v b="$b" -v s="$s" 'BEGIN { printf "FIGURE pm_test devices cycle, median of 10: fridgectl suspend %.1f ms, bare echo mem > state %.1f ms, ratio %.2f; fridgectl status alone %.1f ms\n", f / 1000, b / 1000, f / b, s / 1000 }'
+pass
