@@ -9,6 +9,7 @@
 #include "fridge-config.h"
 #include "log.h"
 #include "plan.h"
+#include "polkit.h"
 #include "util.h"
 
 #define ERROR_PREFIX FRIDGE_INTERFACE ".Error."
@@ -37,6 +38,7 @@ static const char *const state_property_names[_PROP_MAX] = {
 };
 
 struct Bus {
+        Polkit *polkit;
         GHashTable *hold_tracks; /* hold id → HoldTrack*: a hold ends with its holder's connection */
         sd_bus *bus;
         Manager *manager;
@@ -213,18 +215,15 @@ static pid_t caller_pid(sd_bus_message *msg) {
         return pid;
 }
 
-/* Until polkit decides (CheckAuthorization), changing classes is root's */
-static int check_admin(sd_bus_message *msg, sd_bus_error *error) {
-        sd_bus_creds *creds = NULL;
-        uid_t uid = (uid_t) -1;
-        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
-        if (r >= 0)
-                r = sd_bus_creds_get_euid(creds, &uid);
-        sd_bus_creds_unref(creds);
-        if (r < 0 || uid != 0)
-                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "changing classes needs root");
-        return 0;
-}
+/* After the arguments are checked (a bad call is InvalidArgs for anyone),
+ * before anything changes. 0: polkit was asked and the call comes back
+ * with the answer; the handler then returns 1 (the reply is still owed). */
+#define AUTHORIZE(b, msg, action, error)                                      \
+        do {                                                                   \
+                int _r = polkit_verify((b)->polkit, (msg), (action), (error)); \
+                if (_r <= 0)                                                   \
+                        return _r < 0 ? _r : 1;                                \
+        } while (0)
 
 static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
@@ -244,6 +243,7 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (opts.mem_sleep && kind != SLEEP_SUSPEND)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
+        AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
 
         uint64_t id;
         g_autofree char *why = NULL;
@@ -261,6 +261,7 @@ static int method_cancel(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r = sd_bus_message_read(msg, "t", &id);
         if (r < 0)
                 return r;
+        AUTHORIZE(b, msg, POLKIT_ACTION_SLEEP, error);
         r = manager_cancel(b->manager, id, "cancelled by user");
         if (r == -ESRCH) {
                 g_autofree char *why = id == 0 ? g_strdup("no cycle is running")
@@ -312,9 +313,7 @@ static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "class '%s' is not one of early, late, nofreeze (or empty to clear)",
                                          class_name);
-        r = check_admin(msg, error);
-        if (r < 0)
-                return r;
+        AUTHORIZE(b, msg, POLKIT_ACTION_CONFIGURE, error);
 
         g_autofree char *who = g_strdup_printf("pid %d", (int) caller_pid(msg));
         r = manager_set_class(b->manager, target, *class_name ? class_name : NULL, who);
@@ -418,6 +417,7 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "this connection already holds %u classes", HOLDS_PER_CONNECTION_MAX);
+        AUTHORIZE(b, msg, POLKIT_ACTION_INHIBIT, error);
         int fd;
         uint64_t id;
         r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);
@@ -645,6 +645,7 @@ static const ManagerOps bus_manager_ops = {
 int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         Bus *b = g_new0(Bus, 1);
         b->hold_tracks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) hold_track_free);
+        b->polkit = polkit_new();
         b->bus = sd_bus_ref(bus);
         b->manager = m;
 
@@ -675,6 +676,7 @@ Bus *bus_free(Bus *b) {
         if (b->manager)
                 manager_set_ops(b->manager, NULL, NULL);
         g_clear_pointer(&b->hold_tracks, g_hash_table_unref);
+        g_clear_pointer(&b->polkit, polkit_free);
         sd_event_source_disable_unref(b->throttle);
         sd_bus_slot_unref(b->vtable_slot);
         sd_bus_unref(b->bus);

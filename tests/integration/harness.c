@@ -502,17 +502,32 @@ static void start_slowfs(Harness *h) {
                 g_error("slowfs did not mount %s within 5 s", h->slow);
 }
 
-static void start_dbus(Harness *h) {
+/* A session-type bus any uid may connect to (the stock session.conf lets
+ * in only the daemon's own uid) */
+static char *write_open_bus_config(Harness *h) {
+        g_autofree char *path = g_build_filename(h->dir, "bus.conf", NULL);
+        g_autofree char *text = g_strdup_printf(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig><type>session</type><listen>unix:path=%s/bus</listen><auth>EXTERNAL</auth>\n"
+                "<policy context=\"default\"><allow user=\"*\"/><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n", h->dir);
+        write_file(path, text);
+        g_assert_cmpint(chmod(h->dir, 0755), ==, 0);   /* the socket must be reachable */
+        return g_strdup_printf("--config-file=%s", path);
+}
+
+static void start_dbus(Harness *h, bool open_bus) {
         g_autofree char *dbus = g_find_program_in_path("dbus-daemon");
         g_autofree char *address = g_strdup_printf("--address=unix:path=%s/bus", h->dir);
+        g_autofree char *config = open_bus ? write_open_bus_config(h) : g_strdup("--session");
         g_autofree char *logpath = g_build_filename(h->dir, "dbus.log", NULL);
         int p[2];
         int err = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
         g_assert_cmpint(err, >=, 0);
         g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
-        char *argv[] = { dbus, (char *) "--session", (char *) "--nofork", address,
-                         (char *) "--print-address=3", NULL };
+        char *argv[] = { dbus, config, (char *) "--nofork", address, (char *) "--print-address=3", NULL };
         SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err, .extra_fd = p[1] };
         h->dbus_pid = spawn(&s);
         close(err);
@@ -525,6 +540,48 @@ static void start_dbus(Harness *h) {
                 g_error("dbus-daemon did not print its address: %s", txt ? txt : "");
         }
         g_strstrip(h->bus_address);
+}
+
+static void start_polkit(Harness *h, const char *table) {
+        const char *standin = harness_env("POLKIT_STANDIN");
+        if (!standin)
+                g_error("POLKIT_STANDIN is not set (tests/polkit not built)");
+        g_autofree char *table_path = g_build_filename(h->dir, "polkit.table", NULL);
+        g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", h->bus_address);
+        g_autofree char *a_table = g_strdup_printf("--table=%s", table_path);
+        h->polkit_log = g_build_filename(h->dir, "polkit.log", NULL);
+        g_autofree char *a_log = g_strdup_printf("--log=%s", h->polkit_log);
+        int p[2];
+
+        write_file(table_path, table);
+        write_file(h->polkit_log, "");
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        char *argv[] = { (char *) standin, a_bus, a_table, a_log, NULL };
+        SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = p[1], .stderr_fd = 2, .extra_fd = -1 };
+        h->polkit_pid = spawn(&s);
+        close(p[1]);
+        g_autofree char *ready = read_line_from_fd(p[0], 10000);
+        close(p[0]);
+        if (!ready || !g_str_has_prefix(ready, "READY"))
+                g_error("polkit-standin did not start");
+}
+
+int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args) {
+        const char *fridgectl = harness_env("FRIDGECTL");
+        g_assert_nonnull(fridgectl);
+        g_autofree char *q_ctl = g_shell_quote(fridgectl);
+        g_autofree char *q_bus = g_shell_quote(h->bus_address);
+        /* through sh for 2>&1: the refusal is on stderr */
+        g_autoptr(GString) cmd = g_string_new(NULL);
+        g_string_printf(cmd, "exec setpriv --reuid=65534 --regid=65534 --clear-groups -- %s --bus-address=%s",
+                        q_ctl, q_bus);
+        for (const char *const *a = args; *a; a++) {
+                g_autofree char *q = g_shell_quote(*a);
+                g_string_append_printf(cmd, " %s", q);
+        }
+        g_string_append(cmd, " 2>&1");
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd->str, NULL };
+        return harness_run(sh, 20000, ret_output);
 }
 
 static bool mount_line_is_ours(const char *line, int mount_point_field, const char *dir) {
@@ -765,7 +822,9 @@ Harness *harness_new(const HarnessOptions *opts) {
                 if (g_test_failed() || !h->slow || !h->slowfs_pid)
                         return h;   /* skipped: the caller checks g_test_skipped-ish state */
         }
-        start_dbus(h);
+        start_dbus(h, opts && opts->open_bus);
+        if (opts && opts->polkit_table)
+                start_polkit(h, opts->polkit_table);
         make_proc_root(h, opts);
         start_fridged(h);
         connect_bus(h);
@@ -841,6 +900,8 @@ static void harness_stop_internal(Harness *h) {
                 if (h->fakesys_pid > 0)
                         (void) stop_pid(&h->fakesys_pid, 5000);
         }
+        if (h->polkit_pid > 0)
+                (void) stop_pid(&h->polkit_pid, 5000);
         if (h->dbus_pid > 0)
                 (void) stop_pid(&h->dbus_pid, 5000);
 
@@ -873,6 +934,7 @@ void harness_free(Harness *h) {
         g_free(h->slow);
         g_free(h->bus_address);
         g_free(h->fridged_log);
+        g_free(h->polkit_log);
         g_free(h->proc);
         g_free(h->umockdev_dir);
         g_free(h);

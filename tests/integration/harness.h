@@ -33,6 +33,12 @@ typedef struct HarnessOptions {
          * fridged's /proc shows instead of the host's (implies the fake
          * /proc described below) */
         const char *const *proc_files;
+        /* a polkit stand-in on the bus answering from this table (see
+         * tests/polkit/polkit-standin.c: "ACTION UID yes|no|challenge" lines);
+         * NULL: no polkit on the bus */
+        const char *polkit_table;
+        /* any uid may connect to the bus (for clients run with setpriv) */
+        bool open_bus;
         /* a umockdev testbed's root (umockdev_testbed_get_root_dir()): fridged
          * runs under umockdev's preload library with UMOCKDEV_DIR set to it,
          * so libudev (the wakeup sources) sees the testbed's /sys instead of
@@ -71,6 +77,8 @@ typedef struct Harness {
         pid_t fakesys_pid;
         pid_t slowfs_pid;
         pid_t dbus_pid;
+        pid_t polkit_pid;
+        char *polkit_log;           /* DIR/polkit.log: one line per question */
         pid_t fridged_pid;
         pid_t dirty_pid;            /* child keeping dirty data open on slowfs */
         pid_t probe_pid;            /* child stuck in syncfs() of the held slowfs */
@@ -191,6 +199,11 @@ pid_t harness_spawn_bg(char **argv, int *ret_stdout_fd);
 int harness_wait_pid(pid_t pid, int timeout_ms);
 /* Reads everything from fd until EOF and closes it. */
 char *harness_read_all(int fd);
+
+/* Runs fridgectl with ARGS as uid/gid 65534 (setpriv) against the bus;
+ * returns the wait status, output (stdout and stderr) in *ret_output.
+ * Needs HarnessOptions.open_bus. */
+int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
 
 /* Environment-provided paths (NULL when unset). */
 const char *harness_env(const char *name);

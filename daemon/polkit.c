@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "polkit.h"
+
+#include <errno.h>
+
+#include "log.h"
+#include "util.h"
+
+#define POLKIT_BUS_NAME  "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH      "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
+#define POLKIT_ALLOW_USER_INTERACTION 1u
+
+/* One question to polkit, keyed by the method call it is about */
+typedef struct Query {
+        Polkit *polkit;
+        sd_bus_message *request;
+        char *action;
+        sd_bus_slot *slot;
+        bool answered;
+        bool allowed;
+        char *why;              /* when not allowed */
+} Query;
+
+struct Polkit {
+        GHashTable *queries;    /* sd_bus_message* → Query* */
+};
+
+static void query_free(Query *q) {
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        g_free(q->action);
+        g_free(q->why);
+        g_free(q);
+}
+
+Polkit *polkit_new(void) {
+        Polkit *p = g_new0(Polkit, 1);
+        p->queries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) query_free);
+        return p;
+}
+
+void polkit_free(Polkit *p) {
+        if (!p)
+                return;
+        g_hash_table_unref(p->queries);
+        g_free(p);
+}
+
+static int sender_uid(sd_bus_message *msg, uid_t *ret) {
+        sd_bus_creds *creds = NULL;
+        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, ret);
+        sd_bus_creds_unref(creds);
+        return r;
+}
+
+static void query_answer(Query *q, bool allowed, char *why) {
+        q->answered = true;
+        q->allowed = allowed;
+        q->why = why;
+}
+
+static void read_verdict(Query *q, sd_bus_message *reply) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int authorized = 0, challenge = 0;
+
+        if (e) {
+                bool absent = sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
+                query_answer(q, false, absent ? g_strdup("polkit is not running to ask, and only root may without it")
+                                              : g_strdup_printf("polkit could not decide: %s", e->message));
+                return;
+        }
+        if (sd_bus_message_enter_container(reply, 'r', "bba{ss}") < 0 ||
+            sd_bus_message_read(reply, "bb", &authorized, &challenge) < 0) {
+                query_answer(q, false, g_strdup("polkit's answer was malformed"));
+                return;
+        }
+        query_answer(q, authorized, authorized ? NULL
+                                    : challenge ? g_strdup("authentication is required")
+                                                : g_strdup("not authorized"));
+}
+
+static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Query *q = userdata;
+
+        q->slot = sd_bus_slot_unref(q->slot);
+        read_verdict(q, reply);
+        log_debug("polkit: %s for %s: %s", q->action, sd_bus_message_get_sender(q->request),
+                  q->allowed ? "allowed" : q->why);
+        /* The method runs again and finds the answer */
+        int r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot dispatch %s again after polkit answered: %m",
+                                  sd_bus_message_get_member(q->request));
+                (void) sd_bus_reply_method_errnof(q->request, r, "cannot go on after authorization: %m");
+                g_hash_table_remove(q->polkit->queries, q->request);
+        }
+        return 1;
+}
+
+static int ask(Polkit *p, sd_bus_message *msg, const char *action) {
+        Query *q = g_new0(Query, 1);
+        q->polkit = p;
+        q->request = sd_bus_message_ref(msg);
+        q->action = g_strdup(action);
+        uint32_t flags = sd_bus_message_get_allow_interactive_authorization(msg) ? POLKIT_ALLOW_USER_INTERACTION : 0;
+
+        int r = sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, POLKIT_BUS_NAME, POLKIT_PATH,
+                                         POLKIT_INTERFACE, "CheckAuthorization", on_check_reply, q,
+                                         "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
+                                         sd_bus_message_get_sender(msg), action, 0, flags, "");
+        if (r < 0) {
+                query_free(q);
+                return r;
+        }
+        g_hash_table_insert(p->queries, msg, q);
+        return 0;
+}
+
+int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_error *error) {
+        uid_t uid;
+        int r = sender_uid(msg, &uid);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
+                                         action, errno_text(r));
+        if (uid == 0)
+                return 1;
+
+        Query *q = g_hash_table_lookup(p->queries, msg);
+        if (!q) {
+                r = ask(p, msg, action);
+                return r < 0 ? sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
+                                                 action, errno_text(r))
+                             : 0;
+        }
+        if (!q->answered)
+                return 0;   /* dispatched again before the answer: keep waiting */
+        bool allowed = q->allowed;
+        g_autofree char *why = g_steal_pointer(&q->why);
+        g_hash_table_remove(p->queries, msg);
+        if (allowed)
+                return 1;
+        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",
+                                 (unsigned) uid, action, why);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <systemd/sd-bus.h>
+
+/* Authorization of the methods that change something: root may always;
+ * anyone else is asked about at polkit (CheckAuthorization), without
+ * blocking the loop. The method is dispatched a second time when the
+ * answer is in (systemd's pattern), so handlers stay straight-line:
+ *
+ *     r = polkit_verify(p, msg, "io.fridge.sleep", error);
+ *     if (r <= 0)
+ *             return r;     (0: asked, the reply comes later)
+ */
+
+#define POLKIT_ACTION_SLEEP     "io.fridge.sleep"
+#define POLKIT_ACTION_HIBERNATE "io.fridge.hibernate"
+#define POLKIT_ACTION_CONFIGURE "io.fridge.configure"
+#define POLKIT_ACTION_INHIBIT   "io.fridge.inhibit"
+
+typedef struct Polkit Polkit;
+
+Polkit *polkit_new(void);
+void polkit_free(Polkit *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Polkit, polkit_free)
+
+/* 1: allowed, go on. 0: polkit was asked; return 0 from the handler (the
+ * message comes back with the answer). Negative: refused or failed, with
+ * `error` set (AccessDenied names the action). */
+int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_error *error);

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Authorization: every method that changes something asks polkit about a
+ * caller other than root (tests/polkit/polkit-standin answers from a
+ * table on the private bus); read-only calls need nothing. Clients run as
+ * uid 65534 through setpriv.
+ */
+#include <glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+
+typedef struct Fixture {
+        Harness *h;
+} Fixture;
+
+static void setup(Fixture *f, gconstpointer data) {
+        f->h = NULL;
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->h && g_test_failed())
+                harness_dump_fridged_log(f->h);
+        harness_free(f->h);
+}
+
+static Harness *start(Fixture *f, const char *polkit_table) {
+        HarnessOptions o = { .open_bus = true, .polkit_table = polkit_table };
+        return f->h = harness_new(&o);
+}
+
+/* Runs fridgectl as nobody; returns its exit code */
+static int as_nobody(Harness *h, char **ret_output, const char *const *args) {
+        int status = harness_fridgectl_as_nobody(h, ret_output, args);
+        g_assert_true(status != -1 && WIFEXITED(status));
+        g_test_message("as nobody: fridgectl %s -> %d: %s", args[0], WEXITSTATUS(status), *ret_output);
+        return WEXITSTATUS(status);
+}
+
+static void expect_denied(Harness *h, const char *const *args, const char *says) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(as_nobody(h, &out, args), ==, 4);
+        if (!strstr(out, "AccessDenied") || !strstr(out, says))
+                g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
+}
+
+static char *polkit_log(Harness *h) {
+        char *text = NULL;
+        g_assert_true(g_file_get_contents(h->polkit_log, &text, NULL, NULL));
+        return text;
+}
+
+static void assert_nothing_happened(Harness *h) {
+        g_autofree char *log = harness_fakesys_log(h);
+        g_assert_cmpstr(log, ==, "");
+        g_autofree char *last = harness_get_string(h, "LastResult");
+        g_assert_cmpstr(last, ==, "");
+}
+
+static const char *const suspend_dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
+
+static void test_no_polkit(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, NULL);
+        expect_denied(h, suspend_dry, "polkit is not running");
+        assert_nothing_happened(h);
+}
+
+static void test_polkit_says_no(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, "* * no\n");
+        expect_denied(h, suspend_dry, "uid 65534 is not authorized for io.fridge.sleep");
+        const char *const hibernate[] = { "hibernate", "--no-progress", NULL };
+        expect_denied(h, hibernate, "io.fridge.hibernate");
+        const char *const cancel[] = { "cancel", NULL };
+        expect_denied(h, cancel, "io.fridge.sleep");
+        const char *const hold[] = { "hold", "early", "--", "true", NULL };
+        expect_denied(h, hold, "io.fridge.inhibit");
+        assert_nothing_happened(h);
+
+        g_autofree char *log = polkit_log(h);
+        g_test_message("polkit was asked:\n%s", log);
+        g_assert_nonnull(strstr(log, "io.fridge.sleep 65534 no"));
+        g_assert_nonnull(strstr(log, "io.fridge.hibernate 65534 no"));
+        g_assert_nonnull(strstr(log, "io.fridge.inhibit 65534 no"));
+}
+
+static void test_challenge(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, "* * challenge\n");
+        expect_denied(h, suspend_dry, "authentication is required");
+}
+
+/* polkit's yes is what lets an ordinary user sleep, and only for what the
+ * table names */
+static void test_polkit_says_yes(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, "io.fridge.sleep 65534 yes\n");
+        g_autofree char *out = NULL;
+        g_assert_cmpint(as_nobody(h, &out, suspend_dry), ==, 0);
+        g_autofree char *last = harness_get_string(h, "LastResult");
+        g_assert_cmpstr(last, ==, "dry-run");
+        const char *const hibernate[] = { "hibernate", "--dry-run", "--no-progress", NULL };
+        expect_denied(h, hibernate, "io.fridge.hibernate");
+}
+
+/* Reading needs nothing: status and the plan work for anyone, unasked */
+static void test_reading_is_free(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, "* * no\n");
+        g_autofree char *status = NULL, *plan = NULL;
+        const char *const st[] = { "status", NULL };
+        const char *const pl[] = { "plan", NULL };
+        g_assert_cmpint(as_nobody(h, &status, st), ==, 0);
+        g_assert_cmpint(as_nobody(h, &plan, pl), ==, 0);
+        g_autofree char *log = polkit_log(h);
+        g_assert_cmpstr(log, ==, "");
+}
+
+/* Root is never asked about */
+static void test_root_passes(Fixture *f, gconstpointer data) {
+        Harness *h = start(f, "* * no\n");
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "dry-run");
+        g_autofree char *log = polkit_log(h);
+        g_assert_cmpstr(log, ==, "");
+}
+
+#define ADD(path, fn) g_test_add("/polkit/" path, Fixture, NULL, setup, fn, teardown)
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        const char *why = harness_skip_reason();
+        if (why) {
+                fprintf(stderr, "SKIP: %s\n", why);
+                return 77;
+        }
+        ADD("no-polkit", test_no_polkit);
+        ADD("polkit-says-no", test_polkit_says_no);
+        ADD("challenge", test_challenge);
+        ADD("polkit-says-yes", test_polkit_says_yes);
+        ADD("reading-is-free", test_reading_is_free);
+        ADD("root-passes", test_root_passes);
+        return g_test_run();
+}
