@@ -27,8 +27,11 @@ bool flush_fstype_has_backing(const char *fstype) {
         return fstype && *fstype && !g_strv_contains(no_backing, fstype);
 }
 
+/* The super block decides: a mount that is read-only only for us (a
+ * read-only bind mount, or every mount under systemd's ProtectSystem=strict
+ * in fridged.service) still has dirty data that syncfs() writes back */
 static bool mount_is_writable(const MountEntry *m) {
-        return mount_options_has(m->mount_options, "rw") && !mount_options_has(m->super_options, "ro");
+        return !mount_options_has(m->super_options, "ro");
 }
 
 int flush_list_mounts(int proc_fd, char ***ret) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -696,6 +697,8 @@ static void start_fridged(Harness *h) {
         g_ptr_array_add(env, g_strdup(e_ses));
         if (h->umockdev_dir)
                 add_umockdev_env(h, env);
+        if (h->watchdog_usec > 0)
+                g_ptr_array_add(env, g_strdup_printf("WATCHDOG_USEC=%" PRIu64, h->watchdog_usec));
         g_ptr_array_add(env, NULL);
 
         err = open(h->fridged_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -754,7 +757,10 @@ static void start_fridged(Harness *h) {
         }
         if (pidfd >= 0)
                 close(pidfd);
-        close(nfd);
+        if (h->watchdog_usec > 0)
+                h->notify_fd = nfd;
+        else
+                close(nfd);
         if (!ready) {
                 int status;
                 harness_dump_fridged_log(h);
@@ -791,6 +797,7 @@ Harness *harness_new(const HarnessOptions *opts) {
         install_handlers();
         h->fridged_status = -1;
         h->dirty_pipe = -1;
+        h->notify_fd = -1;
         h->signals = g_ptr_array_new_with_free_func(harness_signal_free);
         h->dir = g_strdup(g_mkdtemp(tmpl));
         g_assert_nonnull(h->dir);
@@ -803,6 +810,7 @@ Harness *harness_new(const HarnessOptions *opts) {
 
         h->real_cgroups = opts && opts->real_cgroups;
         h->umockdev_dir = opts ? g_strdup(opts->umockdev_dir) : NULL;
+        h->watchdog_usec = opts ? opts->watchdog_usec : 0;
         if (h->real_cgroups && (!opts->config || !strstr(opts->config, "Roots=")))
                 g_error("real_cgroups needs a config naming the test's own scratch Roots=");
         if (opts && opts->config) {
@@ -829,6 +837,31 @@ Harness *harness_new(const HarnessOptions *opts) {
         start_fridged(h);
         connect_bus(h);
         return h;
+}
+
+bool harness_wait_notify(Harness *h, const char *line, int timeout_ms) {
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
+
+        g_assert_cmpint(h->notify_fd, >=, 0);
+        for (;;) {
+                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
+                char buf[4096];
+                int ms = remaining_ms(deadline);
+                if (ms <= 0)
+                        return false;
+                int r = poll(&p, 1, ms);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0)
+                        return false;
+                ssize_t n = recv(h->notify_fd, buf, sizeof buf - 1, MSG_DONTWAIT);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                g_auto(GStrv) lines = g_strsplit(buf, "\n", -1);
+                if (g_strv_contains((const char *const *) lines, line))
+                        return true;
+        }
 }
 
 void harness_dump_fridged_log(Harness *h) {
@@ -927,6 +960,8 @@ void harness_free(Harness *h) {
         if (!h)
                 return;
         harness_stop_internal(h);
+        if (h->notify_fd >= 0)
+                close(h->notify_fd);
         g_ptr_array_unref(h->signals);
         g_free(h->dir);
         g_free(h->root);

@@ -44,6 +44,10 @@ typedef struct HarnessOptions {
          * so libudev (the wakeup sources) sees the testbed's /sys instead of
          * the host's. NULL: fridged runs as it is. */
         const char *umockdev_dir;
+        /* > 0: fridged runs with WATCHDOG_USEC set to this, as systemd starts
+         * it under WatchdogSec=, and the notify socket stays open for
+         * harness_wait_notify() */
+        uint64_t watchdog_usec;
 } HarnessOptions;
 
 /*
@@ -89,6 +93,8 @@ typedef struct Harness {
         bool slowfs_held;
         bool real_cgroups;
         char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
+        uint64_t watchdog_usec;     /* HarnessOptions.watchdog_usec */
+        int notify_fd;              /* fridged's NOTIFY_SOCKET with watchdog_usec, else -1 */
 
         bool fridged_started;
         int fridged_status;         /* wait status after teardown, -1 if unknown */
@@ -109,6 +115,11 @@ int harness_stop(Harness *h);
 /* Stops everything and frees; safe on NULL and on half-started harnesses. */
 void harness_free(Harness *h);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Harness, harness_free)
+
+/* With HarnessOptions.watchdog_usec: waits up to timeout_ms for a
+ * notification from fridged that has the line `line` (e.g. "WATCHDOG=1");
+ * true when one came. */
+bool harness_wait_notify(Harness *h, const char *line, int timeout_ms);
 
 /* Prints fridged's stderr (the whole file) as test messages. */
 void harness_dump_fridged_log(Harness *h);

@@ -43,16 +43,18 @@ static void test_list_mounts(void) {
                 "25 22 8:2 / /boot ro,relatime - ext4 /dev/sda2 ro\n"
                 "26 22 8:1 /home /home rw,relatime - ext4 /dev/sda1 rw\n"   /* same super block as / */
                 "27 22 0:45 / /mnt/my\\040disk rw - fuse.sshfs me@h:/ rw\n"
-                "28 22 8:3 / /data rw - xfs /dev/sda3 ro\n",                /* read-only super block */
+                "28 22 8:3 / /data rw - xfs /dev/sda3 ro\n"                 /* read-only super block */
+                "29 22 8:4 / /srv ro,relatime - ext4 /dev/sda4 rw\n",       /* read-only for us only */
                 NULL);
         int fd = root_open(dir);
         g_assert_cmpint(fd, >=, 0);
 
         g_auto(GStrv) mounts = NULL;
         g_assert_cmpint(flush_list_mounts(fd, &mounts), ==, 0);
-        g_assert_cmpuint(g_strv_length(mounts), ==, 2);
+        g_assert_cmpuint(g_strv_length(mounts), ==, 3);
         g_assert_cmpstr(mounts[0], ==, "/");
         g_assert_cmpstr(mounts[1], ==, "/mnt/my disk");
+        g_assert_cmpstr(mounts[2], ==, "/srv");
         close(fd);
         remove_tree(dir);
 }

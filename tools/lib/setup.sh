@@ -8,6 +8,7 @@ FRIDGE_PACKAGES=(
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3
   libumockdev-dev umockdev
   dbus libxml2-utils
+  systemd groff-base man-db
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):

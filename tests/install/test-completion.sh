@@ -1,0 +1,43 @@
+#!/bin/bash
+# The bash completion of fridgectl parses and completes what fridgectl
+# takes. Usage: test-completion.sh COMPLETION_FILE
+set -u
+file=$1
+bash -n "$file" || { echo "FAIL: $file does not parse"; exit 1; }
+source "$file"
+complete -p fridgectl >/dev/null || { echo "FAIL: no completion registered for fridgectl"; exit 1; }
+
+failed=0
+# expect "WANTED" WORDS...: complete the last word
+expect() {
+        local want=$1
+        shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$(($# - 1))
+        COMP_LINE="$*"
+        COMPREPLY=()
+        _fridgectl
+        local got="${COMPREPLY[*]}"
+        if [ "$got" != "$want" ]; then
+                echo "FAIL: [$*]: got '$got', want '$want'"
+                failed=1
+        fi
+}
+expect "suspend" fridgectl su
+expect "hibernate hybrid-sleep hold" fridgectl h
+expect "status suspend hibernate hybrid-sleep cancel monitor plan hold" fridgectl ""
+expect "plan" fridgectl --json pl
+expect "suspend" fridgectl --bus=session su
+expect "early late nofreeze" fridgectl hold ""
+expect "late" fridgectl hold la
+expect "--" fridgectl hold late ""
+expect "--who= --why=" fridgectl hold late --w
+expect "--dry-run" fridgectl suspend --dr
+expect "" fridgectl status --dr
+expect "deep" fridgectl suspend --mem-sleep d
+expect "deep" fridgectl suspend --mem-sleep = d
+expect "none core processors platform devices freezer" fridgectl suspend --pm-test ""
+expect "system session" fridgectl --bus ""
+expect "" fridgectl suspend --wake-after ""
+[ $failed -eq 0 ] && echo "completion ok"
+exit $failed

@@ -1,0 +1,80 @@
+#!/bin/sh
+# meson install into a DESTDIR: every file at its place, the generated files
+# naming the installed paths, nothing unexpected; then uninstall removes them.
+# Usage: test-install.sh BUILD_DIR (install directories come from the env).
+set -eu
+build=$1
+dest=$(mktemp -d "${TMPDIR:-/tmp}/fridge-install.XXXXXX")
+log=$build/meson-logs/install-log.txt
+saved=
+# Keep the log of a real install, so its `ninja uninstall` still works
+if [ -f "$log" ]; then
+        saved=$dest.log
+        cp "$log" "$saved"
+fi
+cleanup() {
+        rm -rf "$dest"
+        if [ -n "$saved" ]; then mv "$saved" "$log"; else rm -f "$log"; fi
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
+
+expected="
+$FRIDGED_PATH
+$FRIDGECTL_PATH
+$UNITDIR/fridged.service
+$UNITDIR/systemd-suspend.service.d/fridge.conf
+$UNITDIR/systemd-hibernate.service.d/fridge.conf
+$UNITDIR/systemd-hybrid-sleep.service.d/fridge.conf
+$UNITDIR/systemd-suspend-then-hibernate.service.d/fridge.conf
+$SLEEPDIR/fridge
+$DBUSPOLICYDIR/io.fridge.Fridge1.conf
+$DBUSSERVICEDIR/io.fridge.Fridge1.service
+$DATADIR/dbus-1/interfaces/io.fridge.Fridge1.xml
+$POLKITACTIONDIR/io.fridge.Fridge1.policy
+$CONFIGDIR/fridge.conf
+$VENDORDIR/classes.d/50-default.conf
+$MANDIR/man8/fridged.8
+$MANDIR/man1/fridgectl.1
+$MANDIR/man5/fridge.conf.5
+$BASHCOMPLETIONDIR/fridgectl
+"
+n=0
+for f in $expected; do
+        [ -f "$dest$f" ] || fail "$f was not installed"
+        n=$((n + 1))
+done
+for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$SLEEPDIR/fridge"; do
+        [ -x "$dest$f" ] || fail "$f is not executable"
+done
+found=$(find "$dest" -type f | wc -l)
+if [ "$found" -ne "$n" ]; then
+        find "$dest" -type f | sed "s|^$dest||" | sort
+        fail "$found files installed, $n expected: add the new one to this test"
+fi
+
+# The generated files name the installed binaries
+grep -qx "ExecStart=$FRIDGED_PATH" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStart is not $FRIDGED_PATH"
+grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStopPost"
+grep -qx "Exec=$FRIDGED_PATH" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: Exec is not $FRIDGED_PATH"
+grep -qx "SystemdService=fridged.service" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: SystemdService"
+grep -q "^FRIDGECTL=\${FRIDGECTL:-$FRIDGECTL_PATH}\$" "$dest$SLEEPDIR/fridge" || fail "sleep hook does not run $FRIDGECTL_PATH"
+for k in suspend hibernate hybrid-sleep suspend-then-hibernate; do
+        grep -qx "Environment=SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false" "$dest$UNITDIR/systemd-$k.service.d/fridge.conf" \
+                || fail "systemd-$k.service.d/fridge.conf does not keep systemd from freezing user.slice"
+done
+grep -q "^\.TH" "$dest$MANDIR/man8/fridged.8" || fail "fridged.8 is not a man page"
+if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || echo "$dest$f"; done); then
+        fail "a placeholder was left unsubstituted"
+fi
+echo "installed $n files"
+
+# The documented uninstall: meson recorded what it installed, DESTDIR included
+ninja -C "$build" uninstall >/dev/null
+for f in $expected; do
+        [ ! -e "$dest$f" ] || fail "uninstall left $f"
+done
+echo "uninstall removed them"

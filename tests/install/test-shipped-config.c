@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The files meson installs into /etc/fridge and /usr/lib/fridge: read by
+ * fridged's own parsers, they must load without a problem, and the defaults
+ * fridge.conf shows in its comments must be fridged's real defaults. */
+#include <glib.h>
+#include <string.h>
+
+#include "classes.h"
+#include "config.h"
+
+static char *data_path(const char *name) {
+        return g_build_filename(g_getenv("FRIDGE_DATA_DIR"), name, NULL);
+}
+
+static unsigned count_keys(const char *text) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        unsigned n = 0;
+        for (char **l = lines; *l; l++)
+                n += g_ascii_isalpha(**l) && strchr(*l, '=');
+        return n;
+}
+
+static void assert_config_equal(const Config *a, const Config *b) {
+        g_assert_cmpint(a->driver, ==, b->driver);
+        g_assert_cmpstr(a->mem_sleep, ==, b->mem_sleep);
+        g_assert_cmpstr(a->hibernate_mode, ==, b->hibernate_mode);
+        g_assert_cmpstr(a->resume_device, ==, b->resume_device);
+        g_assert_cmpuint(a->retries, ==, b->retries);
+        g_assert_cmpuint(a->retry_delay_ms, ==, b->retry_delay_ms);
+        g_assert_cmpuint(a->flush_timeout_ms, ==, b->flush_timeout_ms);
+        g_assert_cmpint(a->flush_on_timeout, ==, b->flush_on_timeout);
+        g_assert_true(g_strv_equal((const char *const *) a->freeze_roots, (const char *const *) b->freeze_roots));
+        g_assert_cmpuint(a->freeze_timeout_ms, ==, b->freeze_timeout_ms);
+        g_assert_cmpuint(a->delay_timeout_ms, ==, b->delay_timeout_ms);
+        g_assert_cmpint(a->tuxonice.image_size_limit, ==, b->tuxonice.image_size_limit);
+        g_assert_cmpstr(a->tuxonice.compressor, ==, b->tuxonice.compressor);
+        g_assert_cmpint(a->tuxonice.enable_escape, ==, b->tuxonice.enable_escape);
+}
+
+static void test_fridge_conf(void) {
+        g_autofree char *path = data_path("fridge.conf");
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        g_autoptr(Config) defaults = config_new_default();
+
+        /* As shipped: every key commented out */
+        g_autoptr(Config) shipped = config_new_default();
+        g_assert_cmpuint(config_apply_text(shipped, path, text), ==, 0);
+        assert_config_equal(shipped, defaults);
+
+        /* Every "#Key=value" made live: the values shown are the defaults */
+        g_autoptr(GRegex) re = g_regex_new("^#([A-Za-z]+=)", G_REGEX_MULTILINE, 0, NULL);
+        g_autofree char *live = g_regex_replace(re, text, -1, 0, "\\1", 0, NULL);
+        g_assert_cmpuint(count_keys(live), ==, 14); /* every key fridged knows */
+        g_autoptr(Config) uncommented = config_new_default();
+        g_assert_cmpuint(config_apply_text(uncommented, path, live), ==, 0);
+        assert_config_equal(uncommented, defaults);
+}
+
+static void test_vendor_classes(void) {
+        g_autofree char *path = data_path("50-default.conf");
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        g_autoptr(ClassRules) rules = class_rules_new();
+        g_assert_cmpint(class_rules_add_text(rules, path, text), ==, 0);
+        g_assert_cmpuint(rules->rules->len, >, 0);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/shipped/fridge-conf", test_fridge_conf);
+        g_test_add_func("/shipped/vendor-classes", test_vendor_classes);
+        return g_test_run();
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fridged as systemd runs it from fridged.service: Type=notify and
+ * WatchdogSec=. The harness plays the service manager's part: it gives
+ * fridged a NOTIFY_SOCKET and WATCHDOG_USEC and reads what comes back.
+ */
+#include <stdio.h>
+
+#include "harness.h"
+
+/* 400 ms: sd-event pings from the loop every 200 to 300 ms */
+#define WATCHDOG_USEC 400000
+
+static void test_watchdog(void) {
+        HarnessOptions o = { .watchdog_usec = WATCHDOG_USEC };
+        g_autoptr(Harness) h = harness_new(&o);
+
+        /* An idle fridged keeps pinging: several periods, each ping in time
+         * (a missed one within a whole period is what systemd kills for) */
+        for (int i = 0; i < 5; i++)
+                if (!harness_wait_notify(h, "WATCHDOG=1", WATCHDOG_USEC / 1000)) {
+                        harness_dump_fridged_log(h);
+                        g_error("no WATCHDOG=1 within %d ms (ping %d)", WATCHDOG_USEC / 1000, i + 1);
+                }
+
+        /* And while a cycle runs (dry-run: every phase, no state write) */
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL), ==, 0);
+        g_assert_true(harness_wait_notify(h, "WATCHDOG=1", WATCHDOG_USEC / 1000));
+        g_autofree char *result = NULL;
+        g_assert_true(harness_wait_finished(h, cycle, 30000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "dry-run");
+        g_assert_true(harness_wait_notify(h, "WATCHDOG=1", WATCHDOG_USEC / 1000));
+        g_assert_cmpint(harness_stop(h), ==, 0);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+
+        const char *why = harness_skip_reason();
+        if (why) {
+                fprintf(stderr, "SKIP: %s\n", why);
+                return 77;
+        }
+        g_test_add_func("/service/watchdog", test_watchdog);
+        return g_test_run();
+}
