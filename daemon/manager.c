@@ -42,7 +42,12 @@ typedef struct Cycle {
         Worker *worker;                 /* the phase's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timeout;       /* flush bound */
+        sd_event_source *timeout;       /* the bound of the queue, the delay wait or the flush */
+
+        bool queued;                    /* waiting for the block inhibitors to go */
+        bool delay_waiting;             /* in prepare, waiting for delay inhibitors */
+        uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
+        uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
 
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
@@ -68,6 +73,7 @@ struct Manager {
         ClassRules *rules;
         GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
+        Inhibitors *inhibitors;
         char *next_client_cgroup;
         const ManagerOps *ops;
         void *userdata;
@@ -104,6 +110,8 @@ static void cycle_stop_work(Cycle *c) {
         c->power_request = NULL;
         c->tick = sd_event_source_disable_unref(c->tick);
         c->timeout = sd_event_source_disable_unref(c->timeout);
+        c->queued = false;
+        c->delay_waiting = false;
 }
 
 static void cycle_free(Cycle *c) {
@@ -162,8 +170,9 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
         c->result = result;
         c->error = error;
         cycle_stop_work(c);
-        log_info("Cycle %" G_GUINT64_FORMAT " %s in phase %s: %s", c->id, cycle_result_to_string(result),
-                 phase_to_string(c->phase), c->message);
+        log_info("Cycle %" G_GUINT64_FORMAT " %s %s%s: %s", c->id, cycle_result_to_string(result),
+                 c->phase == PHASE_NONE ? "before it started" : "in phase ", phase_to_string(c->phase),
+                 c->message);
         schedule_step(m);
 }
 
@@ -248,7 +257,7 @@ static void prepare_done(int r, void *data, void *userdata) {
         schedule_step(m);
 }
 
-static void enter_prepare(Manager *m) {
+static void prepare_start_work(Manager *m) {
         Cycle *c = m->cycle;
         /* Detection is re-run every cycle: a FUSE server or a syncing
          * process may have appeared since the last one */
@@ -268,6 +277,64 @@ static void enter_prepare(Manager *m) {
         if (r < 0)
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
+}
+
+static void delay_done(Manager *m) {
+        Cycle *c = m->cycle;
+        c->delay_waiting = false;
+        c->timeout = sd_event_source_disable_unref(c->timeout);
+        prepare_start_work(m);
+}
+
+static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *late = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        log_warning("Cycle %" G_GUINT64_FORMAT ": delay inhibitors still held after %u ms, going on without "
+                    "them: %s", c->id, m->config->delay_timeout_ms, late);
+        delay_done(m);
+        return 0;
+}
+
+/* Delay holders were told (SleepImminent) and get until they close their
+ * fds, bounded: only those held at the signal count, so one that takes a
+ * new lock on the signal cannot stall the cycle until the timeout. */
+static int delay_wait_start(Manager *m) {
+        Cycle *c = m->cycle;
+        uint32_t ms = m->config->delay_timeout_ms;
+        unsigned n = inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        if (n == 0)
+                return 0;
+        if (ms == 0) {
+                g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+                log_info("Cycle %" G_GUINT64_FORMAT ": not waiting for delay inhibitors ([Delay] TimeoutMs=0): %s",
+                         c->id, who);
+                return 0;
+        }
+        int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC,
+                                           (uint64_t) ms * USEC_PER_MSEC, 0, on_delay_timeout, m);
+        if (r < 0)
+                return r;
+        c->delay_waiting = true;
+        c->delay_start = now_usec();
+        set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
+        return 1;
+}
+
+static void enter_prepare(Manager *m) {
+        Cycle *c = m->cycle;
+        c->timeout = sd_event_source_disable_unref(c->timeout); /* the queue's bound */
+        /* Before anything is flushed or frozen, so delay holders can still
+         * act (lock the screen, save state) and what they write is flushed */
+        if (m->ops && m->ops->sleep_imminent)
+                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
+        c->delay_before = inhibit_next_id(m->inhibitors);
+        int r = delay_wait_start(m);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                                errno_text(r));
+        else if (r == 0)
+                prepare_start_work(m);
 }
 
 /* ---- flush, flush-again ---- */
@@ -536,9 +603,6 @@ static void enter_kernel(Manager *m) {
                 schedule_step(m);
                 return;
         }
-        if (m->ops && m->ops->sleep_imminent)
-                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
-
         PowerRequest *req = power_request_for_cycle(m);
         c->power_request = req;
         set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
@@ -662,10 +726,49 @@ static void enter_phase(Manager *m, Phase p) {
         }
 }
 
+static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+                        c->opts.queue_timeout_ms, who);
+        return 0;
+}
+
+static bool cycle_blocked(const Manager *m) {
+        return inhibit_count(m->inhibitors, INHIBIT_BLOCK, 0) > 0;
+}
+
+/* Waits before prepare while a block inhibitor is held; the bound runs
+ * from the first wait, not from each */
+static void cycle_queue(Manager *m) {
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        if (!c->timeout) {
+                int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC,
+                                                   (uint64_t) c->opts.queue_timeout_ms * USEC_PER_MSEC, 0,
+                                                   on_queue_timeout, m);
+                if (r < 0) {
+                        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                                        errno_text(r));
+                        return;
+                }
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT " queued (at most %u ms) behind: %s", c->id, c->opts.queue_timeout_ms,
+                 who);
+        c->queued = true;
+        set_progress(m, 0.0, "queued: blocked by %s", who);
+        notify(m, MANAGER_CHANGED_STATE);
+}
+
 static void manager_advance(Manager *m) {
         Cycle *c = m->cycle;
-        if (!c)
+        if (!c || c->queued)
                 return;
+        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && cycle_blocked(m)) {
+                cycle_queue(m);
+                return;
+        }
         if (c->phase == PHASE_THAW) {
                 cycle_finish(m);
                 return;
@@ -746,7 +849,8 @@ static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOption
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
         g_autofree char *set_resume = NULL;
         if (m->cycle) {
-                *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is running", m->cycle->id);
+                *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
+                                               m->cycle->queued ? "queued" : "running");
                 return -EBUSY;
         }
         int r = manager_check_kernel(m, kind, opts, ret_message);
@@ -755,6 +859,13 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
         if (r < 0)
                 return r;
+        if (!opts->queue && cycle_blocked(m)) {
+                g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+                *ret_message = g_strdup_printf("blocked by: %s", who);
+                return -EAGAIN;
+        }
+        if (opts->queue && opts->queue_timeout_ms == 0)
+                opts->queue_timeout_ms = QUEUE_TIMEOUT_DEFAULT_MS;
 
         Cycle *c = g_new0(Cycle, 1);
         c->id = m->next_id++;
@@ -771,7 +882,11 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, NULL);
 
-        schedule_step(m);
+        /* Queued at once, so State reads "queued" as soon as Sleep returns */
+        if (c->opts.queue && cycle_blocked(m))
+                cycle_queue(m);
+        else
+                schedule_step(m);
         *ret_id = c->id;
         return 0;
 }
@@ -900,6 +1015,49 @@ int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, 
         return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
 }
 
+/* A queued cycle starts once the last block goes; a delay wait ends once
+ * the last delay holder it waits for goes */
+static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        if (c && c->queued && !cycle_blocked(m)) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
+                c->queued = false;
+                notify(m, MANAGER_CHANGED_STATE);
+                schedule_step(m);
+        }
+        if (c && c->delay_waiting && inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
+                         (double) (now_usec() - c->delay_start) / USEC_PER_MSEC);
+                delay_done(m);
+        }
+        if (m->ops && m->ops->inhibitor_released)
+                m->ops->inhibitor_released(m->userdata, i->sender);
+}
+
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
+        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
+}
+
+void manager_release_inhibitor(Manager *m, uint64_t id) {
+        (void) inhibit_release(m->inhibitors, id);
+}
+
+void manager_release_inhibitors_of(Manager *m, const char *sender) {
+        unsigned n = inhibit_release_sender(m->inhibitors, sender);
+        if (n > 0)
+                log_info("%s left the bus; its %u inhibitor%s ended", sender, n, n == 1 ? "" : "s");
+}
+
+unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
+        return inhibit_count_sender(m->inhibitors, sender);
+}
+
+GPtrArray *manager_list_inhibitors(const Manager *m) {
+        return inhibit_list(m->inhibitors);
+}
+
 static void manager_load_rules(Manager *m, const char *const *dirs) {
         unsigned problems = 0;
         if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
@@ -915,6 +1073,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         manager_exempt_pid(m, getpid(), "fridged itself");
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, on_hold_released, m);
+        m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
         m->config = p->config;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
@@ -950,6 +1109,7 @@ Manager *manager_free(Manager *m) {
         class_rules_free(m->rules);
         g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
         g_clear_pointer(&m->overrides, overrides_free);
+        g_clear_pointer(&m->inhibitors, inhibit_free);
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
@@ -982,6 +1142,8 @@ const char *manager_state(const Manager *m) {
         const Cycle *c = m->cycle;
         if (!c)
                 return "idle";
+        if (c->queued)
+                return "queued";
         if (c->phase == PHASE_THAW)
                 return "thawing";
         if (c->phase == PHASE_KERNEL && c->power_request)

@@ -75,6 +75,8 @@ static void test_polkit_says_no(Fixture *f, gconstpointer data) {
         expect_denied(h, cancel, "io.fridge.sleep");
         const char *const hold[] = { "hold", "early", "--", "true", NULL };
         expect_denied(h, hold, "io.fridge.inhibit");
+        const char *const inhibit[] = { "inhibit", "--mode=block", "--why=test", "--", "true", NULL };
+        expect_denied(h, inhibit, "io.fridge.inhibit");
         assert_nothing_happened(h);
 
         g_autofree char *log = polkit_log(h);
