@@ -13,3 +13,4 @@ int cmd_cancel(const Args *a, sd_bus *bus);
 int cmd_monitor(const Args *a, sd_bus *bus);
 int cmd_plan(const Args *a, sd_bus *bus);
 int cmd_hold(const Args *a, sd_bus *bus);
+int cmd_hook(const Args *a, sd_bus *bus);

@@ -20,6 +20,8 @@ typedef enum FlushOnTimeout {
 #define FLUSH_TIMEOUT_MAX_MS 3600000U
 #define FREEZE_TIMEOUT_MIN_MS 100U
 #define FREEZE_TIMEOUT_MAX_MS 600000U
+#define HOOK_TIMEOUT_MIN_MS 100U
+#define HOOK_TIMEOUT_MAX_MS 3600000U
 
 /* [TuxOnIce]: written to sys/power/tuxonice before each hibernation that
  * goes through it. Each setting is optional: unset keeps the kernel's. */
@@ -49,6 +51,7 @@ typedef struct Config {
         char **freeze_roots;
         uint32_t freeze_timeout_ms;
         uint32_t delay_timeout_ms;
+        uint32_t hook_timeout_ms; /* awake time a hook cycle waits for the other hook */
         TuxOnIceConfig tuxonice;
 } Config;
 
