@@ -23,13 +23,16 @@ typedef enum OptionId {
         OPT_FREEZE_TIMEOUT,
         OPT_WHO,
         OPT_WHY,
+        OPT_MODE,
+        OPT_QUEUE,
 } OptionId;
 
 /* The commands an option means something to. */
 typedef enum OptionScope {
         SCOPE_ANY,
         SCOPE_SLEEP,            /* suspend, hibernate, hybrid-sleep */
-        SCOPE_HOLD,
+        SCOPE_HOLDER,           /* hold, inhibit: who holds and why */
+        SCOPE_INHIBIT,
         _SCOPE_MAX,
 } OptionScope;
 
@@ -54,17 +57,21 @@ static const Option options[] = {
         { "wake-after",     0,   true,  SCOPE_SLEEP, OPT_WAKE_AFTER },
         { "flush-timeout",  0,   true,  SCOPE_SLEEP, OPT_FLUSH_TIMEOUT },
         { "freeze-timeout", 0,   true,  SCOPE_SLEEP, OPT_FREEZE_TIMEOUT },
-        { "who",            0,   true,  SCOPE_HOLD,  OPT_WHO },
-        { "why",            0,   true,  SCOPE_HOLD,  OPT_WHY },
+        { "queue",          0,   false, SCOPE_SLEEP, OPT_QUEUE },
+        { "who",            0,   true,  SCOPE_HOLDER, OPT_WHO },
+        { "why",            0,   true,  SCOPE_HOLDER, OPT_WHY },
+        { "mode",           0,   true,  SCOPE_INHIBIT, OPT_MODE },
 };
 
 /* What the usage error says when an option is used elsewhere. */
 static const char *const scope_commands[_SCOPE_MAX] = {
         [SCOPE_SLEEP] = "suspend, hibernate and hybrid-sleep",
-        [SCOPE_HOLD]  = "hold",
+        [SCOPE_HOLDER]  = "hold and inhibit",
+        [SCOPE_INHIBIT] = "inhibit",
 };
 
 static const char *const classes[] = { "early", "late", "nofreeze" };
+static const char *const inhibit_modes[] = { "block", "delay" };
 
 static const struct {
         const char *name;
@@ -79,6 +86,8 @@ static const struct {
         { "plan",         COMMAND_PLAN },
         { "hold",         COMMAND_HOLD },
         { "hook",         COMMAND_HOOK },
+        { "inhibit",      COMMAND_INHIBIT },
+        { "inhibitors",   COMMAND_INHIBITORS },
 };
 
 /* systemd-sleep's kinds; fridged maps suspend-then-hibernate */
@@ -144,19 +153,29 @@ const char *command_sleep_kind(Command c) {
         }
 }
 
+/* hold and inhibit run CMD while they hold an fd */
+static bool command_runs_cmd(Command c) {
+        return c == COMMAND_HOLD || c == COMMAND_INHIBIT;
+}
+
 static bool command_in_scope(Command c, OptionScope scope) {
         switch (scope) {
         case SCOPE_SLEEP: return command_is_sleep(c);
-        case SCOPE_HOLD:  return c == COMMAND_HOLD;
+        case SCOPE_HOLDER:  return command_runs_cmd(c);
+        case SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
         default:          return true;
         }
 }
 
-bool class_is_valid(const char *class_name) {
-        for (size_t i = 0; i < ELEMENTSOF(classes); i++)
-                if (class_name && strcmp(class_name, classes[i]) == 0)
+static bool word_in(const char *word, const char *const *words, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (word && strcmp(word, words[i]) == 0)
                         return true;
         return false;
+}
+
+bool class_is_valid(const char *class_name) {
+        return word_in(class_name, classes, ELEMENTSOF(classes));
 }
 
 const char *args_hold_who(const Args *a) {
@@ -171,7 +190,13 @@ const char *args_hold_who(const Args *a) {
 }
 
 const char *args_hold_why(const Args *a) {
-        return a->why ? a->why : "fridgectl hold";
+        if (a->why)
+                return a->why;
+        return a->command == COMMAND_INHIBIT ? "fridgectl inhibit" : "fridgectl hold";
+}
+
+const char *args_inhibit_mode(const Args *a) {
+        return a->inhibit_mode ? a->inhibit_mode : "block";
 }
 
 /* Finds the option an argument names. "--name=value" yields its inline value. */
@@ -216,11 +241,18 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
         case OPT_JSON:          a->json = true; return 0;
         case OPT_NO_PROGRESS:   a->no_progress = true; return 0;
         case OPT_DRY_RUN:       a->dry_run = true; return 0;
+        case OPT_QUEUE:         a->queue = true; return 0;
         case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
         case OPT_PM_TEST:       a->pm_test = value; return 0;
         case OPT_MEM_SLEEP:     a->mem_sleep = value; return 0;
         case OPT_WHO:           a->who = value; return 0;
         case OPT_WHY:           a->why = value; return 0;
+        case OPT_MODE:
+                if (!word_in(value, inhibit_modes, ELEMENTSOF(inhibit_modes)))
+                        return usage_error(err, err_size, "--mode: expected \"block\" or \"delay\", got \"%s\"",
+                                           value);
+                a->inhibit_mode = value;
+                return 0;
         case OPT_WAKE_AFTER:    return parse_u32_option(o->name, value, &a->wake_after_sec, err, err_size);
         case OPT_FLUSH_TIMEOUT: return parse_u32_option(o->name, value, &a->flush_timeout_ms, err, err_size);
         case OPT_FREEZE_TIMEOUT:return parse_u32_option(o->name, value, &a->freeze_timeout_ms, err, err_size);
@@ -309,9 +341,9 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                 const char *arg = argv[i], *value;
                 const Option *o;
 
-                /* hold's "--" ends fridgectl's arguments: the rest is CMD,
-                 * options and all. */
-                if (a.command == COMMAND_HOLD && strcmp(arg, "--") == 0) {
+                /* hold's and inhibit's "--" ends fridgectl's arguments: the
+                 * rest is CMD, options and all. */
+                if (command_runs_cmd(a.command) && strcmp(arg, "--") == 0) {
                         a.exec_argv = argv + i + 1;
                         break;
                 }
@@ -357,13 +389,14 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
 
         if (a.command == COMMAND_HOOK && !a.hook_kind)
                 return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
-        if (a.command == COMMAND_HOLD) {
-                if (!a.hold_class)
-                        return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");
+        if (a.command == COMMAND_HOLD && !a.hold_class)
+                return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");
+        if (command_runs_cmd(a.command)) {
+                const char *name = a.command == COMMAND_HOLD ? "hold" : "inhibit";
                 if (!a.exec_argv)
-                        return usage_error(err, err_size, "hold: missing \"--\" before the command to run");
+                        return usage_error(err, err_size, "%s: missing \"--\" before the command to run", name);
                 if (!a.exec_argv[0])
-                        return usage_error(err, err_size, "hold: no command given after \"--\"");
+                        return usage_error(err, err_size, "%s: no command given after \"--\"", name);
         }
 
         *ret = a;

@@ -19,6 +19,8 @@ typedef enum Command {
         COMMAND_PLAN,
         COMMAND_HOLD,
         COMMAND_HOOK,
+        COMMAND_INHIBIT,
+        COMMAND_INHIBITORS,
 } Command;
 
 typedef enum BusKind {
@@ -48,12 +50,15 @@ typedef struct Args {
         OptU32 wake_after_sec;
         OptU32 flush_timeout_ms;
         OptU32 freeze_timeout_ms;
+        bool queue;                     /* wait while a block inhibitor is held */
 
         /* cancel [CYCLE]; 0 means the running cycle. */
         uint64_t cycle;
 
-        /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…] */
+        /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…]
+         * inhibit [--mode=MODE] [--who=NAME] [--why=TEXT] -- CMD [ARGS…] */
         const char *hold_class;         /* early|late|nofreeze, borrowed from argv */
+        const char *inhibit_mode;       /* block|delay; NULL: block */
         const char *who;                /* NULL: see args_hold_who() */
         const char *why;                /* NULL: see args_hold_why() */
         char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
@@ -81,7 +86,10 @@ const char *command_sleep_kind(Command c);
 /* early, late or nofreeze: the classes HoldClass and GetPlan know. */
 bool class_is_valid(const char *class_name);
 
-/* hold's "who": --who, else the basename of CMD. */
+/* hold's and inhibit's "who": --who, else the basename of CMD. */
 const char *args_hold_who(const Args *a);
-/* hold's "why": --why, else "fridgectl hold". */
+/* hold's and inhibit's "why": --why, else "fridgectl hold" or
+ * "fridgectl inhibit". */
 const char *args_hold_why(const Args *a);
+/* inhibit's mode: --mode, else "block". */
+const char *args_inhibit_mode(const Args *a);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hold CLASS -- CMD [ARGS…]: HoldClass, then run CMD while the returned fd
  * stays open. The hold is on fridgectl's own cgroup, which CMD shares: a
- * child stays in its parent's cgroup. */
+ * child stays in its parent's cgroup.
+ * inhibit [--mode=MODE] -- CMD [ARGS…]: the same with Inhibit. A delay
+ * inhibitor lasts as long as CMD, too: CMD decides when it is done. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -32,14 +34,16 @@ static void forward_signal(int sig) {
         errno = saved;
 }
 
-/* Takes the hold; the fd returned is ours (O_CLOEXEC), or a negative
- * errno. On a refusal e is set. */
-static int take_hold(const Args *a, sd_bus *bus, sd_bus_error *e) {
+/* Calls `member` (HoldClass or Inhibit, three strings in, an fd out); the
+ * fd returned is ours (O_CLOEXEC), or a negative errno. On a refusal e is
+ * set. */
+static int take_fd(sd_bus *bus, const char *member, const char *s1, const char *s2, const char *s3,
+                   sd_bus_error *e) {
         _cleanup_bus_message_ sd_bus_message *reply = NULL;
         int r, fd;
 
-        r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "HoldClass", e, &reply,
-                               "sss", a->hold_class, args_hold_who(a), args_hold_why(a));
+        r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, member, e, &reply,
+                               "sss", s1, s2, s3);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(reply, "h", &fd);
@@ -72,20 +76,18 @@ static void exec_child(const Args *a) {
         _exit(errno == ENOENT ? 127 : 126);
 }
 
-int cmd_hold(const Args *a, sd_bus *bus) {
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(closep) int fd = -EBADF;
+/* Runs CMD while `fd` (taken by the caller, or a negative errno with e
+ * set on a refusal, `what` saying what was refused) stays open */
+static int run_holding(const Args *a, int taken, const sd_bus_error *e, const char *what) {
+        _cleanup_(closep) int fd = taken;
         struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = forward_signal };
         struct sigaction old_int, old_quit, old_term, old_hup;
-        char what[300];
         pid_t pid;
         int r;
 
-        fd = take_hold(a, bus, &e);
         if (fd < 0) {
-                snprintf(what, sizeof(what), "cannot hold class %s", a->hold_class);
-                if (sd_bus_error_is_set(&e))
-                        (void) report_call_error(a, what, &e);
+                if (sd_bus_error_is_set(e))
+                        (void) report_call_error(a, what, e);
                 else
                         (void) report_errno(a, what, fd);
                 /* Whatever went wrong, CMD did not run. */
@@ -120,4 +122,22 @@ int cmd_hold(const Args *a, sd_bus *bus) {
         if (r < 0)
                 return report_errno(a, "cannot wait for the command", r);
         return r;       /* the fd is closed on the way out: the hold ends */
+}
+
+int cmd_hold(const Args *a, sd_bus *bus) {
+        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        char what[300];
+
+        int fd = take_fd(bus, "HoldClass", a->hold_class, args_hold_who(a), args_hold_why(a), &e);
+        snprintf(what, sizeof(what), "cannot hold class %s", a->hold_class);
+        return run_holding(a, fd, &e, what);
+}
+
+int cmd_inhibit(const Args *a, sd_bus *bus) {
+        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        char what[300];
+
+        int fd = take_fd(bus, "Inhibit", args_hold_who(a), args_hold_why(a), args_inhibit_mode(a), &e);
+        snprintf(what, sizeof(what), "cannot take a %s inhibitor", args_inhibit_mode(a));
+        return run_holding(a, fd, &e, what);
 }

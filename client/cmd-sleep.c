@@ -369,6 +369,8 @@ static int append_options(sd_bus_message *m, const Args *a) {
                 r = sd_bus_message_append(m, "{sv}", "flush-timeout-ms", "u", a->flush_timeout_ms.value);
         if (r >= 0 && a->freeze_timeout_ms.set)
                 r = sd_bus_message_append(m, "{sv}", "freeze-timeout-ms", "u", a->freeze_timeout_ms.value);
+        if (r >= 0 && a->queue)
+                r = sd_bus_message_append(m, "{sv}", "queue", "b", 1);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(m);

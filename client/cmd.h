@@ -14,3 +14,5 @@ int cmd_monitor(const Args *a, sd_bus *bus);
 int cmd_plan(const Args *a, sd_bus *bus);
 int cmd_hold(const Args *a, sd_bus *bus);
 int cmd_hook(const Args *a, sd_bus *bus);
+int cmd_inhibit(const Args *a, sd_bus *bus);
+int cmd_inhibitors(const Args *a, sd_bus *bus);

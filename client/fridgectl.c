@@ -29,6 +29,11 @@ static void print_help(FILE *f) {
               "  hook pre|post KIND     For systemd-sleep's hook: pre freezes for a sleep\n"
               "                         systemd writes, post thaws (KIND: suspend|\n"
               "                         hibernate|hybrid-sleep|suspend-then-hibernate)\n"
+              "  inhibit -- CMD [ARGS...]\n"
+              "                         Run CMD while holding an inhibitor (block: no cycle\n"
+              "                         starts; delay: a cycle waits for CMD, bounded);\n"
+              "                         exit with CMD's status\n"
+              "  inhibitors             List the inhibitors held\n"
               "\n"
               "Options:\n"
               "  -h --help              Show this help\n"
@@ -47,10 +52,13 @@ static void print_help(FILE *f) {
               "     --wake-after=SEC    Wake up by the RTC after SEC seconds\n"
               "     --flush-timeout=MS  Limit for writing back dirty data\n"
               "     --freeze-timeout=MS Limit for freezing services\n"
+              "     --queue             While an inhibitor blocks, wait for it (bounded)\n"
+              "                         instead of failing with Inhibited\n"
               "\n"
-              "Options for hold:\n"
-              "     --who=NAME          Who holds the class (default: CMD's name)\n"
-              "     --why=TEXT          Why (default: \"fridgectl hold\")\n"
+              "Options for hold and inhibit:\n"
+              "     --who=NAME          Who holds it (default: CMD's name)\n"
+              "     --why=TEXT          Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")\n"
+              "     --mode=block|delay  inhibit only: the kind of inhibitor (default: block)\n"
               "\n"
               "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
               "cycle (Ctrl-C again: stop waiting and leave it running).\n"
@@ -61,9 +69,10 @@ static void print_help(FILE *f) {
               "  2  usage error (also InvalidArgs from fridged)\n"
               "  3  the cycle was aborted (cancelled)\n"
               "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
-              "     TooLate, NoSuchCycle, AccessDenied; hold: the class could not be held\n"
-              "     (CMD was not run)\n"
-              "hold otherwise exits with CMD's status (128+N if signal N ended it).\n",
+              "     TooLate, NoSuchCycle, AccessDenied; hold, inhibit: the class or the\n"
+              "     inhibitor could not be held (CMD was not run)\n"
+              "hold and inhibit otherwise exit with CMD's status (128+N if signal N ended\n"
+              "it).\n",
               f);
 }
 
@@ -76,8 +85,8 @@ static int run(const Args *a) {
         if (r < 0) {
                 snprintf(what, sizeof(what), "cannot connect to %s", bus_description(a));
                 r = report_errno(a, what, r);
-                /* hold: any failure before CMD runs is 4, CMD's own codes aside. */
-                return a->command == COMMAND_HOLD ? EXIT_CODE_REFUSED : r;
+                /* hold, inhibit: any failure before CMD runs is 4, CMD's own codes aside. */
+                return a->command == COMMAND_HOLD || a->command == COMMAND_INHIBIT ? EXIT_CODE_REFUSED : r;
         }
         switch (a->command) {
         case COMMAND_STATUS:
@@ -96,6 +105,10 @@ static int run(const Args *a) {
                 return cmd_hold(a, bus);
         case COMMAND_HOOK:
                 return cmd_hook(a, bus);
+        case COMMAND_INHIBIT:
+                return cmd_inhibit(a, bus);
+        case COMMAND_INHIBITORS:
+                return cmd_inhibitors(a, bus);
         case COMMAND_NONE:
                 break;
         }

@@ -359,6 +359,35 @@ static void assert_usage_error(const char *expect_in_message, ...) {
 
 #define BAD(msg, ...) assert_usage_error(msg, __VA_ARGS__, (char *) NULL)
 
+static void test_args_inhibit(void) {
+        char err[256];
+        Args a;
+
+        g_assert_cmpint(PARSE(&a, err, "inhibit", "--", "/usr/bin/burn", "--mode=delay"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_INHIBIT);
+        g_assert_cmpstr(args_inhibit_mode(&a), ==, "block");
+        g_assert_cmpstr(args_hold_who(&a), ==, "burn");
+        g_assert_cmpstr(args_hold_why(&a), ==, "fridgectl inhibit");
+        g_assert_cmpstr(a.exec_argv[1], ==, "--mode=delay"); /* CMD's, not ours */
+        g_assert_cmpint(PARSE(&a, err, "--mode", "delay", "inhibit", "--who=locker", "--why=lock first", "--",
+                              "sleep", "1"), ==, 0);
+        g_assert_cmpstr(args_inhibit_mode(&a), ==, "delay");
+        g_assert_cmpstr(args_hold_who(&a), ==, "locker");
+        g_assert_cmpstr(args_hold_why(&a), ==, "lock first");
+        g_assert_cmpint(PARSE(&a, err, "inhibitors"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_INHIBITORS);
+        g_assert_cmpint(PARSE(&a, err, "--json", "inhibitors"), ==, 0);
+        g_assert_true(a.json);
+        g_assert_cmpint(PARSE(&a, err, "suspend", "--queue"), ==, 0);
+        g_assert_true(a.queue);
+        BAD("--mode: expected \"block\" or \"delay\"", "inhibit", "--mode=sometimes", "--", "true");
+        BAD("--mode only applies to inhibit", "hold", "late", "--mode=block", "--", "true");
+        BAD("--queue only applies to suspend", "inhibit", "--queue", "--", "true");
+        BAD("inhibit: missing \"--\"", "inhibit");
+        BAD("inhibit: no command given after \"--\"", "inhibit", "--");
+        BAD("--who only applies to hold and inhibit", "inhibitors", "--who=me");
+}
+
 static void test_args_bad(void) {
         char *argv[] = { (char *) "fridgectl" };
         char err[256];
@@ -646,6 +675,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/args/good", test_args_good);
         g_test_add_func("/args/bad", test_args_bad);
         g_test_add_func("/args/hold", test_args_hold);
+        g_test_add_func("/args/inhibit", test_args_inhibit);
         g_test_add_func("/args/numbers", test_parse_numbers);
         g_test_add_func("/text/final-lines", test_final_lines);
         g_test_add_func("/text/freeze-timeout", test_freeze_timeout_lines);

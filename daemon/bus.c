@@ -2,6 +2,7 @@
 #include "bus.h"
 
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/types.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static const char *const state_property_names[_PROP_MAX] = {
 
 struct Bus {
         Polkit *polkit;
-        GHashTable *hold_tracks; /* hold id → HoldTrack*: a hold ends with its holder's connection */
+        GHashTable *holders;    /* sender → HolderTrack*: its holds and inhibitors end with its connection */
         sd_bus *bus;
         Manager *manager;
         sd_bus_slot *vtable_slot;
@@ -60,6 +61,7 @@ const char *bus_cycle_error_name(CycleError e) {
                 [CYCLE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
                 [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
                 [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
+                [CYCLE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
         };
         return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
 }
@@ -72,6 +74,9 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *message) {
         case ENOMEDIUM:   name = ERROR_PREFIX "HibernateNotReady"; break;
         case ESRCH:       name = ERROR_PREFIX "NoSuchCycle"; break;
         case EINPROGRESS: name = ERROR_PREFIX "TooLate"; break;
+        case EAGAIN:      name = ERROR_PREFIX "Inhibited"; break;
+        case EDQUOT:
+        case ENFILE:      name = SD_BUS_ERROR_LIMITS_EXCEEDED; break;
         case EINVAL:      name = SD_BUS_ERROR_INVALID_ARGS; break;
         case EACCES:
         case EPERM:       name = SD_BUS_ERROR_ACCESS_DENIED; break;
@@ -91,6 +96,7 @@ typedef struct OptionSpec {
 static const OptionSpec option_specs[] = {
         { "dry-run", 'b' },          { "pm-test", 's' },          { "mem-sleep", 's' },
         { "wake-after-sec", 'u' },   { "flush-timeout-ms", 'u' }, { "freeze-timeout-ms", 'u' },
+        { "queue", 'b' },            { "queue-timeout-ms", 'u' },
 };
 
 static const char *const pm_test_levels[] = { "none", "core", "processors", "platform", "devices", "freezer", NULL };
@@ -118,7 +124,10 @@ static int read_option_value(sd_bus_message *msg, const OptionSpec *spec, CycleO
 
         if (spec->type == 'b') {
                 r = sd_bus_message_read_basic(msg, 'b', &b);
-                o->dry_run = b;
+                if (strcmp(spec->name, "queue") == 0)
+                        o->queue = b;
+                else
+                        o->dry_run = b;
                 return r;
         }
         if (spec->type == 's') {
@@ -144,6 +153,10 @@ static int read_option_value(sd_bus_message *msg, const OptionSpec *spec, CycleO
         if (strcmp(spec->name, "wake-after-sec") == 0) {
                 o->wake_after_sec = u;
                 return check_range(error, spec->name, u, 1, WAKE_AFTER_MAX_SEC);
+        }
+        if (strcmp(spec->name, "queue-timeout-ms") == 0) {
+                o->queue_timeout_ms = u;
+                return check_range(error, spec->name, u, QUEUE_TIMEOUT_MIN_MS, QUEUE_TIMEOUT_MAX_MS);
         }
         if (strcmp(spec->name, "flush-timeout-ms") == 0) {
                 o->flush_timeout_ms = u;
@@ -243,6 +256,9 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (opts.mem_sleep && kind != SLEEP_SUSPEND)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
+        if (opts.queue_timeout_ms && !opts.queue)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "option 'queue-timeout-ms' applies only with option 'queue' true");
         AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
 
         uint64_t id;
@@ -387,47 +403,97 @@ static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *e
  * one can use up its fds (which a thaw needs) */
 #define HOLDS_PER_CONNECTION_MAX 16
 
-typedef struct HoldTrack {
+/* One track per connection that holds classes or inhibitors, not one per
+ * hold: each track costs a match rule at the bus daemon, which bounds those
+ * per connection. When the connection goes, so does all it held. */
+typedef struct HolderTrack {
         Bus *bus;
-        uint64_t id;
         char *sender;
+        GArray *holds;          /* its HoldClass ids (uint64_t); the manager counts its inhibitors */
         sd_bus_track *track;
-} HoldTrack;
+} HolderTrack;
 
-static void hold_track_free(HoldTrack *h) {
-        if (!h)
+static void holder_track_free(HolderTrack *t) {
+        if (!t)
                 return;
-        sd_bus_track_unref(h->track);
-        g_free(h->sender);
-        g_free(h);
+        sd_bus_track_unref(t->track);
+        g_array_unref(t->holds);
+        g_free(t->sender);
+        g_free(t);
 }
 
-static int on_holder_gone(sd_bus_track *t, void *userdata) {
-        HoldTrack *h = userdata;
-        /* releasing calls back on_hold_released, which frees h */
-        manager_release_hold(h->bus->manager, h->id);
+static void holder_drop_if_idle(Bus *b, const char *sender) {
+        HolderTrack *t = g_hash_table_lookup(b->holders, sender);
+        if (t && t->holds->len == 0 && manager_inhibitors_of(b->manager, sender) == 0)
+                g_hash_table_remove(b->holders, sender);
+}
+
+static int on_holder_gone(sd_bus_track *track, void *userdata) {
+        HolderTrack *t = userdata;
+        Bus *b = t->bus;
+        /* Each release calls back and the last one frees t: work on copies */
+        g_autofree char *sender = g_strdup(t->sender);
+        g_autoptr(GArray) holds = g_array_copy(t->holds);
+        for (guint i = 0; i < holds->len; i++)
+                manager_release_hold(b->manager, g_array_index(holds, uint64_t, i));
+        manager_release_inhibitors_of(b->manager, sender);
+        g_hash_table_remove(b->holders, sender); /* in case it held nothing */
         return 0;
 }
 
 static void on_hold_released(void *userdata, uint64_t id) {
         Bus *b = userdata;
-        g_hash_table_remove(b->hold_tracks, &id);
+        GHashTableIter i;
+        gpointer v;
+        g_hash_table_iter_init(&i, b->holders);
+        while (g_hash_table_iter_next(&i, NULL, &v)) {
+                HolderTrack *t = v;
+                for (guint k = 0; k < t->holds->len; k++)
+                        if (g_array_index(t->holds, uint64_t, k) == id) {
+                                g_array_remove_index_fast(t->holds, k);
+                                g_autofree char *sender = g_strdup(t->sender);
+                                holder_drop_if_idle(b, sender);
+                                return;
+                        }
+        }
 }
 
-static int track_holder(Bus *b, sd_bus_message *msg, uint64_t id) {
-        HoldTrack *h = g_new0(HoldTrack, 1);
-        h->bus = b;
-        h->id = id;
-        h->sender = g_strdup(sd_bus_message_get_sender(msg));
-        int r = sd_bus_track_new(b->bus, &h->track, on_holder_gone, h);
+static void on_inhibitor_released(void *userdata, const char *sender) {
+        holder_drop_if_idle(userdata, sender);
+}
+
+/* The track of the caller's connection, made on its first hold; NULL
+ * without a sender (a direct connection: the fd alone then ends it) */
+static int track_holder(Bus *b, sd_bus_message *msg, HolderTrack **ret) {
+        const char *sender = sd_bus_message_get_sender(msg);
+        HolderTrack *t = sender ? g_hash_table_lookup(b->holders, sender) : NULL;
+        *ret = t;
+        if (!sender || t)
+                return 0;
+        t = g_new0(HolderTrack, 1);
+        t->bus = b;
+        t->sender = g_strdup(sender);
+        t->holds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        int r = sd_bus_track_new(b->bus, &t->track, on_holder_gone, t);
         if (r >= 0)
-                r = sd_bus_track_add_sender(h->track, msg);
+                r = sd_bus_track_add_sender(t->track, msg);
         if (r < 0) {
-                hold_track_free(h);
+                holder_track_free(t);
                 return r;
         }
-        g_hash_table_replace(b->hold_tracks, &h->id, h);
+        g_hash_table_replace(b->holders, t->sender, t);
+        *ret = t;
         return 0;
+}
+
+/* Watches the caller's connection and hands it `fd` (ours is closed: the
+ * reply holds its own copy) */
+static int track_and_reply(Bus *b, sd_bus_message *msg, int fd, HolderTrack **ret) {
+        int r = track_holder(b, msg, ret);
+        if (r >= 0)
+                r = sd_bus_reply_method_return(msg, "h", fd);
+        close(fd);
+        return r;
 }
 
 /* Such strings end up in the journal and in GetPlan: no forged lines */
@@ -438,14 +504,20 @@ static bool has_control_chars(const char *s) {
         return false;
 }
 
+/* HoldClass and Inhibit name their holder alike */
+static int check_who_why(const char *who, const char *why, sd_bus_error *error) {
+        if (!*who || strlen(who) > 256 || has_control_chars(who))
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "who must be 1 to 256 bytes without control characters");
+        if (strlen(why) > 1024 || has_control_chars(why))
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "why must be at most 1024 bytes without control characters");
+        return 0;
+}
+
 static unsigned holds_of(Bus *b, const char *sender) {
-        GHashTableIter i;
-        gpointer v;
-        unsigned n = 0;
-        g_hash_table_iter_init(&i, b->hold_tracks);
-        while (g_hash_table_iter_next(&i, NULL, &v))
-                n += g_strcmp0(((HoldTrack *) v)->sender, sender) == 0;
-        return n;
+        HolderTrack *t = sender ? g_hash_table_lookup(b->holders, sender) : NULL;
+        return t ? t->holds->len : 0;
 }
 
 static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -459,12 +531,9 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (class < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "class '%s' is not one of early, late, nofreeze", class_name);
-        if (!*who || strlen(who) > 256 || has_control_chars(who))
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "who must be 1 to 256 bytes without control characters");
-        if (strlen(why) > 1024 || has_control_chars(why))
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "why must be at most 1024 bytes without control characters");
+        r = check_who_why(who, why, error);
+        if (r < 0)
+                return r;
 
         if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
@@ -481,13 +550,91 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (r < 0)
                 return bus_error_from_errno(error, r, r == -EOPNOTSUPP ? "there is no cgroup v2 hierarchy" : NULL);
 
-        r = track_holder(b, msg, id);
-        if (r >= 0)
-                r = sd_bus_reply_method_return(msg, "h", fd);
-        close(fd); /* the reply holds its own copy */
-        if (r < 0)
+        HolderTrack *t;
+        r = track_and_reply(b, msg, fd, &t);
+        if (r < 0) {
                 manager_release_hold(b->manager, id);
+                return r;
+        }
+        if (t)
+                g_array_append_val(t->holds, id);
         return r;
+}
+
+static void caller_creds(sd_bus_message *msg, uid_t *ret_uid, pid_t *ret_pid) {
+        sd_bus_creds *creds = NULL;
+        *ret_uid = (uid_t) -1;
+        *ret_pid = 0;
+        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
+                (void) sd_bus_creds_get_euid(creds, ret_uid);
+                (void) sd_bus_creds_get_pid(creds, ret_pid);
+        }
+        sd_bus_creds_unref(creds);
+}
+
+static int inhibit_error(sd_bus_error *error, int r) {
+        if (r == -EDQUOT)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "this connection already holds %u inhibitors", INHIBITORS_PER_SENDER_MAX);
+        if (r == -ENFILE)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "fridged already keeps %u inhibitors", INHIBITORS_MAX);
+        return bus_error_from_errno(error, r, NULL);
+}
+
+static int method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *who, *why, *mode_name;
+
+        int r = sd_bus_message_read(msg, "sss", &who, &why, &mode_name);
+        if (r < 0)
+                return r;
+        r = check_who_why(who, why, error);
+        if (r < 0)
+                return r;
+        InhibitMode mode = inhibit_mode_from_string(mode_name);
+        if (mode < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "mode '%s' is not one of block, delay",
+                                         mode_name);
+        AUTHORIZE(b, msg, POLKIT_ACTION_INHIBIT, error);
+
+        Inhibitor tmpl = { .mode = mode, .who = (char *) who, .why = (char *) why,
+                           .sender = (char *) sd_bus_message_get_sender(msg) };
+        caller_creds(msg, &tmpl.uid, &tmpl.pid);
+        int fd;
+        uint64_t id;
+        r = manager_inhibit(b->manager, &tmpl, &fd, &id);
+        if (r < 0)
+                return inhibit_error(error, r);
+        HolderTrack *t;
+        r = track_and_reply(b, msg, fd, &t);
+        if (r < 0)
+                manager_release_inhibitor(b->manager, id);
+        return r;
+}
+
+static int method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        g_autoptr(GPtrArray) all = manager_list_inhibitors(b->manager);
+
+        int r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssssuu)");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < all->len; i++) {
+                const Inhibitor *in = all->pdata[i];
+                r = sd_bus_message_append(reply, "(ssssuu)", in->who, in->why, inhibit_mode_to_string(in->mode),
+                                          in->sender, (uint32_t) in->uid, (uint32_t) in->pid);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 /* ---- properties ---- */
@@ -561,6 +708,11 @@ const sd_bus_vtable fridge_vtable[] = {
                                 method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("HoldClass", SD_BUS_ARGS("s", class, "s", who, "s", why), SD_BUS_RESULT("h", fd),
                                 method_hold_class, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Inhibit", SD_BUS_ARGS("s", who, "s", why, "s", mode), SD_BUS_RESULT("h", fd),
+                                method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(ssssuu)", inhibitors), method_list_inhibitors,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
         SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",
@@ -587,10 +739,17 @@ const sd_bus_vtable fridge_vtable[] = {
 
 /* ---- emission ---- */
 
+/* The clock, not sd_event_now(): the loop's cached time can be a whole
+ * long iteration old (a freeze stage over hundreds of cgroups), and a
+ * stale stamp would let the next emission through too early */
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
 static void emit_progress(Bus *b) {
-        uint64_t now = 0;
-        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
-        b->last_progress_emit = now;
+        b->last_progress_emit = monotonic_usec();
         b->progress_pending = false;
         (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
         int r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Progress",
@@ -648,8 +807,7 @@ static void on_changed(void *userdata, unsigned what) {
         if (!(what & MANAGER_CHANGED_PROGRESS))
                 return;
 
-        uint64_t now = 0;
-        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
+        uint64_t now = monotonic_usec();
         if (now >= b->last_progress_emit + EMIT_INTERVAL_USEC || b->last_progress_emit == 0) {
                 emit_progress(b);
                 return;
@@ -694,11 +852,12 @@ static const ManagerOps bus_manager_ops = {
         .resumed = on_resumed,
         .finished = on_finished,
         .hold_released = on_hold_released,
+        .inhibitor_released = on_inhibitor_released,
 };
 
 int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         Bus *b = g_new0(Bus, 1);
-        b->hold_tracks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) hold_track_free);
+        b->holders = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify) holder_track_free);
         b->polkit = polkit_new();
         b->bus = sd_bus_ref(bus);
         b->manager = m;
@@ -729,7 +888,7 @@ Bus *bus_free(Bus *b) {
                 return NULL;
         if (b->manager)
                 manager_set_ops(b->manager, NULL, NULL);
-        g_clear_pointer(&b->hold_tracks, g_hash_table_unref);
+        g_clear_pointer(&b->holders, g_hash_table_unref);
         g_clear_pointer(&b->polkit, polkit_free);
         sd_event_source_disable_unref(b->throttle);
         sd_bus_slot_unref(b->vtable_slot);

@@ -217,7 +217,7 @@ static int apply_key(Config *c, const KeyContext *k, const char *v) {
         if (IS("Freeze", "TimeoutMs"))
                 return set_uint(k, v, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS, &c->freeze_timeout_ms);
         if (IS("Delay", "TimeoutMs"))
-                return set_uint(k, v, 0, 20000, &c->delay_timeout_ms);
+                return set_uint(k, v, 0, DELAY_TIMEOUT_MAX_MS, &c->delay_timeout_ms);
         if (IS("TuxOnIce", "ImageSizeLimit"))
                 return set_image_size_limit(k, v, &c->tuxonice.image_size_limit);
         if (IS("TuxOnIce", "Compressor"))

@@ -22,6 +22,12 @@ typedef enum FlushOnTimeout {
 #define FREEZE_TIMEOUT_MAX_MS 600000U
 #define HOOK_TIMEOUT_MIN_MS 100U
 #define HOOK_TIMEOUT_MAX_MS 3600000U
+/* How long delay inhibitors may hold a cycle in prepare ([Delay] TimeoutMs) */
+#define DELAY_TIMEOUT_MAX_MS 20000U
+/* How long a queued cycle waits for the block inhibitors to go */
+#define QUEUE_TIMEOUT_MIN_MS 100U
+#define QUEUE_TIMEOUT_MAX_MS 3600000U
+#define QUEUE_TIMEOUT_DEFAULT_MS 30000U
 
 /* [TuxOnIce]: written to sys/power/tuxonice before each hibernation that
  * goes through it. Each setting is optional: unset keeps the kernel's. */

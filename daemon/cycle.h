@@ -43,6 +43,7 @@ typedef enum CycleError {
         CYCLE_ERROR_NOT_SUPPORTED,
         CYCLE_ERROR_THAW_FAILED,
         CYCLE_ERROR_INTERNAL,
+        CYCLE_ERROR_INHIBITED,
         _CYCLE_ERROR_MAX,
 } CycleError;
 

@@ -55,7 +55,12 @@ typedef struct Cycle {
         Worker *worker;                 /* the phase's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timeout;       /* flush bound */
+        sd_event_source *timeout;       /* the bound of the queue, the delay wait or the flush */
+
+        bool queued;                    /* waiting for the block inhibitors to go */
+        bool delay_waiting;             /* in prepare, waiting for delay inhibitors */
+        uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
+        uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
 
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
@@ -94,6 +99,7 @@ struct Manager {
         uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
         GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
+        Inhibitors *inhibitors;
         char *next_client_cgroup;
         const ManagerOps *ops;
         void *userdata;
@@ -134,6 +140,8 @@ static void cycle_stop_work(Cycle *c) {
         c->power_request = NULL;
         c->tick = sd_event_source_disable_unref(c->tick);
         c->timeout = sd_event_source_disable_unref(c->timeout);
+        c->queued = false;
+        c->delay_waiting = false;
         c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
 }
 
@@ -164,6 +172,16 @@ static void cycle_free(Cycle *c) {
 static void notify(Manager *m, unsigned what) {
         if (m->ops && m->ops->changed)
                 m->ops->changed(m->userdata, what);
+}
+
+/* Once per cycle: a sleep logind announced has had it already */
+static void emit_sleep_imminent(Manager *m) {
+        Cycle *c = m->cycle;
+        if (c->imminent_sent)
+                return;
+        c->imminent_sent = true;
+        if (m->ops && m->ops->sleep_imminent)
+                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
 }
 
 static void schedule_step(Manager *m) {
@@ -203,8 +221,10 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
         c->result = result;
         c->error = error;
         cycle_stop_work(c);
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " %s in phase %s: %s", c->id,
-                                               cycle_result_to_string(result), phase_to_string(c->phase), c->message);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " %s %s%s: %s", c->id,
+                                               cycle_result_to_string(result),
+                                               c->phase == PHASE_NONE ? "before it started" : "in phase ",
+                                               phase_to_string(c->phase), c->message);
         if (result == RESULT_FAILED) {
                 g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", phase_to_string(c->phase));
                 log_struct_event(LOG_WARNING, FRIDGE_MESSAGE_PHASE_FAILED, msg, phase_field, NULL);
@@ -294,7 +314,7 @@ static void prepare_done(int r, void *data, void *userdata) {
         schedule_step(m);
 }
 
-static void enter_prepare(Manager *m) {
+static void prepare_start_work(Manager *m) {
         Cycle *c = m->cycle;
         /* Detection is re-run every cycle: a FUSE server or a syncing
          * process may have appeared since the last one */
@@ -314,6 +334,63 @@ static void enter_prepare(Manager *m) {
         if (r < 0)
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
+}
+
+static void delay_done(Manager *m) {
+        Cycle *c = m->cycle;
+        c->delay_waiting = false;
+        c->timeout = sd_event_source_disable_unref(c->timeout);
+        prepare_start_work(m);
+}
+
+static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *late = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        log_warning("Cycle %" G_GUINT64_FORMAT ": delay inhibitors still held after %u ms, going on without "
+                    "them: %s", c->id, m->config->delay_timeout_ms, late);
+        delay_done(m);
+        return 0;
+}
+
+/* Delay holders were told (SleepImminent) and get until they close their
+ * fds, bounded: only those held at the signal count, so one that takes a
+ * new lock on the signal cannot stall the cycle until the timeout. */
+static int delay_wait_start(Manager *m) {
+        Cycle *c = m->cycle;
+        uint32_t ms = m->config->delay_timeout_ms;
+        unsigned n = inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        if (n == 0)
+                return 0;
+        if (ms == 0) {
+                g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+                log_info("Cycle %" G_GUINT64_FORMAT ": not waiting for delay inhibitors ([Delay] TimeoutMs=0): %s",
+                         c->id, who);
+                return 0;
+        }
+        int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC,
+                                           (uint64_t) ms * USEC_PER_MSEC, 0, on_delay_timeout, m);
+        if (r < 0)
+                return r;
+        c->delay_waiting = true;
+        c->delay_start = now_usec();
+        set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
+        return 1;
+}
+
+static void enter_prepare(Manager *m) {
+        Cycle *c = m->cycle;
+        c->timeout = sd_event_source_disable_unref(c->timeout); /* the queue's bound */
+        /* Before anything is flushed or frozen, so delay holders can still
+         * act (lock the screen, save state) and what they write is flushed */
+        emit_sleep_imminent(m);
+        c->delay_before = inhibit_next_id(m->inhibitors);
+        int r = delay_wait_start(m);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                                errno_text(r));
+        else if (r == 0)
+                prepare_start_work(m);
 }
 
 /* ---- flush, flush-again ---- */
@@ -394,8 +471,12 @@ static void enter_flush(Manager *m) {
         Cycle *c = m->cycle;
         char **mounts = NULL;
 
-        if (flush_read_dirty(m->proc_fd, &c->flush_start_kib) < 0)
+        int k = flush_read_dirty(m->proc_fd, &c->flush_start_kib);
+        if (k < 0) {
+                /* the flush itself does not need the figure: it goes on, without progress */
+                log_warning_errno(k, "Cannot read Dirty/Writeback from /proc/meminfo, flushing without progress: %m");
                 c->flush_start_kib = 0;
+        }
         if (flush_list_mounts(m->proc_fd, &mounts) < 0)
                 mounts = NULL; /* logged; the job falls back to sync() */
         flush_update_progress(m);
@@ -580,15 +661,6 @@ static void kernel_done(int r, void *data, void *userdata) {
         report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
 }
 
-static void emit_sleep_imminent(Manager *m) {
-        Cycle *c = m->cycle;
-        if (c->imminent_sent)
-                return;
-        c->imminent_sent = true;
-        if (m->ops && m->ops->sleep_imminent)
-                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
-}
-
 static void enter_kernel(Manager *m) {
         Cycle *c = m->cycle;
 
@@ -601,8 +673,6 @@ static void enter_kernel(Manager *m) {
                 schedule_step(m);
                 return;
         }
-        emit_sleep_imminent(m);
-
         PowerRequest *req = power_request_for_cycle(m);
         c->power_request = req;
         set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
@@ -730,10 +800,49 @@ static void enter_phase(Manager *m, Phase p) {
         }
 }
 
+static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+                        c->opts.queue_timeout_ms, who);
+        return 0;
+}
+
+static bool cycle_blocked(const Manager *m) {
+        return inhibit_count(m->inhibitors, INHIBIT_BLOCK, 0) > 0;
+}
+
+/* Waits before prepare while a block inhibitor is held; the bound runs
+ * from the first wait, not from each */
+static void cycle_queue(Manager *m) {
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        if (!c->timeout) {
+                int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC,
+                                                   (uint64_t) c->opts.queue_timeout_ms * USEC_PER_MSEC, 0,
+                                                   on_queue_timeout, m);
+                if (r < 0) {
+                        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                                        errno_text(r));
+                        return;
+                }
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT " queued (at most %u ms) behind: %s", c->id, c->opts.queue_timeout_ms,
+                 who);
+        c->queued = true;
+        set_progress(m, 0.0, "queued: blocked by %s", who);
+        notify(m, MANAGER_CHANGED_STATE);
+}
+
 static void manager_advance(Manager *m) {
         Cycle *c = m->cycle;
-        if (!c)
+        if (!c || c->queued)
                 return;
+        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && cycle_blocked(m)) {
+                cycle_queue(m);
+                return;
+        }
         if (c->phase == PHASE_THAW) {
                 cycle_finish(m);
                 return;
@@ -753,11 +862,16 @@ static int on_step(sd_event_source *s, void *userdata) {
 
 /* ---- the API ---- */
 
-static int check_word(char **offered, const char *word, const char *file, char **ret_message) {
+static int check_word(const PowerCaps *caps, char **offered, const char *word, const char *file,
+                      char **ret_message) {
         if (offered && g_strv_contains((const char *const *) offered, word))
                 return 0;
-        *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
-                               : g_strdup_printf("the kernel has no /sys/power/%s", file);
+        /* absent and malformed are different troubles for whoever reads this */
+        if (!offered && caps->problem && strstr(caps->problem, file))
+                *ret_message = g_strdup_printf("cannot use %s in /sys/power/%s: %s", word, file, caps->problem);
+        else
+                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
+                                       : g_strdup_printf("the kernel has no /sys/power/%s", file);
         return -EOPNOTSUPP;
 }
 
@@ -766,7 +880,8 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         g_autoptr(PowerCaps) caps = NULL;
         int r = power_caps_read(m->sysfs_fd, &caps);
         if (r < 0) {
-                *ret_message = g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
+                *ret_message = r == -EBADMSG ? g_strdup("/sys/power/state is malformed: not a list of words")
+                                             : g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
                 return -EOPNOTSUPP;
         }
 
@@ -775,7 +890,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
                 *ret_message = g_strdup(reason);
                 return -EOPNOTSUPP;
         }
-        if (o->mem_sleep && (r = check_word(caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
+        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
                 return r;
         if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
             !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
@@ -783,7 +898,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
                                                m->config->mem_sleep);
                 return -EOPNOTSUPP;
         }
-        if (o->pm_test && (r = check_word(caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
+        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
                 return r;
         if (o->wake_after_sec > 0 && !caps->has_rtc) {
                 *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
@@ -840,7 +955,6 @@ static Cycle *cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleO
         g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
         g_autofree char *driver_field = g_strdup_printf("FRIDGE_DRIVER=%s", driver_names[driver]);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, NULL);
-        schedule_step(m);
         return c;
 }
 
@@ -864,7 +978,8 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
 static int manager_check_idle(Manager *m, char **ret_message) {
         if (!m->cycle)
                 return 0;
-        *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is running", m->cycle->id);
+        *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
+                                       m->cycle->queued ? "queued" : "running");
         return -EBUSY;
 }
 
@@ -883,9 +998,21 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r < 0)
                 return r;
+        if (!opts->queue && cycle_blocked(m)) {
+                g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+                *ret_message = g_strdup_printf("blocked by: %s", who);
+                return -EAGAIN;
+        }
+        if (opts->queue && opts->queue_timeout_ms == 0)
+                opts->queue_timeout_ms = QUEUE_TIMEOUT_DEFAULT_MS;
 
         Cycle *c = cycle_start(m, kind, driver, opts);
         c->set_resume = g_steal_pointer(&set_resume);
+        /* Queued at once, so State reads "queued" as soon as Sleep returns */
+        if (c->opts.queue && cycle_blocked(m))
+                cycle_queue(m);
+        else
+                schedule_step(m);
         *ret_id = c->id;
         return 0;
 }
@@ -942,7 +1069,6 @@ static void enter_kernel_hook(Manager *m) {
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
         c->pre_boottime = boottime_usec();
         c->pre_monotonic = now_usec();
-        emit_sleep_imminent(m);
         int r = arm_hook_timeout(m);
         if (r < 0) {
                 cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
@@ -1011,6 +1137,8 @@ int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *use
                         return r;
                 CycleOptions none = {};
                 cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
+                /* systemd decided to sleep: fridge's block inhibitors are not asked again */
+                schedule_step(m);
         }
         m->cycle->pre = (HookWaiter) { done, userdata };
         *ret_id = m->cycle->id;
@@ -1192,6 +1320,49 @@ int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, 
         return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
 }
 
+/* A queued cycle starts once the last block goes; a delay wait ends once
+ * the last delay holder it waits for goes */
+static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        if (c && c->queued && !cycle_blocked(m)) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
+                c->queued = false;
+                notify(m, MANAGER_CHANGED_STATE);
+                schedule_step(m);
+        }
+        if (c && c->delay_waiting && inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
+                         (double) (now_usec() - c->delay_start) / USEC_PER_MSEC);
+                delay_done(m);
+        }
+        if (m->ops && m->ops->inhibitor_released)
+                m->ops->inhibitor_released(m->userdata, i->sender);
+}
+
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
+        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
+}
+
+void manager_release_inhibitor(Manager *m, uint64_t id) {
+        (void) inhibit_release(m->inhibitors, id);
+}
+
+void manager_release_inhibitors_of(Manager *m, const char *sender) {
+        unsigned n = inhibit_release_sender(m->inhibitors, sender);
+        if (n > 0)
+                log_info("%s left the bus; its %u inhibitor%s ended", sender, n, n == 1 ? "" : "s");
+}
+
+unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
+        return inhibit_count_sender(m->inhibitors, sender);
+}
+
+GPtrArray *manager_list_inhibitors(const Manager *m) {
+        return inhibit_list(m->inhibitors);
+}
+
 static void manager_load_rules(Manager *m, const char *const *dirs) {
         unsigned problems = 0;
         if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
@@ -1207,6 +1378,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         manager_exempt_pid(m, getpid(), "fridged itself");
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, on_hold_released, m);
+        m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
         m->config = p->config;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
@@ -1242,6 +1414,7 @@ Manager *manager_free(Manager *m) {
         class_rules_free(m->rules);
         g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
         g_clear_pointer(&m->overrides, overrides_free);
+        g_clear_pointer(&m->inhibitors, inhibit_free);
         g_free(m->next_client_cgroup);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
@@ -1274,6 +1447,8 @@ const char *manager_state(const Manager *m) {
         const Cycle *c = m->cycle;
         if (!c)
                 return "idle";
+        if (c->queued)
+                return "queued";
         if (c->phase == PHASE_THAW)
                 return "thawing";
         if (c->phase == PHASE_KERNEL && (c->power_request || c->waiting_post))
@@ -1312,7 +1487,7 @@ const char *manager_last_wake_reason(const Manager *m) {
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
         g_autoptr(PowerCaps) caps = NULL;
         if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/sys/power/state is missing or unreadable";
+                *ret_reason = "/sys/power/state is missing, unreadable or malformed";
                 return "na";
         }
         /* power_can's reasons are static strings: they outlive caps */

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "cycle.h"
 #include "logind.h"
+#include "inhibit.h"
 #include "plan.h"
 #include "power.h"
 
@@ -23,6 +24,8 @@ typedef struct CycleOptions {
         uint32_t wake_after_sec;  /* 0: none */
         uint32_t flush_timeout_ms;  /* 0: configured */
         uint32_t freeze_timeout_ms; /* 0: configured */
+        bool queue;                 /* wait while a block inhibitor is held */
+        uint32_t queue_timeout_ms;  /* 0: QUEUE_TIMEOUT_DEFAULT_MS */
 } CycleOptions;
 
 void cycle_options_clear(CycleOptions *o);
@@ -39,6 +42,8 @@ typedef struct ManagerOps {
         void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
         void (*finished)(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message);
         void (*hold_released)(void *userdata, uint64_t hold);
+        /* an inhibitor of `sender` ended, whatever ended it */
+        void (*inhibitor_released)(void *userdata, const char *sender);
 } ManagerOps;
 
 typedef struct Manager Manager;
@@ -60,8 +65,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
 void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata);
 
 /* Starts a cycle; phases run from the event loop, so the caller can reply
- * before any of them reports. -EBUSY: one is running. -EOPNOTSUPP: the
- * kernel lacks what was asked for; *ret_message says what. */
+ * before any of them reports. -EBUSY: one is running or queued.
+ * -EOPNOTSUPP: the kernel lacks what was asked for; *ret_message says what.
+ * -EAGAIN: a block inhibitor is held and opts->queue is not set; the
+ * message names the holders. With opts->queue the cycle waits (State
+ * "queued") until the last block inhibitor goes, bounded by
+ * opts->queue_timeout_ms. */
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message);
 
 /* The process that starts the next cycle: its cgroup is never frozen, so
@@ -88,6 +97,18 @@ int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, 
                      int *ret_fd, uint64_t *ret_hold);
 /* Ends a hold (its connection went away); no-op when already gone. */
 void manager_release_hold(Manager *m, uint64_t hold);
+
+/* Inhibit: `tmpl` says who, why, mode, and the holder's bus name, uid and
+ * pid; *ret_fd is the holder's end. -EDQUOT: the sender holds the most it
+ * may; -ENFILE: fridged holds the most it will. */
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id);
+/* Ends one inhibitor; no-op when already gone. */
+void manager_release_inhibitor(Manager *m, uint64_t id);
+/* Ends every inhibitor of `sender` (its connection went away). */
+void manager_release_inhibitors_of(Manager *m, const char *sender);
+unsigned manager_inhibitors_of(const Manager *m, const char *sender);
+/* Every inhibitor, oldest first; borrowed (Inhibitor*), free the array. */
+GPtrArray *manager_list_inhibitors(const Manager *m);
 
 /* The cgroup v2 mount, or NULL when there is none (nothing is frozen). */
 const char *manager_cgroup_root(const Manager *m);

@@ -325,7 +325,8 @@ static void test_suspend_deep(Fixture *f, gconstpointer data) {
                 g_error("no Resumed signal for cycle %" G_GUINT64_FORMAT, cycle);
         g_assert_cmpint(resumed, <, finished);
 
-        /* SleepImminent(cycle, "suspend") announced the state write before it */
+        /* SleepImminent(cycle, "suspend") announced the cycle, before anything
+         * was flushed or written (it goes out at the start of prepare) */
         int imminent = harness_find_signal(h, "SleepImminent", true, cycle);
         if (imminent < 0)
                 g_error("no SleepImminent signal for cycle %" G_GUINT64_FORMAT, cycle);

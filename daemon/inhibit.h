@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+/* The registry of inhibitors, logind's pattern: each one is a pipe whose
+ * read end fridged watches and whose write end the holder keeps. When the
+ * holder closes it (or dies, which closes it) the read end hangs up and
+ * the inhibitor ends. It knows nothing of D-Bus: the bus layer ends a
+ * holder's inhibitors when its connection goes (inhibit_release_sender).
+ * The manager decides what block and delay mean for a cycle. */
+
+typedef enum InhibitMode {
+        INHIBIT_BLOCK,  /* no cycle starts while held */
+        INHIBIT_DELAY,  /* a cycle waits in prepare until released, bounded */
+        _INHIBIT_MODE_MAX,
+        _INHIBIT_MODE_INVALID = -1,
+} InhibitMode;
+
+/* Each costs fridged an fd, which a thaw may need: bounded per connection
+ * (as HoldClass) and in all. */
+#define INHIBITORS_PER_SENDER_MAX 16U
+#define INHIBITORS_MAX 1024U
+
+typedef struct Inhibitor {
+        uint64_t id;
+        InhibitMode mode;
+        char *who;
+        char *why;
+        char *sender;   /* the holder's unique bus name, "" when none */
+        uid_t uid;
+        pid_t pid;
+} Inhibitor;
+
+typedef struct Inhibitors Inhibitors;
+
+/* Called after an inhibitor has left the registry, whatever ended it; `i`
+ * is valid only during the call. */
+typedef void (*InhibitReleased)(const Inhibitor *i, void *userdata);
+
+Inhibitors *inhibit_new(sd_event *e, InhibitReleased released, void *userdata);
+void inhibit_free(Inhibitors *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Inhibitors, inhibit_free)
+
+const char *inhibit_mode_to_string(InhibitMode m);
+InhibitMode inhibit_mode_from_string(const char *s);
+
+/* Adds an inhibitor like `tmpl` (its id is ignored); *ret_fd is the
+ * holder's end of the pipe (the caller passes it on and closes its copy).
+ * -EDQUOT: the sender holds INHIBITORS_PER_SENDER_MAX already; -ENFILE:
+ * INHIBITORS_MAX are held. */
+int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id);
+
+/* Ends one inhibitor; false when there is none of that id. */
+bool inhibit_release(Inhibitors *r, uint64_t id);
+/* Ends every inhibitor of `sender` (its connection went away); the count. */
+unsigned inhibit_release_sender(Inhibitors *r, const char *sender);
+
+/* How many of `mode` are held with an id below `before` (0: any id); ids
+ * grow, so `before` = inhibit_next_id() at some moment selects the ones
+ * held then. */
+unsigned inhibit_count(const Inhibitors *r, InhibitMode mode, uint64_t before);
+unsigned inhibit_count_sender(const Inhibitors *r, const char *sender);
+uint64_t inhibit_next_id(const Inhibitors *r);
+
+/* "who (why, pid N), …" for those inhibit_count() counts, oldest first;
+ * "" when none. */
+char *inhibit_describe(const Inhibitors *r, InhibitMode mode, uint64_t before);
+
+/* Every inhibitor, oldest first; borrowed, valid until the registry changes. */
+GPtrArray *inhibit_list(const Inhibitors *r);

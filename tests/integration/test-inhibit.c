@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Inhibitors: the real fridged on a private bus with fakesys as the
+ * kernel. The test process itself holds most inhibitors (Inhibit on the
+ * harness's connection, the fd kept here), so closing the fd is the
+ * release; other holders are child processes or a second connection.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fridge-config.h"
+#include "harness.h"
+
+#define ERR(name) FRIDGE_INTERFACE ".Error." name
+#define INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
+#define LIMITS_EXCEEDED "org.freedesktop.DBus.Error.LimitsExceeded"
+
+typedef struct Fixture {
+        Harness *h;
+} Fixture;
+
+typedef struct CaseOptions {
+        const char *config;
+} CaseOptions;
+
+static void setup(Fixture *f, gconstpointer data) {
+        const char *why = harness_skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        const CaseOptions *co = data;
+        HarnessOptions o = { .config = co ? co->config : NULL };
+        f->h = harness_new(&o);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->h && g_test_failed())
+                harness_dump_fridged_log(f->h);
+        if (f->h && f->h->fridged_started && harness_stop(f->h) != 0) {
+                g_test_message("fridged did not exit 0 on SIGTERM");
+                harness_dump_fridged_log(f->h);
+                g_test_fail();
+        }
+        harness_free(f->h);
+}
+
+#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
+
+/* Inhibit on `bus`; the fd (ours, O_CLOEXEC) or -1 with *ret_error set */
+static int inhibit_on(sd_bus *bus, const char *who, const char *why, const char *mode, char **ret_error,
+                      char **ret_message) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int fd = -1;
+        if (sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Inhibit", &e, &reply,
+                               "sss", who, why, mode) < 0) {
+                if (ret_error)
+                        *ret_error = g_strdup(e.name);
+                if (ret_message)
+                        *ret_message = g_strdup(e.message);
+                sd_bus_error_free(&e);
+                return -1;
+        }
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
+}
+
+static int inhibit_ok(Harness *h, const char *who, const char *why, const char *mode) {
+        g_autofree char *err = NULL, *msg = NULL;
+        int fd = inhibit_on(h->bus, who, why, mode, &err, &msg);
+        if (fd < 0)
+                g_error("Inhibit(%s, %s, %s) failed: %s: %s", who, why, mode, err, msg);
+        return fd;
+}
+
+typedef struct Row {
+        char *who, *why, *mode, *sender;
+        uint32_t uid, pid;
+} Row;
+
+static void row_free(Row *r) {
+        g_free(r->who);
+        g_free(r->why);
+        g_free(r->mode);
+        g_free(r->sender);
+        g_free(r);
+}
+
+static GPtrArray *list_inhibitors(Harness *h) {
+        sd_bus_message *reply = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(h, FRIDGE_INTERFACE, "ListInhibitors", &reply, &err, &msg, "") < 0)
+                g_error("ListInhibitors failed: %s: %s", err, msg);
+        GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify) row_free);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssssuu)"), >, 0);
+        const char *who, *why, *mode, *sender;
+        uint32_t uid, pid;
+        while (sd_bus_message_read(reply, "(ssssuu)", &who, &why, &mode, &sender, &uid, &pid) > 0) {
+                Row *r = g_new0(Row, 1);
+                *r = (Row) { g_strdup(who), g_strdup(why), g_strdup(mode), g_strdup(sender), uid, pid };
+                g_ptr_array_add(rows, r);
+        }
+        sd_bus_message_unref(reply);
+        return rows;
+}
+
+/* Releases are seen on fridged's loop: wait (bounded) for the count */
+static void wait_inhibitors(Harness *h, guint n) {
+        for (int i = 0; i < 500; i++) {
+                g_autoptr(GPtrArray) rows = list_inhibitors(h);
+                if (rows->len == n)
+                        return;
+                g_usleep(10000);
+        }
+        g_autoptr(GPtrArray) rows = list_inhibitors(h);
+        g_error("fridged lists %u inhibitors, expected %u", rows->len, n);
+}
+
+static uint64_t sleep_queued(Harness *h, unsigned timeout_ms) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        int r = timeout_ms ? harness_sleep(h, "suspend", &cycle, &err, &msg, "queue", "b", 1, "queue-timeout-ms",
+                                           "u", timeout_ms, NULL)
+                           : harness_sleep(h, "suspend", &cycle, &err, &msg, "queue", "b", 1, NULL);
+        if (r < 0)
+                g_error("Sleep with queue failed: %s: %s", err, msg);
+        return cycle;
+}
+
+static uint64_t sleep_ok(Harness *h) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) < 0)
+                g_error("Sleep failed: %s: %s", err, msg);
+        return cycle;
+}
+
+static void expect_finished(Harness *h, uint64_t cycle, int timeout_ms, const char *result, const char *error,
+                            const char *message_has) {
+        g_autofree char *res = NULL, *err = NULL, *msg = NULL;
+        if (!harness_wait_finished(h, cycle, timeout_ms, &res, &err, &msg))
+                g_error("cycle %" G_GUINT64_FORMAT " did not finish within %d ms", cycle, timeout_ms);
+        if (!g_str_equal(res, result) || !g_str_equal(err, error) || (message_has && !strstr(msg, message_has)))
+                g_error("cycle ended (%s, '%s', '%s'); expected (%s, '%s', '%s')", res, err, msg, result, error,
+                        message_has ? message_has : "*");
+}
+
+static void assert_state(Harness *h, const char *want) {
+        g_autofree char *state = harness_get_string(h, "State");
+        g_assert_cmpstr(state, ==, want);
+}
+
+static void assert_fakesys_log_empty(Harness *h) {
+        g_autofree char *log = harness_fakesys_log(h);
+        g_assert_cmpstr(log, ==, "");
+}
+
+static char *fridged_log(Harness *h) {
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &text, NULL, NULL));
+        return g_steal_pointer(&text);
+}
+
+/* ---- block ---- */
+
+static void test_block_refuses(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "burner", "writing a disc", "block");
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), <, 0);
+        g_assert_cmpstr(err, ==, ERR("Inhibited"));
+        g_autofree char *names = g_strdup_printf("blocked by: burner (writing a disc, pid %d)", (int) getpid());
+        g_assert_cmpstr(msg, ==, names);
+        assert_fakesys_log_empty(h);
+        assert_state(h, "idle");
+        g_assert_cmpint(harness_find_signal(h, "SleepImminent", false, 0), <, 0);
+
+        /* a delay inhibitor does not refuse; the released block no longer does */
+        int delay = inhibit_ok(h, "player", "", "delay");
+        close(fd);
+        wait_inhibitors(h, 1);
+        cycle = sleep_ok(h);
+        close(delay);
+        expect_finished(h, cycle, 15000, "done", "", NULL);
+}
+
+static void test_queue_starts_on_release(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "burner", "writing a disc", "block");
+        uint64_t cycle = sleep_queued(h, 0);
+        assert_state(h, "queued");
+        g_autofree char *phase = harness_get_string(h, "Phase");
+        g_assert_cmpstr(phase, ==, "");
+
+        uint64_t other = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &other, &err, &msg, NULL), <, 0);
+        g_assert_cmpstr(err, ==, ERR("Busy"));
+        g_assert_nonnull(strstr(msg, "queued"));
+
+        harness_process_until(h, 300, NULL, NULL);
+        assert_state(h, "queued");
+        assert_fakesys_log_empty(h);
+        close(fd);
+        expect_finished(h, cycle, 15000, "done", "", NULL);
+        g_assert_true(harness_wait_log_line(h, "power/state mem ok", 1000));
+}
+
+static void test_queue_timeout(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "burner", "writing a disc", "block");
+        gint64 start = g_get_monotonic_time();
+        uint64_t cycle = sleep_queued(h, 500);
+        expect_finished(h, cycle, 10000, "failed", ERR("Inhibited"), "still blocked after 500 ms by: burner");
+        g_assert_cmpint(g_get_monotonic_time() - start, >=, 450 * 1000);
+        assert_fakesys_log_empty(h);
+        g_autofree char *last = harness_get_string(h, "LastResult");
+        g_assert_cmpstr(last, ==, "failed");
+        close(fd);
+}
+
+static void test_cancel_queued(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "burner", "", "block");
+        uint64_t cycle = sleep_queued(h, 0);
+        assert_state(h, "queued");
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_cancel(h, cycle, &err, &msg) < 0)
+                g_error("Cancel of a queued cycle failed: %s: %s", err, msg);
+        expect_finished(h, cycle, 5000, "aborted", ERR("Cancelled"), NULL);
+        assert_fakesys_log_empty(h);
+        assert_state(h, "idle");
+        close(fd);
+}
+
+/* ---- delay ---- */
+
+static bool seen_imminent(Harness *h, void *userdata) {
+        return harness_find_signal(h, "SleepImminent", true, *(uint64_t *) userdata) >= 0;
+}
+
+static void test_delay_waits(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "locker", "locking the screen", "delay");
+        uint64_t cycle = sleep_ok(h);
+        g_assert_true(harness_process_until(h, 5000, seen_imminent, &cycle));
+
+        /* held in prepare: nothing flushed, frozen or written */
+        harness_process_until(h, 500, NULL, NULL);
+        g_autofree char *phase = harness_get_string(h, "Phase");
+        g_assert_cmpstr(phase, ==, "prepare");
+        assert_fakesys_log_empty(h);
+        g_autofree char *text = harness_get_string(h, "ProgressText");
+        g_assert_cmpstr(text, ==, "waiting for 1 delay inhibitor");
+
+        /* closing the fd lets it go on at once, long before the 10 s bound */
+        gint64 closed = g_get_monotonic_time();
+        close(fd);
+        g_assert_true(harness_wait_property_signal(h, "Phase", "flush", 2000));
+        gint64 went_on = g_get_monotonic_time() - closed;
+        g_test_message("the cycle went on %.1f ms after the delay fd was closed", went_on / 1000.0);
+        g_assert_cmpint(went_on, <, 1000 * 1000);
+        expect_finished(h, cycle, 15000, "done", "", NULL);
+        int imminent = harness_find_signal(h, "SleepImminent", true, cycle);
+        g_assert_cmpint(imminent, <, harness_find_signal(h, "Resumed", true, cycle));
+}
+
+static void test_delay_timeout(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "slowpoke", "never done", "delay");
+        gint64 start = g_get_monotonic_time();
+        uint64_t cycle = sleep_ok(h);
+        expect_finished(h, cycle, 15000, "done", "", NULL);
+        gint64 took = g_get_monotonic_time() - start;
+        g_test_message("the cycle took %.1f ms with a delay inhibitor that never let go", took / 1000.0);
+        g_assert_cmpint(took, >=, 950 * 1000);
+        g_autofree char *log = fridged_log(h);
+        g_autofree char *named = g_strdup_printf("delay inhibitors still held after 1000 ms, going on without "
+                                                 "them: slowpoke (never done, pid %d)", (int) getpid());
+        if (!strstr(log, named))
+                g_error("fridged's log does not name the late holder ('%s')", named);
+        close(fd);
+}
+
+/* ---- holders that go away ---- */
+
+static void test_holder_gone(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int p[2];
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                sd_bus *bus = NULL;
+                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, h->bus_address) < 0 ||
+                    sd_bus_set_bus_client(bus, 1) < 0 || sd_bus_start(bus) < 0)
+                        _exit(81);
+                int fd = inhibit_on(bus, "child", "", "block", NULL, NULL);
+                (void) !write(p[1], fd >= 0 ? "y" : "n", 1);
+                pause();
+                _exit(0);
+        }
+        close(p[1]);
+        char c = 0;
+        g_assert_cmpint(read(p[0], &c, 1), ==, 1);
+        close(p[0]);
+        g_assert_cmpint(c, ==, 'y');
+        g_autoptr(GPtrArray) rows = list_inhibitors(h);
+        g_assert_cmpuint(rows->len, ==, 1);
+        g_assert_cmpuint(((Row *) rows->pdata[0])->pid, ==, (uint32_t) pid);
+        /* its death ends the lock */
+        g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+        g_assert_cmpint(harness_wait_pid(pid, 5000), !=, -1);
+        wait_inhibitors(h, 0);
+
+        /* a connection that goes away ends its locks, fd still open or not */
+        sd_bus *bus = NULL;
+        g_assert_cmpint(sd_bus_new(&bus), >=, 0);
+        g_assert_cmpint(sd_bus_set_address(bus, h->bus_address), >=, 0);
+        g_assert_cmpint(sd_bus_set_bus_client(bus, 1), >=, 0);
+        g_assert_cmpint(sd_bus_start(bus), >=, 0);
+        int fd1 = inhibit_on(bus, "second", "", "block", NULL, NULL);
+        int fd2 = inhibit_on(bus, "second", "", "delay", NULL, NULL);
+        g_assert_cmpint(fd1, >=, 0);
+        g_assert_cmpint(fd2, >=, 0);
+        wait_inhibitors(h, 2);
+        sd_bus_flush_close_unref(bus);
+        wait_inhibitors(h, 0);
+        uint64_t cycle = sleep_ok(h);
+        expect_finished(h, cycle, 15000, "done", "", NULL);
+        close(fd1);
+        close(fd2);
+}
+
+/* ---- ListInhibitors, limits, arguments ---- */
+
+static void test_list(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        g_autoptr(GPtrArray) none = list_inhibitors(h);
+        g_assert_cmpuint(none->len, ==, 0);
+        int a = inhibit_ok(h, "burner", "writing a disc", "block");
+        int b = inhibit_ok(h, "locker", "", "delay");
+        g_autoptr(GPtrArray) rows = list_inhibitors(h);
+        g_assert_cmpuint(rows->len, ==, 2);
+        const char *unique = NULL;
+        g_assert_cmpint(sd_bus_get_unique_name(h->bus, &unique), >=, 0);
+        const Row *r0 = rows->pdata[0], *r1 = rows->pdata[1];
+        g_assert_cmpstr(r0->who, ==, "burner");
+        g_assert_cmpstr(r0->why, ==, "writing a disc");
+        g_assert_cmpstr(r0->mode, ==, "block");
+        g_assert_cmpstr(r0->sender, ==, unique);
+        g_assert_cmpuint(r0->uid, ==, geteuid());
+        g_assert_cmpuint(r0->pid, ==, (uint32_t) getpid());
+        g_assert_cmpstr(r1->who, ==, "locker");
+        g_assert_cmpstr(r1->why, ==, "");
+        g_assert_cmpstr(r1->mode, ==, "delay");
+        close(a);
+        wait_inhibitors(h, 1);
+        close(b);
+        wait_inhibitors(h, 0);
+}
+
+static void test_connection_limit(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fds[16];
+        for (int i = 0; i < 16; i++)
+                fds[i] = inhibit_ok(h, "many", "", i % 2 ? "delay" : "block");
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(inhibit_on(h->bus, "many", "", "block", &err, &msg), <, 0);
+        g_assert_cmpstr(err, ==, LIMITS_EXCEEDED);
+        g_assert_nonnull(strstr(msg, "16"));
+        close(fds[0]);
+        wait_inhibitors(h, 15);
+        fds[0] = inhibit_ok(h, "again", "", "block");
+        for (int i = 0; i < 16; i++)
+                close(fds[i]);
+        wait_inhibitors(h, 0);
+}
+
+static void expect_invalid(Harness *h, GString *failures, const char *who, const char *why, const char *mode,
+                           const char *names) {
+        g_autofree char *err = NULL, *msg = NULL;
+        int fd = inhibit_on(h->bus, who, why, mode, &err, &msg);
+        g_autofree char *what = g_strdup_printf("Inhibit('%.20s', '%.20s', '%.20s')", who, why, mode);
+        if (fd >= 0) {
+                close(fd);
+                g_string_append_printf(failures, "  %s: succeeded\n", what);
+        } else if (!g_str_equal(err, INVALID_ARGS) || !strstr(msg, names))
+                g_string_append_printf(failures, "  %s: %s: %s (expected InvalidArgs naming %s)\n", what, err, msg,
+                                       names);
+}
+
+static void test_invalid_args(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        g_autoptr(GString) failures = g_string_new(NULL);
+        g_autofree char *long_who = g_strnfill(257, 'w');
+        g_autofree char *long_why = g_strnfill(1025, 'y');
+        g_autofree char *huge = g_strnfill(1 << 20, 'x');
+
+        expect_invalid(h, failures, "app", "", "sometimes", "mode");
+        expect_invalid(h, failures, "app", "", "", "mode");
+        expect_invalid(h, failures, "app", "", "BLOCK", "mode");
+        expect_invalid(h, failures, "", "why", "block", "who");
+        expect_invalid(h, failures, "a\nforged line", "", "block", "who");
+        expect_invalid(h, failures, "app", "tab\there", "delay", "why");
+        expect_invalid(h, failures, "app", "esc\x1b[2J", "delay", "why");
+        expect_invalid(h, failures, long_who, "", "block", "who");
+        expect_invalid(h, failures, "app", long_why, "block", "why");
+        expect_invalid(h, failures, huge, huge, "block", "who");
+
+        /* the queue options */
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *err2 = NULL, *msg2 = NULL, *err3 = NULL, *msg3 = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, "queue-timeout-ms", "u", 1000u, NULL), <, 0);
+        if (!g_str_equal(err, INVALID_ARGS) || !strstr(msg, "queue-timeout-ms"))
+                g_string_append_printf(failures, "  queue-timeout-ms without queue: %s: %s\n", err, msg);
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err2, &msg2, "queue", "b", 1, "queue-timeout-ms", "u",
+                                      5u, NULL), <, 0);
+        if (!g_str_equal(err2, INVALID_ARGS) || !strstr(msg2, "queue-timeout-ms"))
+                g_string_append_printf(failures, "  queue-timeout-ms 5: %s: %s\n", err2, msg2);
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err3, &msg3, "queue", "s", "yes", NULL), <, 0);
+        if (!g_str_equal(err3, INVALID_ARGS) || !strstr(msg3, "queue"))
+                g_string_append_printf(failures, "  queue as a string: %s: %s\n", err3, msg3);
+
+        g_autoptr(GPtrArray) rows = list_inhibitors(h);
+        g_assert_cmpuint(rows->len, ==, 0);
+        assert_fakesys_log_empty(h);
+        if (failures->len)
+                g_error("bad arguments were not refused as the contract says:\n%s", failures->str);
+}
+
+/* ---- no fd leak ---- */
+
+static unsigned count_fds(pid_t pid) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/fd", (int) pid);
+        DIR *d = opendir(path);
+        g_assert_nonnull(d);
+        unsigned n = 0;
+        struct dirent *de;
+        while ((de = readdir(d)))
+                n += de->d_name[0] != '.';
+        closedir(d);
+        return n;
+}
+
+static void test_thousand_fds(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        unsigned baseline = count_fds(h->fridged_pid);
+        unsigned peak = 0;
+        int fds[16];
+        /* 63 rounds of the 16 one connection may hold: 1,008 in all */
+        for (int round = 0; round < 63; round++) {
+                for (int i = 0; i < 16; i++)
+                        fds[i] = inhibit_ok(h, "load", "", i % 2 ? "delay" : "block");
+                if (round == 0)
+                        peak = count_fds(h->fridged_pid);
+                for (int i = 0; i < 16; i++)
+                        close(fds[i]);
+                wait_inhibitors(h, 0);
+        }
+        unsigned now = count_fds(h->fridged_pid);
+        for (int i = 0; i < 200 && now != baseline; i++) {
+                g_usleep(10000);
+                now = count_fds(h->fridged_pid);
+        }
+        g_test_message("fridged's fds: %u at start, %u with 16 inhibitors, %u after 1,008", baseline, peak, now);
+        g_assert_cmpuint(peak, >=, baseline + 16);
+        g_assert_cmpuint(now, ==, baseline);
+}
+
+/* ---- fridgectl ---- */
+
+static void test_fridgectl_inhibit(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        const char *fridgectl = harness_env("FRIDGECTL");
+        if (!fridgectl) {
+                g_test_skip("FRIDGECTL is not set");
+                return;
+        }
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
+        char *argv[] = { (char *) fridgectl, addr, (char *) "inhibit", (char *) "--who=e2e",
+                         (char *) "--why=end to end", (char *) "--", (char *) "sleep", (char *) "30", NULL };
+        int out = -1;
+        pid_t pid = harness_spawn_bg(argv, &out);
+        wait_inhibitors(h, 1);
+        g_autoptr(GPtrArray) rows = list_inhibitors(h);
+        const Row *r = rows->pdata[0];
+        g_assert_cmpstr(r->who, ==, "e2e");
+        g_assert_cmpstr(r->why, ==, "end to end");
+        g_assert_cmpstr(r->mode, ==, "block"); /* the default mode */
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), <, 0);
+        g_assert_cmpstr(err, ==, ERR("Inhibited"));
+        g_assert_nonnull(strstr(msg, "e2e (end to end, pid"));
+
+        char *list_argv[] = { (char *) fridgectl, addr, (char *) "inhibitors", NULL };
+        g_autofree char *text = NULL;
+        g_assert_cmpint(harness_run(list_argv, 10000, &text), ==, 0);
+        g_test_message("fridgectl inhibitors:\n%s", text);
+        g_assert_nonnull(strstr(text, "e2e"));
+        g_assert_nonnull(strstr(text, "end to end"));
+        char *json_argv[] = { (char *) fridgectl, addr, (char *) "--json", (char *) "inhibitors", NULL };
+        g_autofree char *json = NULL;
+        g_assert_cmpint(harness_run(json_argv, 10000, &json), ==, 0);
+        g_test_message("fridgectl --json inhibitors: %s", json);
+        g_assert_nonnull(strstr(json, "\"who\":\"e2e\""));
+        g_assert_nonnull(strstr(json, "\"mode\":\"block\""));
+
+        /* SIGTERM goes to the command; when it ends, so does the lock */
+        g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
+        int status = harness_wait_pid(pid, 10000);
+        close(out);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 128 + SIGTERM);
+        wait_inhibitors(h, 0);
+
+        /* --queue: the cycle waits for a delay-free, block-free moment */
+        int fd = inhibit_ok(h, "burner", "", "block");
+        char *suspend_argv[] = { (char *) fridgectl, addr, (char *) "--no-progress", (char *) "suspend",
+                                 (char *) "--queue", NULL };
+        int sout = -1;
+        pid_t spid = harness_spawn_bg(suspend_argv, &sout);
+        g_assert_true(harness_wait_property_signal(h, "State", "queued", 10000));
+        close(fd);
+        int sstatus = harness_wait_pid(spid, 15000);
+        g_autofree char *stext = harness_read_all(sout);
+        g_test_message("fridgectl suspend --queue:\n%s", stext);
+        g_assert_true(WIFEXITED(sstatus));
+        g_assert_cmpint(WEXITSTATUS(sstatus), ==, 0);
+}
+
+int main(int argc, char *argv[]) {
+        g_test_init(&argc, &argv, NULL);
+#define ADD(name, fn, data) g_test_add("/inhibit/" name, Fixture, data, setup, fn, teardown)
+        static const CaseOptions long_delay = { .config = "[Delay]\nTimeoutMs=10000\n" };
+        static const CaseOptions short_delay = { .config = "[Delay]\nTimeoutMs=1000\n" };
+        ADD("block-refuses", test_block_refuses, NULL);
+        ADD("queue-starts-on-release", test_queue_starts_on_release, NULL);
+        ADD("queue-timeout", test_queue_timeout, NULL);
+        ADD("cancel-queued", test_cancel_queued, NULL);
+        ADD("delay-waits", test_delay_waits, &long_delay);
+        ADD("delay-timeout", test_delay_timeout, &short_delay);
+        ADD("holder-gone", test_holder_gone, NULL);
+        ADD("list", test_list, NULL);
+        ADD("connection-limit", test_connection_limit, NULL);
+        ADD("invalid-args", test_invalid_args, NULL);
+        ADD("thousand-fds", test_thousand_fds, NULL);
+        ADD("fridgectl-inhibit", test_fridgectl_inhibit, NULL);
+        return g_test_run();
+}
