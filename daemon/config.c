@@ -19,6 +19,7 @@ Config *config_new_default(void) {
         c->freeze_roots = g_strsplit("user.slice", ";", -1);
         c->freeze_timeout_ms = 10000;
         c->delay_timeout_ms = 5000;
+        c->hook_timeout_ms = 120000;
         c->tuxonice = (TuxOnIceConfig) { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET, .enable_escape = -1 };
         return c;
 }
@@ -197,6 +198,8 @@ static int apply_key(Config *c, const KeyContext *k, const char *v) {
                 c->resume_device = *v ? g_strdup(v) : NULL;
                 return 0;
         }
+        if (IS("Sleep", "HookTimeoutMs"))
+                return set_uint(k, v, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS, &c->hook_timeout_ms);
         if (IS("Sleep", "Retries"))
                 return set_uint(k, v, 0, 10, &c->retries);
         if (IS("Sleep", "RetryDelayMs"))

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cycle.h"
+#include "logind.h"
 #include "inhibit.h"
 #include "plan.h"
 #include "power.h"
@@ -115,6 +116,25 @@ const char *manager_cgroup_root(const Manager *m);
 /* Cancels cycle `id` (0: the running one). -ESRCH: no such cycle running.
  * -EINPROGRESS: past the point of no return. */
 int manager_cancel(Manager *m, uint64_t id, const char *why);
+
+/* systemd's sleep path. The hook's `pre` joins the cycle a logind-driven
+ * Sleep handed over to logind, else starts a new cycle; it is done when the
+ * cycle is frozen and waits in phase kernel while systemd-sleep writes the
+ * state. The hook's `post` thaws and finishes that cycle. `done` is called
+ * exactly once for each call that returned >= 0: r >= 0 when that point was
+ * reached (post: the cycle finished done), else with the cycle's error and
+ * message. -EBUSY: another cycle runs; -ESRCH (post): no cycle waits for it. */
+typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, CycleError error, const char *message);
+int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                     char **ret_message);
+int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                      char **ret_message);
+
+/* The logind driver (borrowed; NULL: none). Sleep uses it with Driver=logind,
+ * or Driver=auto while logind is on the bus. */
+void manager_set_logind(Manager *m, Logind *l);
+/* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
+void manager_on_prepare_for_sleep(void *manager, bool start);
 
 /* SIGTERM: ends a running cycle as aborted, thawing everything. */
 void manager_shutdown(Manager *m);

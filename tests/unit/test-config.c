@@ -48,6 +48,17 @@ static void test_bad_values_keep_defaults(void) {
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
 }
 
+static void test_hook_timeout(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 120000);
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\nDriver=logind\n"), ==, 0);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+        g_assert_cmpint(c->driver, ==, DRIVER_LOGIND);
+        /* below the floor: a typo must not thaw a sleeping machine at once */
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=5\n"), ==, 1);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+}
+
 static void test_tuxonice_defaults_keep_the_kernels(void) {
         g_autoptr(Config) c = config_new_default();
         g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
@@ -191,6 +202,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/defaults", test_defaults);
         g_test_add_func("/config/values", test_values);
         g_test_add_func("/config/bad-values-keep-defaults", test_bad_values_keep_defaults);
+        g_test_add_func("/config/hook-timeout", test_hook_timeout);
         g_test_add_func("/config/syntax-error", test_syntax_error);
         g_test_add_func("/config/tuxonice-defaults-keep-the-kernels", test_tuxonice_defaults_keep_the_kernels);
         g_test_add_func("/config/tuxonice-values", test_tuxonice_values);
