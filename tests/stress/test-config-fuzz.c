@@ -91,7 +91,7 @@ static void insert(GByteArray *t, guint at, const void *bytes, guint n) {
 }
 
 static const char *const bad_lines[] = {
-        "[Sleep\n", "[]\n", "[Nope]\n", "[Sleep]]\n", "[Sl\xff" "eep]\n", "Nope=1\n", "=value\n", "Retries\n",
+        "[Sleep\n", "[]\n", "[Nope]\n", "[Sleep]]\n", "[Sl\xff\x65\x65p]\n", "Nope=1\n", "=value\n", "Retries\n",
         "Retries[de]=3\n", "Units[de]=x.service\n", "[Late]\nUnits=\n", "[Late]\nCgroups=/abs;../up\n",
         "[Early]\nUnits=a/b.service\n", "[Early]\nUnits=[oops\n", "  \t\n", "#\xff\n", "[Freeze]\nRoots=a//b\n",
 };
