@@ -127,7 +127,8 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret
         const sd_bus_error *e = sd_bus_message_get_error(m);
         if (e) {
                 log_error("Failed to own %s: %s", FRIDGE_BUS_NAME, e->message);
-                return sd_event_exit(userdata, -EEXIST);
+                /* the bus policy says no (a non-root fridged), or another owns it */
+                return sd_event_exit(userdata, sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -EEXIST);
         }
         log_info("fridged %s ready on %s", FRIDGE_VERSION, FRIDGE_BUS_NAME);
         (void) sd_notify(false, "READY=1\nSTATUS=Idle.");
