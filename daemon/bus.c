@@ -542,11 +542,15 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         int fd;
         uint64_t id;
         r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);
+        /* The caller (the holder) is the implicit argument here: a cgroup
+         * that cannot be read is as unholdable as one outside the roots */
         if (r == -EPERM)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "the caller's cgroup is outside the freeze roots; nothing to hold");
         if (r == -ESRCH)
-                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "cannot tell the caller's cgroup");
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
+                                        "nothing to hold");
         if (r < 0)
                 return bus_error_from_errno(error, r, r == -EOPNOTSUPP ? "there is no cgroup v2 hierarchy" : NULL);
 
