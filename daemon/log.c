@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <systemd/sd-journal.h>
 
 #include "util.h"
@@ -52,12 +55,24 @@ int log_internal(int level, int error, const char *fmt, ...) {
         return r;
 }
 
-void log_struct_event(int level, const char *message_id, const char *message, ...) {
-        if (level <= max_level)
-                fprintf(stderr, "%s\n", message);
+/* JOURNAL_STREAM names the journal's stream as DEV:INODE; it may be
+ * inherited by a process whose stderr went elsewhere */
+static bool stderr_is_journal(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
 
-        /* Only under systemd is there a journal to give the structured entry to */
-        if (!getenv("JOURNAL_STREAM") && !getenv("INVOCATION_ID"))
+void log_struct_event(int level, const char *message_id, const char *message, ...) {
+        /* Under systemd the structured entry is the journal's copy; a second
+         * one through stderr would show every event twice */
+        bool journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+        if (level <= max_level && !(journal && stderr_is_journal()))
+                fprintf(stderr, "%s\n", message);
+        if (!journal)
                 return;
 
         struct iovec iov[16];

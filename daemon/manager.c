@@ -931,8 +931,9 @@ static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOption
         return 0;
 }
 
+/* A hook cycle's kernel phase is systemd-sleep's: it is named for who sleeps */
 static const char *const driver_names[] = {
-        [CYCLE_DRIVER_DIRECT] = "direct", [CYCLE_DRIVER_HOOK] = "hook", [CYCLE_DRIVER_LOGIND] = "logind",
+        [CYCLE_DRIVER_DIRECT] = "direct", [CYCLE_DRIVER_HOOK] = "systemd", [CYCLE_DRIVER_LOGIND] = "logind",
 };
 
 /* The new running cycle; it starts from the loop */
