@@ -61,6 +61,7 @@ const char *bus_cycle_error_name(CycleError e) {
                 [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
                 [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
                 [CYCLE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
+                [CYCLE_ERROR_INTERRUPTED] = ERROR_PREFIX "Interrupted",
         };
         return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
 }

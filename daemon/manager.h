@@ -116,7 +116,13 @@ const char *manager_cgroup_root(const Manager *m);
  * -EINPROGRESS: past the point of no return. */
 int manager_cancel(Manager *m, uint64_t id, const char *why);
 
-/* SIGTERM: ends a running cycle as aborted, thawing everything. */
+/* Once the bus name is owned: a cycle that an earlier fridged left
+ * unfinished (its record in the state directory; what it froze was thawed
+ * at start-up) ends now with CycleFinished "failed", error Interrupted. */
+void manager_report_interrupted(Manager *m);
+
+/* SIGTERM: ends a running cycle as aborted (failed once the state write was
+ * issued: the machine may have slept), thawing everything. */
 void manager_shutdown(Manager *m);
 
 /* Properties */
