@@ -2,6 +2,7 @@
 #include "bus.h"
 
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/types.h>
 #include <string.h>
@@ -685,10 +686,17 @@ const sd_bus_vtable fridge_vtable[] = {
 
 /* ---- emission ---- */
 
+/* The clock, not sd_event_now(): the loop's cached time can be a whole
+ * long iteration old (a freeze stage over hundreds of cgroups), and a
+ * stale stamp would let the next emission through too early */
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
 static void emit_progress(Bus *b) {
-        uint64_t now = 0;
-        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
-        b->last_progress_emit = now;
+        b->last_progress_emit = monotonic_usec();
         b->progress_pending = false;
         (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
         int r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Progress",
@@ -746,8 +754,7 @@ static void on_changed(void *userdata, unsigned what) {
         if (!(what & MANAGER_CHANGED_PROGRESS))
                 return;
 
-        uint64_t now = 0;
-        (void) sd_event_now(sd_bus_get_event(b->bus), CLOCK_MONOTONIC, &now);
+        uint64_t now = monotonic_usec();
         if (now >= b->last_progress_emit + EMIT_INTERVAL_USEC || b->last_progress_emit == 0) {
                 emit_progress(b);
                 return;

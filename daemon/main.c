@@ -135,7 +135,9 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret
         const sd_bus_error *e = sd_bus_message_get_error(m);
         if (e) {
                 log_error("Failed to own %s: %s", FRIDGE_BUS_NAME, e->message);
-                return sd_event_exit(d->event, -EEXIST);
+                /* the bus policy says no (a non-root fridged), or another owns it */
+                return sd_event_exit(d->event,
+                                     sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -EEXIST);
         }
         /* Clients watching across the restart learn how the last cycle ended */
         manager_report_interrupted(d->manager);

@@ -496,8 +496,12 @@ static void enter_flush(Manager *m) {
         Cycle *c = m->cycle;
         char **mounts = NULL;
 
-        if (flush_read_dirty(m->proc_fd, &c->flush_start_kib) < 0)
+        int k = flush_read_dirty(m->proc_fd, &c->flush_start_kib);
+        if (k < 0) {
+                /* the flush itself does not need the figure: it goes on, without progress */
+                log_warning_errno(k, "Cannot read Dirty/Writeback from /proc/meminfo, flushing without progress: %m");
                 c->flush_start_kib = 0;
+        }
         if (flush_list_mounts(m->proc_fd, &mounts) < 0)
                 mounts = NULL; /* logged; the job falls back to sync() */
         flush_update_progress(m);
@@ -935,11 +939,16 @@ static int on_step(sd_event_source *s, void *userdata) {
 
 /* ---- the API ---- */
 
-static int check_word(char **offered, const char *word, const char *file, char **ret_message) {
+static int check_word(const PowerCaps *caps, char **offered, const char *word, const char *file,
+                      char **ret_message) {
         if (offered && g_strv_contains((const char *const *) offered, word))
                 return 0;
-        *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
-                               : g_strdup_printf("the kernel has no /sys/power/%s", file);
+        /* absent and malformed are different troubles for whoever reads this */
+        if (!offered && caps->problem && strstr(caps->problem, file))
+                *ret_message = g_strdup_printf("cannot use %s in /sys/power/%s: %s", word, file, caps->problem);
+        else
+                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
+                                       : g_strdup_printf("the kernel has no /sys/power/%s", file);
         return -EOPNOTSUPP;
 }
 
@@ -948,7 +957,8 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         g_autoptr(PowerCaps) caps = NULL;
         int r = power_caps_read(m->sysfs_fd, &caps);
         if (r < 0) {
-                *ret_message = g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
+                *ret_message = r == -EBADMSG ? g_strdup("/sys/power/state is malformed: not a list of words")
+                                             : g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
                 return -EOPNOTSUPP;
         }
 
@@ -957,7 +967,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
                 *ret_message = g_strdup(reason);
                 return -EOPNOTSUPP;
         }
-        if (o->mem_sleep && (r = check_word(caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
+        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
                 return r;
         if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
             !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
@@ -965,7 +975,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
                                                m->config->mem_sleep);
                 return -EOPNOTSUPP;
         }
-        if (o->pm_test && (r = check_word(caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
+        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
                 return r;
         if (o->wake_after_sec > 0 && !caps->has_rtc) {
                 *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
@@ -1345,7 +1355,7 @@ const char *manager_last_wake_reason(const Manager *m) {
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
         g_autoptr(PowerCaps) caps = NULL;
         if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/sys/power/state is missing or unreadable";
+                *ret_reason = "/sys/power/state is missing, unreadable or malformed";
                 return "na";
         }
         /* power_can's reasons are static strings: they outlive caps */

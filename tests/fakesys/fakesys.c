@@ -933,13 +933,13 @@ static void usage(FILE *out, const char *argv0)
                 "  --pm-test=WORDS     (default \"[none] core processors platform devices freezer\")\n"
                 "  --sleep-ms=N        simulated sleep length (default 100)\n"
                 "  --tuxonice          also a TuxOnIce power/tuxonice tree\n"
-                "  --no-pm-test --no-mem-sleep --no-rtc --allow-other\n",
+                "  --no-pm-test --no-mem-sleep --no-rtc --no-wakeup-count --allow-other\n",
                 argv0);
 }
 
 static bool parse_options(int argc, char **argv, bool *allow_other)
 {
-        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_ALLOW, O_HELP, O_TOI };
+        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_NOWC, O_ALLOW, O_HELP, O_TOI };
         static const struct option opts[] = {
                 { "states", required_argument, NULL, O_STATES },
                 { "mem-sleep", required_argument, NULL, O_MEM },
@@ -949,6 +949,7 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 { "no-pm-test", no_argument, NULL, O_NOPM },
                 { "no-mem-sleep", no_argument, NULL, O_NOMEM },
                 { "no-rtc", no_argument, NULL, O_NORTC },
+                { "no-wakeup-count", no_argument, NULL, O_NOWC },
                 { "allow-other", no_argument, NULL, O_ALLOW },
                 { "tuxonice", no_argument, NULL, O_TOI },
                 { "help", no_argument, NULL, O_HELP },
@@ -971,6 +972,7 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 case O_NOPM: files[F_PM_TEST].present = false; break;
                 case O_NOMEM: files[F_MEM_SLEEP].present = false; break;
                 case O_NORTC: files[F_WAKEALARM].present = false; break;
+                case O_NOWC: files[F_WAKEUP_COUNT].present = false; break;
                 case O_ALLOW: *allow_other = true; break;
                 case O_TOI:
                         for (int i = F_TOI_FIRST; i < N_FILES; i++)

@@ -721,8 +721,8 @@ static void start_fridged(Harness *h) {
         char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, (char *) "-v",
                          a_cgroup, a_proc, NULL };
         if (!a_cgroup) { /* keep the optional arguments contiguous */
-                argv[8] = a_proc;
-                argv[9] = NULL;
+                argv[7] = a_proc;
+                argv[8] = NULL;
         }
         SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
                         .extra_fd = -1, .env = (const char *const *) env->pdata };

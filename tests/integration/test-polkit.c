@@ -45,6 +45,19 @@ static void expect_denied(Harness *h, const char *const *args, const char *says)
                 g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
 }
 
+/* SetClass has no fridgectl command: busctl, as uid 65534 */
+static void expect_set_class_denied(Harness *h) {
+        g_autofree char *cmd = g_strdup_printf("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- busctl "
+                                               "--address='%s' call io.fridge.Fridge1 /io/fridge/Fridge1 "
+                                               "io.fridge.Fridge1 SetClass ss user.slice late 2>&1", h->bus_address);
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(sh, 20000, &out);
+        g_test_message("SetClass as nobody -> %d: %s", status, out);
+        g_assert_true(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        g_assert_nonnull(strstr(out, "Access denied")); /* busctl prints errno text, not the message */
+}
+
 static char *polkit_log(Harness *h) {
         char *text = NULL;
         g_assert_true(g_file_get_contents(h->polkit_log, &text, NULL, NULL));
@@ -77,6 +90,7 @@ static void test_polkit_says_no(Fixture *f, gconstpointer data) {
         expect_denied(h, hold, "io.fridge.inhibit");
         const char *const inhibit[] = { "inhibit", "--mode=block", "--why=test", "--", "true", NULL };
         expect_denied(h, inhibit, "io.fridge.inhibit");
+        expect_set_class_denied(h);
         assert_nothing_happened(h);
 
         g_autofree char *log = polkit_log(h);
@@ -84,6 +98,7 @@ static void test_polkit_says_no(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(log, "io.fridge.sleep 65534 no"));
         g_assert_nonnull(strstr(log, "io.fridge.hibernate 65534 no"));
         g_assert_nonnull(strstr(log, "io.fridge.inhibit 65534 no"));
+        g_assert_nonnull(strstr(log, "io.fridge.configure 65534 no"));
 }
 
 static void test_challenge(Fixture *f, gconstpointer data) {
