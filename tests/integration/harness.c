@@ -851,6 +851,7 @@ void harness_restart_fridged(Harness *h) {
                 if (status == -1)
                         g_error("fridged (pid %d) did not exit within 10 s", (int) h->fridged_pid);
                 h->fridged_pid = 0;
+                h->fridged_status = status;
         }
         if (h->notify_fd >= 0)
                 close(h->notify_fd);

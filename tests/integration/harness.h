@@ -123,9 +123,10 @@ bool harness_wait_notify(Harness *h, const char *line, int timeout_ms);
 
 /* Sends `sig` to fridged (it is not reaped: see harness_restart_fridged). */
 void harness_kill_fridged(Harness *h, int sig);
-/* Reaps fridged (it must exit within 10 s) and starts it again on the same
- * bus, kernel and state directory; returns once it sent READY=1. The test's
- * bus connection and recorded signals stay. */
+/* Reaps fridged (it must exit within 10 s; its wait status goes to
+ * fridged_status) and starts it again on the same bus, kernel and state
+ * directory; returns once it sent READY=1. The test's bus connection and
+ * recorded signals stay. */
 void harness_restart_fridged(Harness *h);
 
 /* Prints fridged's stderr (the whole file) as test messages. */
