@@ -35,6 +35,7 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "median.h"
 #include "plan.h"
 #include "scratch.h"
 
@@ -44,17 +45,6 @@
 #define GOAL_PLAN_MS 20.0
 
 static const char classes_conf[] = "[NoFreeze]\nUnits=zz.service\n";
-
-static int compare_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return (x > y) - (x < y);
-}
-
-/* Sorts v in place */
-static double median(double *v, size_t n) {
-        qsort(v, n, sizeof(v[0]), compare_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double ms_since(int64_t t0) {
         return (double) (g_get_monotonic_time() - t0) / 1000.0;

@@ -85,9 +85,13 @@ static const struct {
         { "monitor",      COMMAND_MONITOR },
         { "plan",         COMMAND_PLAN },
         { "hold",         COMMAND_HOLD },
+        { "hook",         COMMAND_HOOK },
         { "inhibit",      COMMAND_INHIBIT },
         { "inhibitors",   COMMAND_INHIBITORS },
 };
+
+/* systemd-sleep's kinds; fridged maps suspend-then-hibernate */
+static const char *const hook_kinds[] = { "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate" };
 
 __attribute__((format(printf, 3, 4)))
 static int usage_error(char *err, size_t err_size, const char *fmt, ...) {
@@ -273,6 +277,25 @@ static int parse_command(const char *word, Command *ret) {
         return -EINVAL;
 }
 
+static int apply_hook_word(const char *word, Args *a, char *err, size_t err_size) {
+        if (!a->hook_when) {
+                if (strcmp(word, "pre") != 0 && strcmp(word, "post") != 0)
+                        return usage_error(err, err_size, "hook: \"%s\" is neither pre nor post", word);
+                a->hook_when = word;
+                return 0;
+        }
+        if (a->hook_kind)
+                return usage_error(err, err_size, "hook: unexpected argument \"%s\"", word);
+        for (size_t i = 0; i < ELEMENTSOF(hook_kinds); i++)
+                if (strcmp(word, hook_kinds[i]) == 0) {
+                        a->hook_kind = word;
+                        return 0;
+                }
+        return usage_error(err, err_size,
+                           "hook: unknown kind \"%s\" (expected suspend, hibernate, hybrid-sleep or "
+                           "suspend-then-hibernate)", word);
+}
+
 /* Positional words: the command, then the optional CYCLE of "cancel" or
  * the CLASS of "hold". */
 static int apply_positional(const char *word, Args *a, bool *have_cycle, char *err, size_t err_size) {
@@ -292,6 +315,8 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
                 a->hold_class = word;
                 return 0;
         }
+        if (a->command == COMMAND_HOOK)
+                return apply_hook_word(word, a, err, err_size);
         if (a->command == COMMAND_CANCEL && !*have_cycle) {
                 if (parse_u64(word, &a->cycle) < 0)
                         return usage_error(err, err_size, "cancel: \"%s\" is not a cycle id", word);
@@ -362,6 +387,8 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                         return usage_error(err, err_size, "--%s only applies to %s", scoped[s]->name,
                                            scope_commands[s]);
 
+        if (a.command == COMMAND_HOOK && !a.hook_kind)
+                return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
         if (a.command == COMMAND_HOLD && !a.hold_class)
                 return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");
         if (command_runs_cmd(a.command)) {

@@ -18,6 +18,7 @@ typedef enum Command {
         COMMAND_MONITOR,
         COMMAND_PLAN,
         COMMAND_HOLD,
+        COMMAND_HOOK,
         COMMAND_INHIBIT,
         COMMAND_INHIBITORS,
 } Command;
@@ -62,6 +63,10 @@ typedef struct Args {
         const char *why;                /* NULL: see args_hold_why() */
         char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
                                          * NULL-terminated like argv itself */
+
+        /* hook pre|post KIND, as systemd-sleep passes them (borrowed) */
+        const char *hook_when;
+        const char *hook_kind;
 } Args;
 
 /* Parses argv into *ret. On a usage error returns -EINVAL and writes a

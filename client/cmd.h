@@ -13,5 +13,6 @@ int cmd_cancel(const Args *a, sd_bus *bus);
 int cmd_monitor(const Args *a, sd_bus *bus);
 int cmd_plan(const Args *a, sd_bus *bus);
 int cmd_hold(const Args *a, sd_bus *bus);
+int cmd_hook(const Args *a, sd_bus *bus);
 int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);

@@ -26,6 +26,9 @@ static void print_help(FILE *f) {
               "  hold CLASS -- CMD [ARGS...]\n"
               "                         Run CMD while its cgroup keeps CLASS (early|late|\n"
               "                         nofreeze); exit with CMD's status\n"
+              "  hook pre|post KIND     For systemd-sleep's hook: pre freezes for a sleep\n"
+              "                         systemd writes, post thaws (KIND: suspend|\n"
+              "                         hibernate|hybrid-sleep|suspend-then-hibernate)\n"
               "  inhibit -- CMD [ARGS...]\n"
               "                         Run CMD while holding an inhibitor (block: no cycle\n"
               "                         starts; delay: a cycle waits for CMD, bounded);\n"
@@ -100,6 +103,8 @@ static int run(const Args *a) {
                 return cmd_plan(a, bus);
         case COMMAND_HOLD:
                 return cmd_hold(a, bus);
+        case COMMAND_HOOK:
+                return cmd_hook(a, bus);
         case COMMAND_INHIBIT:
                 return cmd_inhibit(a, bus);
         case COMMAND_INHIBITORS:

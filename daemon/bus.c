@@ -292,6 +292,58 @@ static int method_cancel(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+/* systemd-sleep's words: suspend-then-hibernate starts as a suspend (the
+ * hibernation that may follow comes with hooks of its own) */
+static SleepKind hook_kind_from_string(const char *s) {
+        return g_str_equal(s, "suspend-then-hibernate") ? SLEEP_SUSPEND : sleep_kind_from_string(s);
+}
+
+/* The deferred answer to a Hook call; owns the message's reference */
+static void on_hook_done(void *userdata, uint64_t cycle, int r, CycleError error, const char *message) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
+        if (r >= 0)
+                r = sd_bus_reply_method_return(msg, "t", cycle);
+        else
+                r = sd_bus_reply_method_errorf(msg, bus_cycle_error_name(error), "cycle %" G_GUINT64_FORMAT ": %s",
+                                               cycle, message);
+        if (r < 0)
+                log_warning_errno(r, "Failed to answer the sleep hook: %m");
+}
+
+static int method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *when, *kind_name;
+
+        int r = sd_bus_message_read(msg, "ss", &when, &kind_name);
+        if (r < 0)
+                return r;
+        bool pre = g_str_equal(when, "pre");
+        if (!pre && !g_str_equal(when, "post"))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "when '%s' is not one of pre, post",
+                                         when);
+        SleepKind kind = hook_kind_from_string(kind_name);
+        if (kind < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "kind '%s' is not one of suspend, hibernate, hybrid-sleep, "
+                                         "suspend-then-hibernate", kind_name);
+        AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
+
+        uint64_t id;
+        g_autofree char *why = NULL;
+        /* The reply comes later, from on_hook_done: it owns this reference */
+        sd_bus_message_ref(msg);
+        if (pre) {
+                manager_set_client_pid(b->manager, caller_pid(msg));
+                r = manager_hook_pre(b->manager, kind, on_hook_done, msg, &id, &why);
+        } else
+                r = manager_hook_post(b->manager, kind, on_hook_done, msg, &id, &why);
+        if (r < 0) {
+                sd_bus_message_unref(msg);
+                return bus_error_from_errno(error, r, why);
+        }
+        return 1;
+}
+
 static int method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         g_autoptr(Plan) plan = NULL;
@@ -491,11 +543,15 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         int fd;
         uint64_t id;
         r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);
+        /* The caller (the holder) is the implicit argument here: a cgroup
+         * that cannot be read is as unholdable as one outside the roots */
         if (r == -EPERM)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "the caller's cgroup is outside the freeze roots; nothing to hold");
         if (r == -ESRCH)
-                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "cannot tell the caller's cgroup");
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
+                                        "nothing to hold");
         if (r < 0)
                 return bus_error_from_errno(error, r, r == -EOPNOTSUPP ? "there is no cgroup v2 hierarchy" : NULL);
 
@@ -649,6 +705,8 @@ const sd_bus_vtable fridge_vtable[] = {
                                 method_sleep, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_ARGS("t", cycle), SD_BUS_NO_RESULT, method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Hook", SD_BUS_ARGS("s", when, "s", kind), SD_BUS_RESULT("t", cycle), method_hook,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetPlan", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssss)", plan), method_get_plan,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetClass", SD_BUS_ARGS("s", unit_or_cgroup, "s", class), SD_BUS_NO_RESULT,
@@ -791,6 +849,8 @@ static void on_finished(void *userdata, uint64_t cycle, CycleResult result, Cycl
                                    cycle_result_to_string(result), bus_cycle_error_name(error), message);
         if (r < 0)
                 log_warning_errno(r, "Failed to emit CycleFinished: %m");
+        /* On the socket before the manager forgets the cycle's record */
+        (void) sd_bus_flush(b->bus);
 }
 
 static const ManagerOps bus_manager_ops = {

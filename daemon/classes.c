@@ -236,9 +236,15 @@ static int load_file(ClassRules *r, const char *path) {
         g_autofree char *text = NULL;
         g_autoptr(GError) error = NULL;
 
-        if (!g_file_get_contents(path, &text, NULL, &error)) {
+        gsize len;
+        if (!g_file_get_contents(path, &text, &len, &error)) {
                 log_warning("%s: cannot read: %s; file skipped", path, error->message);
                 return -EIO;
+        }
+        unsigned nul = keyfile_nul_line(text, len);
+        if (nul > 0) {
+                log_warning("%s:%u: contains a NUL byte; file skipped", path, nul);
+                return -EINVAL;
         }
         return class_rules_add_text(r, path, text);
 }

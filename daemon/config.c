@@ -19,6 +19,7 @@ Config *config_new_default(void) {
         c->freeze_roots = g_strsplit("user.slice", ";", -1);
         c->freeze_timeout_ms = 10000;
         c->delay_timeout_ms = 5000;
+        c->hook_timeout_ms = 120000;
         c->tuxonice = (TuxOnIceConfig) { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET, .enable_escape = -1 };
         return c;
 }
@@ -153,6 +154,21 @@ static int set_compressor(const KeyContext *k, const char *value, char **dst) {
         return 0;
 }
 
+/* A device path or MAJ:MIN, matched against /proc/swaps later: only text
+ * that can be one, so that what is logged and compared is plain UTF-8 */
+static int set_resume_device(const KeyContext *k, const char *value, char **dst) {
+        bool ok = strlen(value) <= 4096 && g_utf8_validate(value, -1, NULL);
+        for (const unsigned char *p = (const unsigned char *) value; ok && *p; p++)
+                ok = *p >= 0x20 && *p != 0x7f;
+        if (!ok) {
+                bad_value(k, "(not shown)", "empty, a device path or MAJ:MIN (UTF-8, no control characters)");
+                return -EINVAL;
+        }
+        g_free(*dst);
+        *dst = *value ? g_strdup(value) : NULL;
+        return 0;
+}
+
 /* -1 for empty: the kernel's setting stays */
 static int set_tristate(const KeyContext *k, const char *value, int *dst) {
         static const char *const yes[] = { "yes", "true", "on", "1", NULL };
@@ -192,11 +208,10 @@ static int apply_key(Config *c, const KeyContext *k, const char *v) {
                 return set_choice(k, v, mem_sleep_modes, TRUE, &c->mem_sleep);
         if (IS("Sleep", "HibernateMode"))
                 return set_choice(k, v, disk_modes, FALSE, &c->hibernate_mode);
-        if (IS("Sleep", "ResumeDevice")) {
-                g_free(c->resume_device);
-                c->resume_device = *v ? g_strdup(v) : NULL;
-                return 0;
-        }
+        if (IS("Sleep", "ResumeDevice"))
+                return set_resume_device(k, v, &c->resume_device);
+        if (IS("Sleep", "HookTimeoutMs"))
+                return set_uint(k, v, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS, &c->hook_timeout_ms);
         if (IS("Sleep", "Retries"))
                 return set_uint(k, v, 0, 10, &c->retries);
         if (IS("Sleep", "RetryDelayMs"))
@@ -257,10 +272,16 @@ static unsigned apply_file(Config *c, const char *path) {
         g_autofree char *text = NULL;
         g_autoptr(GError) error = NULL;
 
-        if (!g_file_get_contents(path, &text, NULL, &error)) {
+        gsize len;
+        if (!g_file_get_contents(path, &text, &len, &error)) {
                 if (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
                         return 0;
                 log_warning("%s: cannot read: %s; ignored", path, error->message);
+                return 1;
+        }
+        unsigned nul = keyfile_nul_line(text, len);
+        if (nul > 0) {
+                log_warning("%s:%u: contains a NUL byte; file ignored", path, nul);
                 return 1;
         }
         log_debug("Reading %s", path);

@@ -20,6 +20,8 @@ typedef enum FlushOnTimeout {
 #define FLUSH_TIMEOUT_MAX_MS 3600000U
 #define FREEZE_TIMEOUT_MIN_MS 100U
 #define FREEZE_TIMEOUT_MAX_MS 600000U
+#define HOOK_TIMEOUT_MIN_MS 100U
+#define HOOK_TIMEOUT_MAX_MS 3600000U
 /* How long delay inhibitors may hold a cycle in prepare ([Delay] TimeoutMs) */
 #define DELAY_TIMEOUT_MAX_MS 20000U
 /* How long a queued cycle waits for the block inhibitors to go */
@@ -55,6 +57,7 @@ typedef struct Config {
         char **freeze_roots;
         uint32_t freeze_timeout_ms;
         uint32_t delay_timeout_ms;
+        uint32_t hook_timeout_ms; /* awake time a hook cycle waits for the other hook */
         TuxOnIceConfig tuxonice;
 } Config;
 

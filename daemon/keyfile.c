@@ -15,22 +15,47 @@ bool keyfile_line_is_key_value(const char *l) {
         return eq && eq != l && l[0] != '[';
 }
 
-/* GKeyFile names no line in its syntax errors, so find the first line it
- * cannot take: administrators fix files by line number. 0 when none. */
-unsigned keyfile_syntax_error_line(const char *text) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        bool in_group = false;
+static bool keyfile_loads(const char *text, gsize len) {
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        return g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, NULL);
+}
 
-        for (unsigned i = 0; lines[i]; i++) {
-                g_autofree char *l = g_strstrip(g_strdup(lines[i]));
-                if (!*l || *l == '#')
-                        continue;
-                if (keyfile_line_is_group(l) && g_str_has_suffix(l, "]"))
-                        in_group = true;
-                else if (!in_group || !keyfile_line_is_key_value(l))
-                        return i + 1;
+/* GKeyFile names no line in its syntax errors, so find the first line it
+ * cannot take: administrators fix files by line number. GKeyFile parses
+ * line by line and stops at the first bad one, so a prefix of whole lines
+ * fails exactly when it holds that line: bisect on the prefixes, which asks
+ * GKeyFile itself (its rules for group and key names are subtle) and stays
+ * quick on a huge file. 0 when the text loads. */
+unsigned keyfile_syntax_error_line(const char *text) {
+        g_autoptr(GArray) ends = g_array_new(FALSE, FALSE, sizeof(gsize)); /* after each line's '\n' */
+        for (const char *p = text; *p; p++)
+                if (*p == '\n')
+                        g_array_append_val(ends, (gsize) { (gsize) (p - text) + 1 });
+        gsize total = strlen(text);
+        if (ends->len == 0 || g_array_index(ends, gsize, ends->len - 1) != total)
+                g_array_append_val(ends, total);
+        if (keyfile_loads(text, total))
+                return 0;
+
+        guint lo = 0, hi = ends->len - 1; /* the first failing prefix ends at line index hi */
+        while (lo < hi) {
+                guint mid = lo + (hi - lo) / 2;
+                if (keyfile_loads(text, g_array_index(ends, gsize, mid)))
+                        lo = mid + 1;
+                else
+                        hi = mid;
         }
-        return 0;
+        return hi + 1;
+}
+
+unsigned keyfile_nul_line(const char *text, size_t len) {
+        const char *nul = memchr(text, '\0', len);
+        if (!nul)
+                return 0;
+        unsigned line = 1;
+        for (const char *p = text; p < nul; p++)
+                line += *p == '\n';
+        return line;
 }
 
 /* The line of [group] when key is NULL, else of the key's last assignment

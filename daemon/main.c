@@ -16,6 +16,7 @@
 #include "fridge-config.h"
 #include "ledger.h"
 #include "log.h"
+#include "logind.h"
 #include "manager.h"
 #include "util.h"
 
@@ -128,6 +129,7 @@ typedef struct Daemon {
         sd_bus *bus;
         Manager *manager;
         Bus *bus_object;
+        Logind *logind;
 } Daemon;
 
 static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -218,6 +220,10 @@ static int daemon_setup(Daemon *d, const Args *a) {
         if (r < 0)
                 return r;
         exempt_bus_daemon(d);
+        r = logind_new(d->bus, manager_on_prepare_for_sleep, d->manager, &d->logind);
+        if (r < 0)
+                return r;
+        manager_set_logind(d->manager, d->logind);
         r = sd_bus_request_name_async(d->bus, NULL, FRIDGE_BUS_NAME, 0, on_name_acquired, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to request %s: %m", FRIDGE_BUS_NAME);
@@ -226,6 +232,9 @@ static int daemon_setup(Daemon *d, const Args *a) {
 
 static void daemon_done(Daemon *d) {
         bus_free(d->bus_object);
+        if (d->manager)
+                manager_set_logind(d->manager, NULL);
+        logind_free(d->logind);
         manager_free(d->manager);
         sd_bus_flush_close_unref(d->bus);
         sd_event_unref(d->event);
@@ -255,7 +264,9 @@ static int thaw_all(const Args *a) {
         r = ledger_thaw_all(ledger, cgroup_fd);
         if (r < 0)
                 return log_error_errno(r, "Failed to thaw from the ledger: %m");
-        log_info("Thawed %d cgroups from the ledger", r);
+        g_autofree char *msg = g_strdup_printf("Thawed %d cgroups from the ledger", r);
+        g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
         return 0;
 }
 

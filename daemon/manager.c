@@ -28,6 +28,19 @@
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
 
+/* Who writes /sys/power/state for a cycle */
+typedef enum CycleDriver {
+        CYCLE_DRIVER_DIRECT,    /* fridged, from its worker */
+        CYCLE_DRIVER_HOOK,      /* systemd-sleep, between the hook's pre and post */
+        CYCLE_DRIVER_LOGIND,    /* as HOOK, after fridged asked logind to sleep */
+} CycleDriver;
+
+/* A Hook call waiting for its answer */
+typedef struct HookWaiter {
+        ManagerHookDone done;
+        void *userdata;
+} HookWaiter;
+
 typedef struct Cycle {
         uint64_t id;
         SleepKind kind;
@@ -61,6 +74,15 @@ typedef struct Cycle {
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
         bool retry_waiting;             /* thawed, waiting out the backoff before the next attempt */
+        CycleDriver driver;
+        bool handed_over;               /* logind was asked to sleep; the hook's pre comes next */
+        bool joined;                    /* the hook's pre belongs to this cycle */
+        bool imminent_sent;             /* SleepImminent went out (once per cycle) */
+        bool waiting_post;              /* frozen; systemd-sleep writes the state */
+        HookWaiter pre, post;
+        uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
+        uint64_t pre_monotonic;
+        sd_event_source *hook_timeout;  /* awake time bound on waiting for a hook */
 
         bool ending;                    /* result decided early: straight to thaw */
         CycleResult result;
@@ -81,6 +103,9 @@ struct Manager {
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
         Freezer *freezer;
         ClassRules *rules;
+        Logind *logind;                 /* borrowed, NULL: no logind driver */
+        uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
+        uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
         GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
         Inhibitors *inhibitors;
@@ -101,6 +126,10 @@ struct Manager {
 };
 
 static void manager_advance(Manager *m);
+static void enter_kernel_hook(Manager *m);
+static void hand_over_to_logind(Manager *m);
+
+#define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
 
 static uint64_t now_usec(void) {
         struct timespec ts;
@@ -123,12 +152,23 @@ static void cycle_stop_work(Cycle *c) {
         c->queued = false;
         c->delay_waiting = false;
         c->retry_waiting = false;
+        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
+}
+
+static void hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message) {
+        HookWaiter t = *w;
+        *w = (HookWaiter) {};
+        if (t.done)
+                t.done(t.userdata, id, r, error, message);
 }
 
 static void cycle_free(Cycle *c) {
         if (!c)
                 return;
         cycle_stop_work(c);
+        /* Only when the manager goes away mid-cycle: nobody is left waiting */
+        hook_waiter_complete(&c->pre, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        hook_waiter_complete(&c->post, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
         cycle_options_clear(&c->opts);
         g_free(c->set_resume);
         devices_wakeup_snapshot_free(c->wakeup_sources);
@@ -142,6 +182,16 @@ static void cycle_free(Cycle *c) {
 static void notify(Manager *m, unsigned what) {
         if (m->ops && m->ops->changed)
                 m->ops->changed(m->userdata, what);
+}
+
+/* Once per cycle: a sleep logind announced has had it already */
+static void emit_sleep_imminent(Manager *m) {
+        Cycle *c = m->cycle;
+        if (c->imminent_sent)
+                return;
+        c->imminent_sent = true;
+        if (m->ops && m->ops->sleep_imminent)
+                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
 }
 
 static void schedule_step(Manager *m) {
@@ -181,9 +231,15 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
         c->result = result;
         c->error = error;
         cycle_stop_work(c);
-        log_info("Cycle %" G_GUINT64_FORMAT " %s %s%s: %s", c->id, cycle_result_to_string(result),
-                 c->phase == PHASE_NONE ? "before it started" : "in phase ", phase_to_string(c->phase),
-                 c->message);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " %s %s%s: %s", c->id,
+                                               cycle_result_to_string(result),
+                                               c->phase == PHASE_NONE ? "before it started" : "in phase ",
+                                               phase_to_string(c->phase), c->message);
+        if (result == RESULT_FAILED) {
+                g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", phase_to_string(c->phase));
+                log_struct_event(LOG_WARNING, FRIDGE_MESSAGE_PHASE_FAILED, msg, phase_field, NULL);
+        } else
+                log_info("%s", msg);
         schedule_step(m);
 }
 
@@ -407,8 +463,7 @@ static void enter_prepare(Manager *m) {
         c->timeout = sd_event_source_disable_unref(c->timeout); /* the queue's bound */
         /* Before anything is flushed or frozen, so delay holders can still
          * act (lock the screen, save state) and what they write is flushed */
-        if (m->ops && m->ops->sleep_imminent)
-                m->ops->sleep_imminent(m->userdata, c->id, c->kind);
+        emit_sleep_imminent(m);
         c->delay_before = inhibit_next_id(m->inhibitors);
         int r = delay_wait_start(m);
         if (r < 0)
@@ -708,6 +763,24 @@ static bool cycle_retry(Manager *m, const PowerRequest *req) {
         return true;
 }
 
+/* Both drivers: the machine is back; thaw next */
+static void report_resumed(Manager *m, uint64_t slept_usec, const char *reason) {
+        Cycle *c = m->cycle;
+        g_free(m->last_wake_reason);
+        m->last_wake_reason = g_strdup(reason);
+        char slept[64], reason_field[512];
+        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
+        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
+                                               c->id, (double) slept_usec / USEC_PER_SEC, reason);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
+        if (m->ops && m->ops->resumed)
+                m->ops->resumed(m->userdata, c->id, slept_usec, reason);
+        notify(m, MANAGER_CHANGED_LAST);
+        set_progress(m, 1.0, "resumed");
+        schedule_step(m);
+}
+
 static void kernel_done(int r, void *data, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
@@ -731,25 +804,17 @@ static void kernel_done(int r, void *data, void *userdata) {
                 log_notice("TuxOnIce hibernated with notes: %s", notes);
         }
 
-        const char *reason = req->wake_reason ? req->wake_reason : "unknown";
         c->resumed_usec = req->returned_usec;
-        g_free(m->last_wake_reason);
-        m->last_wake_reason = g_strdup(reason);
-        char slept[64];
-        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, req->slept_usec);
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
-                                               c->id, (double) req->slept_usec / USEC_PER_SEC, reason);
-        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, NULL);
-        if (m->ops && m->ops->resumed)
-                m->ops->resumed(m->userdata, c->id, req->slept_usec, reason);
-        notify(m, MANAGER_CHANGED_LAST);
-        set_progress(m, 1.0, "resumed");
-        schedule_step(m);
+        report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
 }
 
 static void enter_kernel(Manager *m) {
         Cycle *c = m->cycle;
 
+        if (c->driver != CYCLE_DRIVER_DIRECT) {
+                enter_kernel_hook(m);
+                return;
+        }
         if (c->opts.dry_run && !c->opts.pm_test) {
                 set_progress(m, 1.0, "dry run: not sleeping");
                 schedule_step(m);
@@ -790,11 +855,17 @@ static void cycle_finish(Manager *m) {
         m->last_id = c->id;
         m->last_kind = c->kind;
         m->last_result = c->result;
+        if (m->ops && m->ops->finished)
+                m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
+        /* Only once CycleFinished is out (the bus flushes it): a crash in
+         * between reports the cycle again after the restart rather than never */
         int r = m->state_fd >= 0 ? record_remove(m->state_fd) : 0;
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
-        if (m->ops && m->ops->finished)
-                m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
+        /* A pre still waiting never reached the kernel phase; a post learns how it ended */
+        CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
+        hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
+        hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
         cycle_free(c);
         notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
@@ -929,6 +1000,11 @@ static void manager_advance(Manager *m) {
                 cycle_finish(m);
                 return;
         }
+        /* Logind's sleep runs the hook, whose pre carries on from here */
+        if (c->driver == CYCLE_DRIVER_LOGIND && c->phase == PHASE_FLUSH && !c->joined && !c->ending) {
+                hand_over_to_logind(m);
+                return;
+        }
         enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
 }
 
@@ -1008,17 +1084,75 @@ static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOption
         return 0;
 }
 
+static const char *const driver_names[] = {
+        [CYCLE_DRIVER_DIRECT] = "direct", [CYCLE_DRIVER_HOOK] = "hook", [CYCLE_DRIVER_LOGIND] = "logind",
+};
+
+/* The new running cycle; it starts from the loop */
+static Cycle *cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts) {
+        Cycle *c = g_new0(Cycle, 1);
+        /* A sleep logind announced before its hook ran keeps the id it was announced with */
+        c->imminent_sent = driver == CYCLE_DRIVER_HOOK && m->reserved_id != 0;
+        c->id = c->imminent_sent ? TAKE_ID(m->reserved_id) : m->next_id++;
+        c->kind = kind;
+        c->started_usec = g_get_real_time();
+        c->driver = driver;
+        c->freezer = m->freezer;
+        c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
+        c->opts = *opts;
+        *opts = (CycleOptions) {}; /* the cycle owns the strings now */
+        m->cycle = c;
+
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " started: %s%s (driver %s)", c->id,
+                                               sleep_kind_to_string(kind), c->opts.dry_run ? " (dry run)" : "",
+                                               driver_names[driver]);
+        g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
+        g_autofree char *driver_field = g_strdup_printf("FRIDGE_DRIVER=%s", driver_names[driver]);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, NULL);
+        int r = m->state_fd >= 0 ? record_write_next_id(m->state_fd, m->next_id) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the next cycle id: %m");
+        return c;
+}
+
+/* Options that need the kernel itself keep a cycle direct: logind offers
+ * neither a dry run nor pm_test, mem_sleep modes or a wake alarm */
+static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *ret, char **ret_message) {
+        bool needs_kernel = o->dry_run || o->pm_test || o->mem_sleep || o->wake_after_sec;
+        *ret = CYCLE_DRIVER_DIRECT;
+        if (m->config->driver == DRIVER_DIRECT || needs_kernel)
+                return 0;
+        if (logind_present(m->logind)) {
+                *ret = CYCLE_DRIVER_LOGIND;
+                return 0;
+        }
+        if (m->config->driver == DRIVER_AUTO)
+                return 0;
+        *ret_message = g_strdup("Driver=logind is configured, but org.freedesktop.login1 is not on the bus");
+        return -EOPNOTSUPP;
+}
+
+static int manager_check_idle(Manager *m, char **ret_message) {
+        if (!m->cycle)
+                return 0;
+        *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
+                                       m->cycle->queued ? "queued" : "running");
+        return -EBUSY;
+}
+
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
         g_autofree char *set_resume = NULL;
-        if (m->cycle) {
-                *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
-                                               m->cycle->queued ? "queued" : "running");
-                return -EBUSY;
-        }
-        int r = manager_check_kernel(m, kind, opts, ret_message);
+        CycleDriver driver;
+        int r = manager_check_idle(m, ret_message);
+        if (r < 0)
+                return r;
+        r = manager_check_kernel(m, kind, opts, ret_message);
         if (r < 0)
                 return r;
         r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
+        if (r < 0)
+                return r;
+        r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r < 0)
                 return r;
         if (!opts->queue && cycle_blocked(m)) {
@@ -1029,24 +1163,8 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         if (opts->queue && opts->queue_timeout_ms == 0)
                 opts->queue_timeout_ms = QUEUE_TIMEOUT_DEFAULT_MS;
 
-        Cycle *c = g_new0(Cycle, 1);
-        c->id = m->next_id++;
-        c->kind = kind;
-        c->started_usec = g_get_real_time();
-        c->freezer = m->freezer;
-        c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
-        c->opts = *opts;
-        *opts = (CycleOptions) {}; /* the cycle owns the strings now */
+        Cycle *c = cycle_start(m, kind, driver, opts);
         c->set_resume = g_steal_pointer(&set_resume);
-        m->cycle = c;
-
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " started: %s%s", c->id,
-                                               sleep_kind_to_string(kind), c->opts.dry_run ? " (dry run)" : "");
-        g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
-        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, NULL);
-        if (m->state_fd >= 0 && (r = record_write_next_id(m->state_fd, m->next_id)) < 0)
-                log_warning_errno(r, "Failed to save the next cycle id: %m");
-
         /* Queued at once, so State reads "queued" as soon as Sleep returns */
         if (c->opts.queue && cycle_blocked(m))
                 cycle_queue(m);
@@ -1063,10 +1181,186 @@ int manager_cancel(Manager *m, uint64_t id, const char *why) {
                 return -ESRCH;
         if (c->ending)
                 return 0;
-        if (c->phase >= PHASE_KERNEL)
+        if (c->phase >= PHASE_KERNEL || c->handed_over)
                 return -EINPROGRESS;
         cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
         return 0;
+}
+
+/* ---- systemd's sleep path: the hook and the logind driver ---- */
+
+static uint64_t boottime_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_BOOTTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        uint32_t ms = m->config->hook_timeout_ms;
+        if (c->waiting_post) {
+                c->waiting_post = false;
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                                "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
+        } else
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                                "the sleep hook's pre never came within %u ms after logind was asked to sleep "
+                                "(is fridge's system-sleep hook installed?)", ms);
+        return 0;
+}
+
+/* CLOCK_MONOTONIC stands still while the machine sleeps: a long sleep does
+ * not count, only the awake time a hook is overdue */
+static int arm_hook_timeout(Manager *m) {
+        Cycle *c = m->cycle;
+        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
+        return sd_event_add_time_relative(m->event, &c->hook_timeout, CLOCK_MONOTONIC,
+                                          (uint64_t) m->config->hook_timeout_ms * USEC_PER_MSEC, 0, on_hook_timeout,
+                                          m);
+}
+
+/* Frozen: systemd-sleep writes the state once the hook's pre returns */
+static void enter_kernel_hook(Manager *m) {
+        Cycle *c = m->cycle;
+        devices_wakeup_snapshot_free(c->wakeup_sources);
+        c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
+        c->pre_boottime = boottime_usec();
+        c->pre_monotonic = now_usec();
+        int r = arm_hook_timeout(m);
+        if (r < 0) {
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
+                                errno_text(r));
+                return;
+        }
+        c->waiting_post = true;
+        set_progress(m, 0.0, "sleeping (systemd-sleep writes %s)", power_state_for_kind(c->kind));
+        notify(m, MANAGER_CHANGED_STATE);
+        log_info("Cycle %" G_GUINT64_FORMAT ": frozen; systemd-sleep writes the state", c->id);
+        hook_waiter_complete(&c->pre, c->id, 0, CYCLE_ERROR_NONE, NULL);
+}
+
+static void hook_resumed(Manager *m) {
+        Cycle *c = m->cycle;
+        c->waiting_post = false;
+        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
+        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(m->sysfs_fd);
+        g_autofree char *reason = devices_wake_reason(c->wakeup_sources, after);
+        uint64_t boot = boottime_usec() - c->pre_boottime;
+        c->resumed_usec = now_usec();
+        uint64_t mono = c->resumed_usec - c->pre_monotonic;
+        /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
+        report_resumed(m, boot > mono ? boot - mono : 0, reason);
+}
+
+int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                      char **ret_message) {
+        Cycle *c = m->cycle;
+        if (!c || !c->waiting_post || c->ending) {
+                *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
+                return -ESRCH;
+        }
+        if (kind != c->kind)
+                log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
+                           c->id, sleep_kind_to_string(c->kind));
+        c->post = (HookWaiter) { done, userdata };
+        hook_resumed(m);
+        *ret_id = c->id;
+        return 0;
+}
+
+/* A logind-driven Sleep waits for the pre of the hook that logind's sleep
+ * runs: that pre carries the same cycle on */
+static int hook_join(Manager *m, SleepKind kind) {
+        Cycle *c = m->cycle;
+        if (!c || c->driver != CYCLE_DRIVER_LOGIND || c->joined || c->ending)
+                return -EBUSY;
+        if (kind != c->kind)
+                log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
+                           c->id, sleep_kind_to_string(c->kind));
+        c->joined = true;
+        if (c->handed_over) {
+                c->handed_over = false;
+                c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
+                schedule_step(m);
+        }
+        return 0;
+}
+
+int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                     char **ret_message) {
+        if (hook_join(m, kind) < 0) {
+                int r = manager_check_idle(m, ret_message);
+                if (r < 0)
+                        return r;
+                CycleOptions none = {};
+                cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
+                /* systemd decided to sleep: fridge's block inhibitors are not asked again */
+                schedule_step(m);
+        }
+        m->cycle->pre = (HookWaiter) { done, userdata };
+        *ret_id = m->cycle->id;
+        return 0;
+}
+
+static void on_logind_sleep_done(void *userdata, int r, const char *message) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        if (r >= 0 || !c || c->id != m->logind_cycle)
+                return;
+        c->handed_over = false;
+        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "logind refused to sleep: %s",
+                        message ? message : errno_text(r));
+}
+
+static void hand_over_to_logind(Manager *m) {
+        Cycle *c = m->cycle;
+        c->handed_over = true;
+        m->logind_cycle = c->id;
+        set_progress(m, 1.0, "handing over to logind");
+        int r = logind_sleep(m->logind, c->kind, on_logind_sleep_done, m);
+        if (r >= 0)
+                r = arm_hook_timeout(m);
+        if (r < 0) {
+                c->handed_over = false;
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
+                                errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT ": flushed; asked logind to %s", c->id, sleep_kind_to_string(c->kind));
+}
+
+void manager_set_logind(Manager *m, Logind *l) {
+        m->logind = l;
+}
+
+/* Whoever asked logind, fridge's clients hear SleepImminent before its
+ * delay lock goes; a sleep that came in without the hook ends the cycle */
+void manager_on_prepare_for_sleep(void *manager, bool start) {
+        Manager *m = manager;
+        Cycle *c = m->cycle;
+        if (start && c) {
+                emit_sleep_imminent(m);
+                return;
+        }
+        if (start) {
+                if (m->reserved_id == 0)
+                        m->reserved_id = m->next_id++;
+                log_info("logind prepares for sleep; the sleep hook runs it as cycle %" G_GUINT64_FORMAT,
+                         m->reserved_id);
+                if (m->ops && m->ops->sleep_imminent)
+                        m->ops->sleep_imminent(m->userdata, m->reserved_id, _SLEEP_KIND_INVALID);
+                return;
+        }
+        m->reserved_id = 0;
+        if (c && c->waiting_post && !c->ending) {
+                log_warning("logind reports the resume before the sleep hook's post came; thawing now");
+                hook_resumed(m);
+        } else if (c && c->handed_over && !c->ending) {
+                c->handed_over = false;
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                                "the system slept without fridge's sleep hook (is it installed?); nothing was frozen");
+        }
 }
 
 void manager_shutdown(Manager *m) {
@@ -1112,8 +1406,11 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
         }
         r = ledger_thaw_all(m->ledger, m->cgroup_fd);
         m->startup_thaw_failed = r < 0;
-        if (r > 0)
-                log_notice("Thawed %d cgroups that an earlier fridged left frozen", r);
+        if (r > 0) {
+                g_autofree char *msg = g_strdup_printf("Thawed %d cgroups that an earlier fridged left frozen", r);
+                g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
+                log_struct_event(LOG_NOTICE, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
+        }
         r = freezer_new(m->event, m->cgroup_fd, m->proc_fd, m->ledger, &m->freezer);
         if (r < 0) {
                 log_error_errno(r, "Cannot set up the freezer (%m); nothing will be frozen");
@@ -1317,7 +1614,7 @@ const char *manager_state(const Manager *m) {
                 return "queued";
         if (c->phase == PHASE_THAW)
                 return "thawing";
-        if (c->phase == PHASE_KERNEL && c->power_request)
+        if (c->phase == PHASE_KERNEL && (c->power_request || c->waiting_post))
                 return "sleeping";
         return "running";
 }

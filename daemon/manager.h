@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cycle.h"
+#include "logind.h"
 #include "inhibit.h"
 #include "plan.h"
 #include "power.h"
@@ -120,6 +121,25 @@ int manager_cancel(Manager *m, uint64_t id, const char *why);
  * unfinished (its record in the state directory; what it froze was thawed
  * at start-up) ends now with CycleFinished "failed", error Interrupted. */
 void manager_report_interrupted(Manager *m);
+
+/* systemd's sleep path. The hook's `pre` joins the cycle a logind-driven
+ * Sleep handed over to logind, else starts a new cycle; it is done when the
+ * cycle is frozen and waits in phase kernel while systemd-sleep writes the
+ * state. The hook's `post` thaws and finishes that cycle. `done` is called
+ * exactly once for each call that returned >= 0: r >= 0 when that point was
+ * reached (post: the cycle finished done), else with the cycle's error and
+ * message. -EBUSY: another cycle runs; -ESRCH (post): no cycle waits for it. */
+typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, CycleError error, const char *message);
+int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                     char **ret_message);
+int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
+                      char **ret_message);
+
+/* The logind driver (borrowed; NULL: none). Sleep uses it with Driver=logind,
+ * or Driver=auto while logind is on the bus. */
+void manager_set_logind(Manager *m, Logind *l);
+/* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
+void manager_on_prepare_for_sleep(void *manager, bool start);
 
 /* SIGTERM: ends a running cycle as aborted (failed once the state write was
  * issued: the machine may have slept), thawing everything. */

@@ -32,6 +32,7 @@ static void assert_config_equal(const Config *a, const Config *b) {
         g_assert_true(g_strv_equal((const char *const *) a->freeze_roots, (const char *const *) b->freeze_roots));
         g_assert_cmpuint(a->freeze_timeout_ms, ==, b->freeze_timeout_ms);
         g_assert_cmpuint(a->delay_timeout_ms, ==, b->delay_timeout_ms);
+        g_assert_cmpuint(a->hook_timeout_ms, ==, b->hook_timeout_ms);
         g_assert_cmpint(a->tuxonice.image_size_limit, ==, b->tuxonice.image_size_limit);
         g_assert_cmpstr(a->tuxonice.compressor, ==, b->tuxonice.compressor);
         g_assert_cmpint(a->tuxonice.enable_escape, ==, b->tuxonice.enable_escape);
@@ -51,7 +52,7 @@ static void test_fridge_conf(void) {
         /* Every "#Key=value" made live: the values shown are the defaults */
         g_autoptr(GRegex) re = g_regex_new("^#([A-Za-z]+=)", G_REGEX_MULTILINE, 0, NULL);
         g_autofree char *live = g_regex_replace(re, text, -1, 0, "\\1", 0, NULL);
-        g_assert_cmpuint(count_keys(live), ==, 14); /* every key fridged knows */
+        g_assert_cmpuint(count_keys(live), ==, 15); /* every key fridged knows */
         g_autoptr(Config) uncommented = config_new_default();
         g_assert_cmpuint(config_apply_text(uncommented, path, live), ==, 0);
         assert_config_equal(uncommented, defaults);

@@ -32,6 +32,7 @@ static bool handlers_installed;
 static pid_t harness_owner_pid;
 
 static void harness_stop_internal(Harness *h);
+static void take_error(sd_bus_error *e, char **ret_error, char **ret_message);
 
 const char *harness_env(const char *name) {
         const char *v = getenv(name);
@@ -567,6 +568,100 @@ static void start_polkit(Harness *h, const char *table) {
                 g_error("polkit-standin did not start");
 }
 
+/* Hooks as systemd-sleep runs them: the script finds fridgectl through
+ * $FRIDGECTL and the bus through DBUS_SYSTEM_BUS_ADDRESS (set by the stand-in) */
+static void start_logind(Harness *h, const HarnessOptions *opts) {
+        const char *standin = harness_env("LOGIND_STANDIN"), *fridgectl = harness_env("FRIDGECTL");
+        const char *script = harness_env("FRIDGE_SLEEP_HOOK");
+        if (!standin || !fridgectl || (opts->logind_hook_script && !script))
+                g_error("LOGIND_STANDIN, FRIDGECTL or FRIDGE_SLEEP_HOOK is not set");
+        g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", h->bus_address);
+        g_autofree char *a_root = g_strdup_printf("--sysfs-root=%s", h->root);
+        h->logind_log = g_build_filename(h->dir, "logind.log", NULL);
+        g_autofree char *a_log = g_strdup_printf("--log=%s", h->logind_log);
+        g_autofree char *a_delay = g_strdup_printf("--delay-max-ms=%u",
+                                                   opts->logind_delay_max_ms ? opts->logind_delay_max_ms : 5000);
+        g_autofree char *err_path = g_build_filename(h->dir, "logind.stderr", NULL);
+        char *script_hook[] = { (char *) "/bin/sh", (char *) script, NULL };
+        char *direct_hook[] = { (char *) fridgectl, a_bus, (char *) "--no-progress", (char *) "hook", NULL };
+        char **hook = opts->logind_hook_script ? script_hook : direct_hook;
+        char *argv[16] = { (char *) standin, a_bus, a_root, a_log, a_delay, (char *) "--" };
+        for (int i = 0; hook[i]; i++)
+                argv[6 + i] = hook[i];
+
+        write_file(h->logind_log, "");
+        int err = open(err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        int p[2];
+        g_assert_cmpint(err, >=, 0);
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        SpawnSpec s = { .argv = argv, .stdin_fd = -1, .stdout_fd = p[1], .stderr_fd = err, .extra_fd = -1 };
+        h->logind_pid = spawn(&s);
+        close(p[1]);
+        close(err);
+        g_autofree char *ready = read_line_from_fd(p[0], 10000);
+        close(p[0]);
+        if (!ready || !g_str_has_prefix(ready, "READY"))
+                g_error("logind-standin did not start");
+}
+
+char *harness_logind_log(Harness *h) {
+        char *text = NULL;
+        g_assert_nonnull(h->logind_log);
+        g_assert_true(g_file_get_contents(h->logind_log, &text, NULL, NULL));
+        return text;
+}
+
+bool harness_wait_logind_line(Harness *h, const char *line, int timeout_ms) {
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
+        do {
+                g_autofree char *text = harness_logind_log(h);
+                g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+                if (g_strv_contains((const char *const *) lines, line))
+                        return true;
+                g_usleep(20000); /* bounded by the deadline */
+        } while (remaining_ms(deadline) > 0);
+        return false;
+}
+
+char *harness_logind_inhibitors(Harness *h) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *what, *who, *why, *mode;
+        uint32_t uid, pid;
+        int r = sd_bus_call_method(h->bus, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                   "org.freedesktop.login1.Manager", "ListInhibitors", &e, &reply, "");
+        if (r < 0)
+                g_error("ListInhibitors: %s", e.message);
+        GString *out = g_string_new(NULL);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssssuu)"), >, 0);
+        while (sd_bus_message_read(reply, "(ssssuu)", &what, &who, &why, &mode, &uid, &pid) > 0)
+                g_string_append_printf(out, "%s %s\n", who, mode);
+        sd_bus_message_unref(reply);
+        return g_string_free(out, FALSE);
+}
+
+bool harness_wait_logind_delay(Harness *h, const char *who, bool held, int timeout_ms) {
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
+        g_autofree char *want = g_strdup_printf("%s delay\n", who);
+        do {
+                g_autofree char *list = harness_logind_inhibitors(h);
+                if ((strstr(list, want) != NULL) == held)
+                        return true;
+                g_usleep(20000); /* bounded by the deadline */
+        } while (remaining_ms(deadline) > 0);
+        return false;
+}
+
+int harness_logind_sleep(Harness *h, const char *method, char **ret_error, char **ret_message) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = sd_bus_call_method(h->bus, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                   "org.freedesktop.login1.Manager", method, &e, NULL, "b", 0);
+        if (r >= 0)
+                return 0;
+        take_error(&e, ret_error, ret_message);
+        return -1;
+}
+
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args) {
         const char *fridgectl = harness_env("FRIDGECTL");
         g_assert_nonnull(fridgectl);
@@ -834,6 +929,8 @@ Harness *harness_new(const HarnessOptions *opts) {
         start_dbus(h, opts && opts->open_bus);
         if (opts && opts->polkit_table)
                 start_polkit(h, opts->polkit_table);
+        if (opts && opts->logind)
+                start_logind(h, opts);
         make_proc_root(h, opts);
         start_fridged(h);
         connect_bus(h);
@@ -927,6 +1024,9 @@ static void harness_stop_internal(Harness *h) {
 
         if (h->fridged_pid > 0)
                 h->fridged_status = stop_pid(&h->fridged_pid, 10000);
+        /* before fakesys goes: it may be in the middle of a state write */
+        if (h->logind_pid > 0)
+                (void) stop_pid(&h->logind_pid, 5000);
 
         if (h->dirty_pid > 0) {
                 if (h->dirty_pipe >= 0)
@@ -990,6 +1090,7 @@ void harness_free(Harness *h) {
         g_free(h->bus_address);
         g_free(h->fridged_log);
         g_free(h->polkit_log);
+        g_free(h->logind_log);
         g_free(h->proc);
         g_free(h->umockdev_dir);
         g_free(h);

@@ -48,6 +48,14 @@ typedef struct HarnessOptions {
          * it under WatchdogSec=, and the notify socket stays open for
          * harness_wait_notify() */
         uint64_t watchdog_usec;
+        /* a logind stand-in on the bus (tests/logind/logind-standin.c),
+         * started before fridged; its sleeps write fakesys's state and run
+         * the sleep hook: the built systemd-units script (which calls
+         * $FRIDGECTL on DBUS_SYSTEM_BUS_ADDRESS) with logind_hook_script,
+         * else `fridgectl hook` directly */
+        bool logind;
+        bool logind_hook_script;
+        unsigned logind_delay_max_ms;   /* InhibitDelayMaxSec; 0: the stand-in's 5 s */
 } HarnessOptions;
 
 /*
@@ -83,6 +91,8 @@ typedef struct Harness {
         pid_t dbus_pid;
         pid_t polkit_pid;
         char *polkit_log;           /* DIR/polkit.log: one line per question */
+        pid_t logind_pid;
+        char *logind_log;           /* DIR/logind.log: the stand-in's steps, one a line */
         pid_t fridged_pid;
         pid_t dirty_pid;            /* child keeping dirty data open on slowfs */
         pid_t probe_pid;            /* child stuck in syncfs() of the held slowfs */
@@ -223,6 +233,18 @@ char *harness_read_all(int fd);
  * returns the wait status, output (stdout and stderr) in *ret_output.
  * Needs HarnessOptions.open_bus. */
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
+
+/* The logind stand-in (HarnessOptions.logind) */
+char *harness_logind_log(Harness *h);
+/* Polls (bounded) until the stand-in's log has a line equal to `line`. */
+bool harness_wait_logind_line(Harness *h, const char *line, int timeout_ms);
+/* "WHO MODE" of each inhibitor the stand-in holds, one a line. */
+char *harness_logind_inhibitors(Harness *h);
+/* Polls (bounded) until `who` holds (or, !held, no longer holds) a delay lock. */
+bool harness_wait_logind_delay(Harness *h, const char *who, bool held, int timeout_ms);
+/* Calls the stand-in's METHOD(false) (Suspend, Hibernate, HybridSleep) as a
+ * third party would (systemctl suspend); 0 or -1 with error and message. */
+int harness_logind_sleep(Harness *h, const char *method, char **ret_error, char **ret_message);
 
 /* Environment-provided paths (NULL when unset). */
 const char *harness_env(const char *name);

@@ -48,6 +48,17 @@ static void test_bad_values_keep_defaults(void) {
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
 }
 
+static void test_hook_timeout(void) {
+        g_autoptr(Config) c = config_new_default();
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 120000);
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\nDriver=logind\n"), ==, 0);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+        g_assert_cmpint(c->driver, ==, DRIVER_LOGIND);
+        /* below the floor: a typo must not thaw a sleeping machine at once */
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=5\n"), ==, 1);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+}
+
 static void test_tuxonice_defaults_keep_the_kernels(void) {
         g_autoptr(Config) c = config_new_default();
         g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
@@ -142,6 +153,43 @@ static void test_keyfile_lines(void) {
         g_assert_cmpuint(keyfile_find_line(text, "Sleep", "TimeoutMs"), ==, 0);
 }
 
+/* Lines GKeyFile refuses that the config fuzzer found reported as line 0 */
+static void test_keyfile_lines_fuzz_found(void) {
+        g_assert_cmpuint(keyfile_syntax_error_line("[Sleep]]\nRetries=1\n"), ==, 1);
+        g_assert_cmpuint(keyfile_syntax_error_line("[Flush]\nTimeoutMs=1\n[]\n"), ==, 3);
+        g_assert_cmpuint(keyfile_syntax_error_line("[Flush]\nTimeout]s=1\n"), ==, 2);
+        g_assert_cmpuint(keyfile_syntax_error_line("[Flush]\nTimeoutMs=1"), ==, 0);
+        g_assert_cmpuint(keyfile_syntax_error_line("Retries=1"), ==, 1);
+        g_assert_cmpuint(keyfile_nul_line("a\nb\nc\0d", 7), ==, 3);
+        g_assert_cmpuint(keyfile_nul_line("a\nb", 3), ==, 0);
+}
+
+/* A NUL byte made GKeyFile stop reading without a word; invalid UTF-8 in
+ * ResumeDevice= was taken as it was */
+static void test_nul_and_resume_device(void) {
+        g_autofree char *dir = g_dir_make_tmp("test-config-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, "fridge.conf", NULL);
+        g_assert_true(g_file_set_contents(path, "[Sleep]\nRetries=3\n\0[Flush]\nTimeoutMs=1\n", 40, NULL));
+        g_autoptr(Config) c = NULL;
+        unsigned problems = 0;
+        if (g_test_subprocess()) {
+                log_set_max_level(LOG_WARNING);
+                config_load(dir, &c, &problems);
+                g_assert_cmpuint(problems, ==, 1);
+                g_assert_cmpuint(c->retries, ==, 0); /* the default: the file was ignored */
+                g_autoptr(Config) d = config_new_default();
+                g_assert_cmpuint(config_apply_text(d, "r.conf", "[Sleep]\nResumeDevice=/dev/\xff\n"), ==, 1);
+                g_assert_null(d->resume_device);
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, 0);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stderr("*/fridge.conf:3: contains a NUL byte; file ignored*");
+        g_test_trap_assert_stderr("*r.conf:2: [Sleep] ResumeDevice=(not shown) is not valid*");
+        g_unlink(path);
+        g_rmdir(dir);
+}
+
 static void test_cgroup_path(void) {
         g_assert_true(config_cgroup_path_is_valid("user.slice"));
         g_assert_true(config_cgroup_path_is_valid("user.slice/user-1000.slice"));
@@ -191,6 +239,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/defaults", test_defaults);
         g_test_add_func("/config/values", test_values);
         g_test_add_func("/config/bad-values-keep-defaults", test_bad_values_keep_defaults);
+        g_test_add_func("/config/hook-timeout", test_hook_timeout);
         g_test_add_func("/config/syntax-error", test_syntax_error);
         g_test_add_func("/config/tuxonice-defaults-keep-the-kernels", test_tuxonice_defaults_keep_the_kernels);
         g_test_add_func("/config/tuxonice-values", test_tuxonice_values);
@@ -199,6 +248,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/tuxonice-copy", test_tuxonice_copy);
         g_test_add_func("/config/cgroup-path", test_cgroup_path);
         g_test_add_func("/config/keyfile-lines", test_keyfile_lines);
+        g_test_add_func("/config/keyfile-lines-fuzz-found", test_keyfile_lines_fuzz_found);
+        g_test_add_func("/config/nul-and-resume-device", test_nul_and_resume_device);
         g_test_add_func("/config/dropins-in-order", test_dropins_in_order);
         g_test_add_func("/config/missing-dir", test_missing_dir);
         return g_test_run();

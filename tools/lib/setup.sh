@@ -14,6 +14,10 @@ FRIDGE_PACKAGES=(
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
 # installed by fridge_ensure_vm_packages, not part of the default list.
 FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
+# And the whole-system tier (tests/system, tools/try --system) on top:
+# the guest's root file system is built with mmdebstrap, its image with
+# mkfs.ext4 -d.
+FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -47,5 +51,9 @@ fridge_build() {
 # fridge_ensure_vm_packages: what the qemu-based tests need on the host.
 fridge_ensure_vm_packages() {
   local FRIDGE_PACKAGES=()
-  fridge_ensure_packages "${FRIDGE_VM_PACKAGES[@]}"
+  fridge_ensure_packages "${FRIDGE_VM_PACKAGES[@]}" "$@"
+}
+
+fridge_ensure_system_packages() {
+  fridge_ensure_vm_packages "${FRIDGE_SYSTEM_PACKAGES[@]}"
 }

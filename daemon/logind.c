@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "logind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+#define LOGIND_NAME      "org.freedesktop.login1"
+#define LOGIND_PATH      "/org/freedesktop/login1"
+#define LOGIND_INTERFACE "org.freedesktop.login1.Manager"
+
+struct Logind {
+        sd_bus *bus;
+        LogindPrepareFunc on_prepare;
+        void *userdata;
+        bool present;
+        int lock_fd;                    /* the delay inhibitor, -1 when not held */
+        sd_bus_slot *owner_match;
+        sd_bus_slot *prepare_match;
+        sd_bus_slot *owner_call;        /* GetNameOwner at start-up */
+        sd_bus_slot *inhibit_call;      /* pending Inhibit */
+        sd_bus_slot *sleep_call;        /* pending Suspend/Hibernate/HybridSleep */
+        LogindSleepDoneFunc sleep_done;
+        void *sleep_userdata;
+};
+
+bool logind_present(const Logind *l) {
+        return l && l->present;
+}
+
+bool logind_holds_lock(const Logind *l) {
+        return l && l->lock_fd >= 0;
+}
+
+static void release_lock(Logind *l) {
+        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
+        if (l->lock_fd < 0)
+                return;
+        log_debug("Releasing the logind delay lock");
+        close(TAKE_FD(l->lock_fd));
+}
+
+static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int fd;
+
+        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
+        if (e) {
+                log_warning("logind refused fridged's delay lock: %s", e->message);
+                return 0;
+        }
+        if (sd_bus_message_read(reply, "h", &fd) < 0 || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+                log_warning("Cannot read the delay lock from logind's reply");
+                return 0;
+        }
+        if (l->lock_fd >= 0)
+                close(l->lock_fd);
+        l->lock_fd = fd;
+        log_debug("Holding a logind delay lock");
+        return 0;
+}
+
+/* Async: logind may be slow to answer, and the loop never waits on it */
+static void take_lock(Logind *l) {
+        if (!l->present || l->lock_fd >= 0 || l->inhibit_call)
+                return;
+        int r = sd_bus_call_method_async(l->bus, &l->inhibit_call, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
+                                         "Inhibit", on_inhibit_reply, l, "ssss", "sleep", "fridge",
+                                         "staged freezing", "delay");
+        if (r < 0)
+                log_warning_errno(r, "Cannot ask logind for a delay lock: %m");
+}
+
+static void set_present(Logind *l, bool present) {
+        if (present == l->present)
+                return;
+        l->present = present;
+        log_info("logind %s the bus", present ? "is on" : "left");
+        if (present)
+                take_lock(l);
+        else
+                release_lock(l);
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const char *name, *old_owner, *new_owner;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        Logind *l = userdata;
+        /* A new logind knows nothing of the old one's inhibitors */
+        if (*old_owner)
+                release_lock(l);
+        l->present = false;
+        set_present(l, *new_owner != 0);
+        return 0;
+}
+
+static int on_owner_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        l->owner_call = sd_bus_slot_unref(l->owner_call);
+        set_present(l, !sd_bus_message_is_method_error(reply, NULL));
+        return 0;
+}
+
+static int on_prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        int start;
+        if (sd_bus_message_read(m, "b", &start) < 0)
+                return 0;
+        log_debug("logind: PrepareForSleep(%s)", start ? "true" : "false");
+        if (l->on_prepare)
+                l->on_prepare(l->userdata, start);
+        /* Letting go is what lets logind go on with the sleep */
+        if (start)
+                release_lock(l);
+        else
+                take_lock(l);
+        return 0;
+}
+
+static int on_sleep_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        l->sleep_call = sd_bus_slot_unref(l->sleep_call);
+        if (l->sleep_done)
+                l->sleep_done(l->sleep_userdata, e ? -sd_bus_error_get_errno(e) : 0, e ? e->message : NULL);
+        return 0;
+}
+
+int logind_sleep(Logind *l, SleepKind kind, LogindSleepDoneFunc done, void *userdata) {
+        static const char *const methods[_SLEEP_KIND_MAX] = {
+                [SLEEP_SUSPEND] = "Suspend", [SLEEP_HIBERNATE] = "Hibernate", [SLEEP_HYBRID] = "HybridSleep",
+        };
+        if (!logind_present(l))
+                return -ENXIO;
+        if (l->sleep_call)
+                return -EBUSY;
+        l->sleep_done = done;
+        l->sleep_userdata = userdata;
+        /* logind answers once the sleep job is queued; the sleep itself
+         * shows as PrepareForSleep and the hooks */
+        return sd_bus_call_method_async(l->bus, &l->sleep_call, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
+                                        methods[kind], on_sleep_reply, l, "b", 0);
+}
+
+int logind_new(sd_bus *bus, LogindPrepareFunc on_prepare, void *userdata, Logind **ret) {
+        g_autoptr(Logind) l = g_new0(Logind, 1);
+        l->bus = sd_bus_ref(bus);
+        l->lock_fd = -1;
+        l->on_prepare = on_prepare;
+        l->userdata = userdata;
+
+        int r = sd_bus_add_match_async(bus, &l->owner_match,
+                                       "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+                                       "arg0='" LOGIND_NAME "'", on_owner_changed, NULL, l);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, &l->prepare_match, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
+                                              "PrepareForSleep", on_prepare_for_sleep, NULL, l);
+        if (r >= 0)
+                r = sd_bus_call_method_async(bus, &l->owner_call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "GetNameOwner", on_owner_reply, l, "s",
+                                             LOGIND_NAME);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch logind on the bus: %m");
+        *ret = g_steal_pointer(&l);
+        return 0;
+}
+
+Logind *logind_free(Logind *l) {
+        if (!l)
+                return NULL;
+        release_lock(l);
+        sd_bus_slot_unref(l->owner_match);
+        sd_bus_slot_unref(l->prepare_match);
+        sd_bus_slot_unref(l->owner_call);
+        sd_bus_slot_unref(l->sleep_call);
+        sd_bus_unref(l->bus);
+        g_free(l);
+        return NULL;
+}

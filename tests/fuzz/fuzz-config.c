@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libFuzzer target: one fridge.conf text through the configuration loader. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "fuzz.h"
+#include "keyfile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        g_autofree char *text = fuzz_text(data, size);
+        g_autoptr(Config) c = config_new_default();
+        fuzz_quiet();
+        (void) keyfile_nul_line((const char *) data, size);
+        (void) config_apply_text(c, "fuzz.conf", text);
+        return 0;
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * systemd's sleep path: `fridgectl hook pre|post` (and the built system-sleep
+ * hook script) around a state write fridged does not do itself, and the
+ * logind driver against a logind stand-in on the private bus that runs the
+ * hook as systemd-sleep does and writes fakesys's state. Freezing is checked
+ * on scratch cgroups of the real cgroup v2 freezer.
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <systemd/sd-bus.h>
+
+#include "fridge-config.h"
+#include "harness.h"
+#include "scratch.h"
+
+typedef struct CaseOptions {
+        bool scratch;            /* scratch cgroups a (early) and b (late) with processes */
+        bool logind;             /* the logind stand-in, running the built hook script */
+        const char *config;      /* more fridge.conf */
+} CaseOptions;
+
+typedef struct Fixture {
+        Harness *h;
+        Scratch *s;
+        const char *a, *b;
+} Fixture;
+
+static void setup(Fixture *f, gconstpointer data) {
+        const CaseOptions *co = data;
+        const char *why = harness_skip_reason();
+        if (!why && co->scratch)
+                why = scratch_skip_reason();
+        if (!why && co->logind && !harness_env("LOGIND_STANDIN"))
+                why = "LOGIND_STANDIN is not set";
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        g_autofree char *config = NULL;
+        if (co->scratch) {
+                f->s = scratch_new();
+                f->a = scratch_add(f->s, "a.service");
+                f->b = scratch_add(f->s, "b.service");
+                scratch_spawn(f->s, f->a, NULL);
+                scratch_spawn(f->s, f->b, NULL);
+                config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root, co->config ? co->config : "");
+        } else if (co->config)
+                config = g_strdup(co->config);
+        HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = co->scratch,
+                             .logind = co->logind, .logind_hook_script = true };
+        f->h = harness_new(&o);
+        if (co->logind && !harness_wait_logind_delay(f->h, "fridge", true, 10000))
+                g_error("fridged did not take a logind delay lock");
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->h && g_test_failed()) {
+                harness_dump_fridged_log(f->h);
+                if (f->h->logind_log) {
+                        g_autofree char *log = harness_logind_log(f->h);
+                        g_test_message("logind stand-in:\n%s", log);
+                }
+        }
+        harness_free(f->h);
+        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+}
+
+#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
+
+/* fridgectl --bus-address=… ARGS…: the exit status; output in *ret_out */
+static int fridgectl(Harness *h, char **ret_out, const char *w1, const char *w2, const char *w3) {
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
+        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) w1,
+                         (char *) w2, (char *) w3, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, 60000, &out);
+        g_test_message("fridgectl %s %s %s: status %d: %s", w1, w2 ? w2 : "", w3 ? w3 : "", status, out);
+        if (ret_out)
+                *ret_out = g_steal_pointer(&out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static uint64_t hook_ok(Harness *h, const char *when, const char *kind) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(h, &out, "hook", when, kind), ==, 0);
+        uint64_t cycle = 0;
+        g_assert_cmpint(sscanf(out, "cycle %" G_GUINT64_FORMAT, &cycle), ==, 1);
+        return cycle;
+}
+
+static void expect_finished(Harness *h, uint64_t cycle, const char *result, const char *message_part) {
+        g_autofree char *res = NULL, *err = NULL, *msg = NULL;
+        if (!harness_wait_finished(h, cycle, 20000, &res, &err, &msg))
+                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
+        if (!g_str_equal(res, result) || (message_part && !strstr(msg, message_part)))
+                g_error("cycle ended (%s, %s, %s); expected %s with '%s'", res, err, msg, result,
+                        message_part ? message_part : "");
+}
+
+static unsigned count_signals(Harness *h, const char *member, uint64_t cycle) {
+        unsigned n = 0;
+        for (guint i = 0; i < h->signals->len; i++) {
+                HarnessSignal *s = h->signals->pdata[i];
+                uint64_t id = 0;
+                if (!g_str_equal(s->member, member))
+                        continue;
+                (void) sd_bus_message_rewind(s->message, true);
+                if (sd_bus_message_read(s->message, "t", &id) > 0 && (cycle == 0 || id == cycle))
+                        n++;
+        }
+        return n;
+}
+
+static bool fakesys_wrote_state(Harness *h) {
+        g_autofree char *log = harness_fakesys_log(h);
+        return strstr(log, "power/state") != NULL;
+}
+
+static void assert_frozen(Fixture *f, bool frozen) {
+        g_assert_cmpint(scratch_is_frozen(f->s, f->a), ==, frozen);
+        g_assert_cmpint(scratch_is_frozen(f->s, f->b), ==, frozen);
+}
+
+/* ---- the hook through fridgectl ---- */
+
+static void test_pre_post_nothing_frozen(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_autofree char *phase = harness_get_string(f->h, "Phase");
+        g_assert_cmpstr(state, ==, "sleeping");
+        g_assert_cmpstr(phase, ==, "kernel");
+        g_assert_false(fakesys_wrote_state(f->h)); /* systemd-sleep writes it */
+
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_cancel(f->h, cycle, &err, &msg), ==, -1);
+        g_assert_cmpstr(err, ==, FRIDGE_INTERFACE ".Error.TooLate");
+
+        g_assert_cmpuint(hook_ok(f->h, "post", "suspend"), ==, cycle);
+        expect_finished(f->h, cycle, "done", NULL);
+        g_assert_cmpuint(count_signals(f->h, "SleepImminent", cycle), ==, 1);
+        g_assert_cmpuint(count_signals(f->h, "Resumed", cycle), ==, 1);
+        g_assert_false(fakesys_wrote_state(f->h));
+}
+
+static void test_pre_post_freezes(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        assert_frozen(f, false);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend-then-hibernate");
+        assert_frozen(f, true); /* when pre returns, systemd-sleep may write the state */
+        g_autofree char *kind = harness_get_string(f->h, "Kind");
+        g_assert_cmpstr(kind, ==, "suspend");
+        g_assert_cmpuint(hook_ok(f->h, "post", "suspend-then-hibernate"), ==, cycle);
+        assert_frozen(f, false); /* post answers after the thaw */
+        expect_finished(f->h, cycle, "done", NULL);
+}
+
+static void test_resumed_wake_reason(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        harness_control(f->h, "wakeup-irq 7"); /* what woke the "machine" */
+        hook_ok(f->h, "post", "suspend");
+        expect_finished(f->h, cycle, "done", NULL);
+        int i = harness_find_signal(f->h, "Resumed", true, cycle);
+        g_assert_cmpint(i, >=, 0);
+        HarnessSignal *s = f->h->signals->pdata[i];
+        uint64_t id, slept;
+        const char *reason;
+        (void) sd_bus_message_rewind(s->message, true);
+        g_assert_cmpint(sd_bus_message_read(s->message, "tts", &id, &slept, &reason), >, 0);
+        g_test_message("wake reason: %s, slept %" G_GUINT64_FORMAT " µs", reason, slept);
+        g_assert_nonnull(strstr(reason, "irq 7"));
+        g_autofree char *last = harness_get_string(f->h, "LastWakeReason");
+        g_assert_cmpstr(last, ==, reason);
+}
+
+static void test_post_without_pre(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 4); /* refused */
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "Hook", NULL, &err, &msg, "ss", "post", "hibernate"),
+                        ==, -1);
+        g_assert_cmpstr(err, ==, FRIDGE_INTERFACE ".Error.NoSuchCycle");
+        g_clear_pointer(&err, g_free);
+        g_clear_pointer(&msg, g_free);
+        g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "Hook", NULL, &err, &msg, "ss", "during", "suspend"),
+                        ==, -1);
+        g_assert_cmpstr(err, ==, "org.freedesktop.DBus.Error.InvalidArgs");
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_assert_cmpstr(state, ==, "idle");
+}
+
+static void test_post_never_comes(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        assert_frozen(f, true);
+        expect_finished(f->h, cycle, "failed", "post never came");
+        assert_frozen(f, false);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 4); /* too late: harmless */
+        /* the phase failure is a structured entry; on stderr without a journal */
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, "failed in phase kernel: the sleep hook's post never came"));
+}
+
+static void test_pre_busy(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "pre", "suspend"), ==, 4);
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "Hook", NULL, &err, &msg, "ss", "pre", "hibernate"),
+                        ==, -1);
+        g_assert_cmpstr(err, ==, FRIDGE_INTERFACE ".Error.Busy");
+        hook_ok(f->h, "post", "suspend");
+        expect_finished(f->h, cycle, "done", NULL);
+}
+
+/* The installed script, run as systemd-sleep runs it */
+static int run_script(Harness *h, const char *when) {
+        g_autofree char *bus = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", h->bus_address);
+        char *argv[] = { (char *) "/usr/bin/env", bus, (char *) "/bin/sh", (char *) harness_env("FRIDGE_SLEEP_HOOK"),
+                         (char *) when, (char *) "hibernate", NULL };
+        return harness_run(argv, 70000, NULL);
+}
+
+static void test_script_always_exits_0(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!harness_env("FRIDGE_SLEEP_HOOK")) {
+                g_test_skip("FRIDGE_SLEEP_HOOK is not set");
+                return;
+        }
+        g_assert_cmpint(run_script(f->h, "pre"), ==, 0);
+        assert_frozen(f, true);
+        g_assert_cmpint(run_script(f->h, "post"), ==, 0);
+        assert_frozen(f, false);
+        g_assert_cmpint(run_script(f->h, "post"), ==, 0); /* NoSuchCycle, hidden */
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "done", NULL);
+}
+
+/* ---- the logind driver ---- */
+
+static gsize line_pos(const char *text, const char *line) {
+        const char *p = strstr(text, line);
+        if (!p)
+                g_error("the logind stand-in's log lacks '%s'", line);
+        return (gsize) (p - text);
+}
+
+static void assert_order(const char *text, const char *const *lines) {
+        for (int i = 1; lines[i]; i++)
+                if (line_pos(text, lines[i - 1]) >= line_pos(text, lines[i]))
+                        g_error("'%s' is not before '%s'", lines[i - 1], lines[i]);
+}
+
+static const char *const phase_order[] = {
+        "prepare", "flush", "freeze-early", "flush-again", "freeze-late", "kernel", "thaw", NULL,
+};
+
+/* The Phase values announced, in order, joined by spaces */
+static char *phases_seen(Harness *h) {
+        GString *out = g_string_new(NULL);
+        for (guint i = 0; i < h->signals->len; i++) {
+                g_autoptr(GPtrArray) ch = harness_parse_props_changed(h->signals->pdata[i]);
+                for (guint j = 0; j < ch->len; j++) {
+                        HarnessPropChange *c = ch->pdata[j];
+                        if (g_str_equal(c->name, "Phase") && c->s && *c->s)
+                                g_string_append_printf(out, "%s%s", out->len ? " " : "", c->s);
+                }
+        }
+        return g_string_free(out, FALSE);
+}
+
+static void test_logind_sleep_one_cycle(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "suspend", NULL, NULL), ==, 0);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "done", NULL);
+        assert_frozen(f, false);
+        /* post answers after the thaw; the stand-in logs once the hook exits */
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+
+        g_autofree char *log = harness_logind_log(f->h);
+        const char *order[] = { "sleep suspend", "prepare-for-sleep true", "released fridge delay",
+                                "hook pre suspend 0", "state mem ok", "hook post suspend 0",
+                                "prepare-for-sleep false", NULL };
+        assert_order(log, order);
+        g_assert_true(harness_wait_logind_delay(f->h, "fridge", true, 10000)); /* taken again */
+
+        /* one cycle from Sleep through logind and both hooks */
+        g_assert_cmpuint(count_signals(f->h, "CycleFinished", 0), ==, 1);
+        g_assert_cmpuint(count_signals(f->h, "SleepImminent", cycle), ==, 1);
+        g_assert_cmpuint(count_signals(f->h, "Resumed", cycle), ==, 1);
+        g_autofree char *phases = phases_seen(f->h);
+        g_autofree char *want = g_strjoinv(" ", (char **) phase_order);
+        g_assert_cmpstr(phases, ==, want);
+        g_assert_nonnull(strstr(out, "done"));
+
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &flog, NULL, NULL));
+        g_assert_nonnull(strstr(flog, "(driver logind)"));
+}
+
+static void test_logind_third_party_suspend(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "sleep-ms 1500");
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_logind_sleep(f->h, "Suspend", &err, &msg), ==, 0);
+        /* frozen by the hook's pre before systemd-sleep's state write */
+        g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 20000));
+        assert_frozen(f, true);
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        assert_frozen(f, false);
+
+        int i = harness_find_signal(f->h, "SleepImminent", false, 0);
+        g_assert_cmpint(i, >=, 0);
+        HarnessSignal *s = f->h->signals->pdata[i];
+        uint64_t cycle;
+        const char *kind;
+        (void) sd_bus_message_rewind(s->message, true);
+        g_assert_cmpint(sd_bus_message_read(s->message, "ts", &cycle, &kind), >, 0);
+        g_assert_cmpstr(kind, ==, ""); /* logind does not say */
+        expect_finished(f->h, cycle, "done", NULL); /* the hook's cycle has the announced id */
+        g_assert_cmpuint(count_signals(f->h, "SleepImminent", 0), ==, 1);
+
+        g_autofree char *log = harness_logind_log(f->h);
+        const char *order[] = { "prepare-for-sleep true", "released fridge delay", "hook pre suspend 0",
+                                "state mem ok", "hook post suspend 0", NULL };
+        assert_order(log, order);
+        g_assert_true(harness_wait_logind_delay(f->h, "fridge", true, 10000));
+}
+
+static void test_auto_without_logind_is_direct(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+        expect_finished(f->h, cycle, "done", NULL);
+        g_assert_true(fakesys_wrote_state(f->h));
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &flog, NULL, NULL));
+        g_assert_nonnull(strstr(flog, "(driver direct)"));
+}
+
+static void test_logind_driver_without_logind(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, -1);
+        g_assert_cmpstr(err, ==, FRIDGE_INTERFACE ".Error.NotSupported");
+        g_assert_nonnull(strstr(msg, "org.freedesktop.login1"));
+        g_assert_false(fakesys_wrote_state(f->h));
+}
+
+int main(int argc, char **argv) {
+        static const CaseOptions plain = {}, scratch = { .scratch = true },
+                short_bound = { .scratch = true, .config = "[Sleep]\nHookTimeoutMs=800\n" },
+                logind = { .scratch = true, .logind = true },
+                driver_logind = { .config = "[Sleep]\nDriver=logind\n" };
+        g_test_init(&argc, &argv, NULL);
+#define ADD(name, fn, o) g_test_add("/hook/" name, Fixture, &o, setup, fn, teardown)
+        ADD("pre-post-nothing-frozen", test_pre_post_nothing_frozen, plain);
+        ADD("pre-post-freezes", test_pre_post_freezes, scratch);
+        ADD("resumed-wake-reason", test_resumed_wake_reason, plain);
+        ADD("post-without-pre", test_post_without_pre, plain);
+        ADD("post-never-comes", test_post_never_comes, short_bound);
+        ADD("pre-busy", test_pre_busy, plain);
+        ADD("script-always-exits-0", test_script_always_exits_0, scratch);
+        ADD("logind-sleep-one-cycle", test_logind_sleep_one_cycle, logind);
+        ADD("logind-third-party-suspend", test_logind_third_party_suspend, logind);
+        ADD("auto-without-logind-is-direct", test_auto_without_logind_is_direct, plain);
+        ADD("logind-driver-without-logind", test_logind_driver_without_logind, driver_logind);
+#undef ADD
+        return g_test_run();
+}

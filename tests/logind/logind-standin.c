@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * logind-standin: org.freedesktop.login1 on a private test bus, enough of
+ * it to drive fridged's logind driver and the sleep hook end to end on
+ * fakesys, as logind and systemd-sleep would on a real machine:
+ *
+ *   logind-standin --bus-address=ADDRESS --sysfs-root=DIR --log=FILE
+ *                  [--delay-max-ms=5000] -- HOOK [ARGS...]
+ *
+ * Manager.Inhibit(what, who, why, mode) → h: the caller gets the write end
+ * of a pipe; the inhibitor lasts until every copy of it is closed.
+ * Manager.ListInhibitors() → a(ssssuu): what, who, why, mode, 0, 0.
+ * Manager.Suspend(b) / Hibernate(b) / HybridSleep(b): answer at once, then
+ * emit PrepareForSleep(true), wait for the delay inhibitors to close
+ * (at most --delay-max-ms, like InhibitDelayMaxSec), run `HOOK ARGS pre
+ * KIND` with SYSTEMD_SLEEP_ACTION=KIND and DBUS_SYSTEM_BUS_ADDRESS=ADDRESS,
+ * write mem or disk to DIR/sys/power/state, run `HOOK ARGS post KIND`,
+ * emit PrepareForSleep(false). A second sleep meanwhile is refused.
+ *
+ * Every step is appended to FILE, one line each, so tests can check the
+ * order: "inhibit WHO MODE", "released WHO MODE", "sleep KIND",
+ * "prepare-for-sleep true", "delay-done N-left", "hook pre KIND STATUS",
+ * "state VALUE ok|ERRNO", "hook post KIND STATUS", "prepare-for-sleep false".
+ * Prints READY on stdout once it owns the name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#define PATH      "/org/freedesktop/login1"
+#define INTERFACE "org.freedesktop.login1.Manager"
+#define MAX_INHIBITORS 32
+
+typedef struct Inhibitor {
+        char *what, *who, *why, *mode;
+        sd_event_source *source; /* on the read end: hang-up = released */
+} Inhibitor;
+
+static Inhibitor inhibitors[MAX_INHIBITORS];
+static sd_event *event;
+static sd_bus *bus;
+static const char *log_path, *sysfs_root, *address;
+static char **hook_argv;
+static unsigned delay_max_ms = 5000;
+static const char *sleeping_kind; /* NULL: idle */
+static sd_event_source *delay_timer;
+static sd_event_source *hook_child;
+
+static void logf_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_line(const char *fmt, ...) {
+        FILE *f = fopen(log_path, "ae");
+        if (!f)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        fputc('\n', f);
+        fclose(f);
+}
+
+static unsigned delays_held(void) {
+        unsigned n = 0;
+        for (int i = 0; i < MAX_INHIBITORS; i++)
+                n += inhibitors[i].source && strcmp(inhibitors[i].mode, "delay") == 0;
+        return n;
+}
+
+static void run_hook(const char *when);
+
+static void delay_done(void) {
+        if (!sleeping_kind || !delay_timer)
+                return;
+        delay_timer = sd_event_source_disable_unref(delay_timer);
+        logf_line("delay-done %u-left", delays_held());
+        run_hook("pre");
+}
+
+static int on_inhibitor_hup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Inhibitor *in = userdata;
+        logf_line("released %s %s", in->who, in->mode);
+        in->source = sd_event_source_disable_unref(in->source);
+        free(in->what), free(in->who), free(in->why), free(in->mode);
+        *in = (Inhibitor) {};
+        if (delays_held() == 0)
+                delay_done();
+        return 0;
+}
+
+static int method_inhibit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *what, *who, *why, *mode;
+        int p[2], r = sd_bus_message_read(m, "ssss", &what, &who, &why, &mode);
+        if (r < 0)
+                return r;
+        if (strcmp(mode, "delay") != 0 && strcmp(mode, "block") != 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "mode must be delay or block");
+        Inhibitor *in = NULL;
+        for (int i = 0; i < MAX_INHIBITORS && !in; i++)
+                if (!inhibitors[i].source)
+                        in = &inhibitors[i];
+        if (!in || pipe2(p, O_CLOEXEC) < 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED, "too many inhibitors");
+        /* Nobody writes: the read end turns readable (EOF) when the last
+         * write end is closed */
+        r = sd_event_add_io(event, &in->source, p[0], EPOLLIN, on_inhibitor_hup, in);
+        if (r < 0) {
+                close(p[0]), close(p[1]);
+                return r;
+        }
+        (void) sd_event_source_set_io_fd_own(in->source, 1);
+        in->what = strdup(what), in->who = strdup(who), in->why = strdup(why), in->mode = strdup(mode);
+        logf_line("inhibit %s %s", who, mode);
+        r = sd_bus_reply_method_return(m, "h", p[1]);
+        close(p[1]);
+        return r;
+}
+
+static int method_list_inhibitors(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssssuu)");
+        for (int i = 0; r >= 0 && i < MAX_INHIBITORS; i++)
+                if (inhibitors[i].source)
+                        r = sd_bus_message_append(reply, "(ssssuu)", inhibitors[i].what, inhibitors[i].who,
+                                                  inhibitors[i].why, inhibitors[i].mode, 0, 0);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static void emit_prepare(int start) {
+        logf_line("prepare-for-sleep %s", start ? "true" : "false");
+        (void) sd_bus_emit_signal(bus, PATH, INTERFACE, "PrepareForSleep", "b", start);
+        (void) sd_bus_flush(bus);
+}
+
+/* What systemd-sleep does between the hooks */
+static void write_state(void) {
+        const char *value = strcmp(sleeping_kind, "suspend") == 0 ? "mem" : "disk";
+        char path[4096];
+        snprintf(path, sizeof path, "%s/sys/power/state", sysfs_root);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        int e = fd < 0 || write(fd, value, strlen(value)) < 0 ? errno : 0;
+        if (fd >= 0)
+                close(fd);
+        logf_line("state %s %s", value, e ? strerror(e) : "ok");
+}
+
+static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        const char *when = userdata;
+        int status = si->si_code == CLD_EXITED ? si->si_status : 128 + si->si_status;
+        logf_line("hook %s %s %d", when, sleeping_kind, status);
+        hook_child = sd_event_source_unref(hook_child);
+        if (strcmp(when, "pre") == 0) {
+                write_state();
+                run_hook("post");
+                return 0;
+        }
+        emit_prepare(0);
+        sleeping_kind = NULL;
+        return 0;
+}
+
+static void run_hook(const char *when) {
+        int n = 0;
+        while (hook_argv[n])
+                n++;
+        pid_t pid = fork();
+        if (pid == 0) {
+                char **argv = calloc((size_t) n + 3, sizeof(char *));
+                memcpy(argv, hook_argv, (size_t) n * sizeof(char *));
+                argv[n] = (char *) when;
+                argv[n + 1] = (char *) sleeping_kind;
+                setenv("SYSTEMD_SLEEP_ACTION", sleeping_kind, 1);
+                setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1);
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        if (pid < 0 || sd_event_add_child(event, &hook_child, pid, WEXITED, on_hook_exit, (void *) when) < 0) {
+                logf_line("hook %s %s cannot-run", when, sleeping_kind);
+                emit_prepare(0);
+                sleeping_kind = NULL;
+        }
+}
+
+static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        delay_done();
+        return 0;
+}
+
+static int start_sleep(sd_bus_message *m, const char *kind, sd_bus_error *error) {
+        int interactive;
+        int r = sd_bus_message_read(m, "b", &interactive);
+        if (r < 0)
+                return r;
+        if (sleeping_kind)
+                return sd_bus_error_set(error, "org.freedesktop.login1.OperationInProgress",
+                                        "There's already a shutdown or sleep operation in progress");
+        sleeping_kind = kind;
+        logf_line("sleep %s", kind);
+        r = sd_bus_reply_method_return(m, NULL);
+        emit_prepare(1);
+        (void) sd_event_add_time_relative(event, &delay_timer, CLOCK_MONOTONIC,
+                                          delays_held() ? (uint64_t) delay_max_ms * 1000 : 0, 0,
+                                          on_delay_timeout, NULL);
+        return r;
+}
+
+static int method_suspend(sd_bus_message *m, void *u, sd_bus_error *e) { return start_sleep(m, "suspend", e); }
+static int method_hibernate(sd_bus_message *m, void *u, sd_bus_error *e) { return start_sleep(m, "hibernate", e); }
+static int method_hybrid(sd_bus_message *m, void *u, sd_bus_error *e) { return start_sleep(m, "hybrid-sleep", e); }
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("Inhibit", "ssss", "h", method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListInhibitors", "", "a(ssssuu)", method_list_inhibitors, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Suspend", "b", "", method_suspend, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Hibernate", "b", "", method_hibernate, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("HybridSleep", "b", "", method_hybrid, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL("PrepareForSleep", "b", 0),
+        SD_BUS_VTABLE_END,
+};
+
+static int parse_args(int argc, char **argv) {
+        static const struct option opts[] = {
+                { "bus-address", required_argument, NULL, 'a' },
+                { "sysfs-root", required_argument, NULL, 's' },
+                { "log", required_argument, NULL, 'l' },
+                { "delay-max-ms", required_argument, NULL, 'd' },
+                {}
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "+", opts, NULL)) >= 0)
+                switch (c) {
+                case 'a': address = optarg; break;
+                case 's': sysfs_root = optarg; break;
+                case 'l': log_path = optarg; break;
+                case 'd': delay_max_ms = (unsigned) strtoul(optarg, NULL, 10); break;
+                default: return -EINVAL;
+                }
+        hook_argv = argv + optind;
+        return address && sysfs_root && log_path && hook_argv[0] ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv) {
+        if (parse_args(argc, argv) < 0) {
+                fprintf(stderr, "usage: logind-standin --bus-address=ADDRESS --sysfs-root=DIR --log=FILE "
+                                "[--delay-max-ms=MS] -- HOOK [ARGS...]\n");
+                return 2;
+        }
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &mask, NULL); /* for sd_event_add_child */
+
+        int r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_address(bus, address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, 1);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(bus, NULL, PATH, INTERFACE, manager_vtable, NULL);
+        if (r >= 0)
+                r = sd_bus_request_name(bus, "org.freedesktop.login1", 0);
+        if (r >= 0)
+                r = sd_bus_attach_event(bus, event, 0);
+        if (r < 0) {
+                fprintf(stderr, "logind-standin: %s\n", strerror(-r));
+                return 1;
+        }
+        printf("READY\n");
+        fflush(stdout);
+        r = sd_event_loop(event);
+        sd_bus_flush_close_unref(bus);
+        sd_event_unref(event);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# run-scenario.sh [--interactive] SCENARIO: boots the Debian guest (systemd,
+# logind, polkitd, fridge installed as a package would) under qemu (TCG)
+# and runs tests/system/scenarios/SCENARIO.sh in it, after boot, from a
+# oneshot unit; reads "FRIDGE-RESULT: PASS|FAIL why" from the serial
+# console. --interactive boots to a root shell on this terminal instead
+# (Ctrl-A X quits qemu).
+# Environment: FRIDGE_SYSTEM_CACHE (default $FRIDGE_SYSTEM_DEFAULT_CACHE,
+# which meson sets to BUILD/system-cache), FRIDGE_VM_CACHE (the kernel,
+# shared with the vm tier), FRIDGE_VM_LOGDIR (console and journal saved
+# there as system-SCENARIO.console.log). A scenario's header may set
+# "# system-kernel: vmlinux|bzImage" and "# system-timeout: SECONDS".
+# Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel or mmdebstrap
+# cannot be had.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "error: $*" >&2; exit 1; }
+
+interactive=0
+[ "${1:-}" = --interactive ] && { interactive=1; shift; }
+[ $# -eq 1 ] || { [ $interactive -eq 1 ] && [ $# -eq 0 ]; } || die "usage: $0 [--interactive] SCENARIO"
+name=${1:-interactive}
+scenario=$here/scenarios/$name.sh
+[ $interactive -eq 1 ] || [ -f "$scenario" ] || die "no scenario $name"
+
+cache=${FRIDGE_SYSTEM_CACHE:-${FRIDGE_SYSTEM_DEFAULT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fridge-system}}
+vmcache=${FRIDGE_VM_CACHE:-${FRIDGE_VM_DEFAULT_CACHE:-$cache/vm}}
+mkdir -p "$cache"
+
+for t in qemu-system-x86_64 busybox cpio gzip mkfs.ext4 meson ninja; do
+  command -v "$t" >/dev/null || skip "$t is missing (tools/lib/setup.sh installs the system tier's packages)"
+done
+rc=0; "$here/../vm/kernel.sh" "$vmcache" || rc=$?
+[ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "Debian's kernel could not be fetched"; die "kernel.sh failed"; }
+kdir=$vmcache/kernel
+rc=0; "$here/rootfs.sh" "$cache" || rc=$?
+[ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "the guest's root file system could not be built (mmdebstrap)"; die "rootfs.sh failed"; }
+"$here/image.sh" "$cache" "$kdir"
+
+header() { [ -f "$scenario" ] && sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
+kind=$(header system-kernel || true); kind=${kind:-vmlinux}
+timeout=$(header system-timeout || true); timeout=${timeout:-180}
+case $kind in vmlinux) kernel=$kdir/vmlinux ;; bzImage) kernel=$kdir/vmlinuz ;; *) die "bad system-kernel $kind" ;; esac
+
+qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 2 -nodefaults -no-reboot -display none -vga none
+      -snapshot -drive "file=$cache/root.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
+append="console=ttyS0 root=/dev/vda rw quiet systemd.show_status=0 suspend.pm_test_delay=0"
+if [ $interactive -eq 1 ]; then
+  echo "booting the Debian guest with fridge (TCG; about 15 s; Ctrl-A X quits qemu)"
+  exec "${qemu[@]}" -append "$append" -chardev stdio,id=con,mux=on,signal=off -serial chardev:con \
+    -mon chardev=con,mode=readline
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/fridge-system.XXXXXX")
+qemu_pid=
+cleanup() {
+  [ -z "$qemu_pid" ] || { kill "$qemu_pid" 2>/dev/null; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true; }
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+t0=$(date +%s.%N)
+"${qemu[@]}" -append "$append fridge.scenario=$name systemd.mask=serial-getty@ttyS0.service" \
+  -serial "file:$T/console.log" </dev/null >"$T/qemu.out" 2>&1 &
+qemu_pid=$!
+hung=0
+end=$((SECONDS + timeout))
+while kill -0 "$qemu_pid" 2>/dev/null; do
+  [ $SECONDS -lt $end ] || { hung=1; break; }
+  sleep 0.2
+done
+[ $hung -eq 0 ] || { kill "$qemu_pid"; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true; }
+wait "$qemu_pid" 2>/dev/null || true
+qemu_pid=
+secs=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
+tr -d '\r' <"$T/console.log" >"$T/console.txt"
+[ -z "${FRIDGE_VM_LOGDIR:-}" ] || { mkdir -p "$FRIDGE_VM_LOGDIR"; cp "$T/console.txt" "$FRIDGE_VM_LOGDIR/system-$name.console.log"; }
+marker=$(grep -o 'FRIDGE-RESULT: .*' "$T/console.txt" | head -n1 || true)
+case $marker in
+  "FRIDGE-RESULT: PASS"*)
+    sed -n '/^=== scenario/,/^FRIDGE-RESULT/p' "$T/console.txt" | grep -v '^FRIDGE-RESULT'
+    echo "PASS: system $name in $secs s (qemu start to power-off)"
+    exit 0 ;;
+esac
+cat "$T/console.txt"
+[ -s "$T/qemu.out" ] && { echo "----- qemu"; cat "$T/qemu.out"; }
+[ $hung -eq 0 ] || echo "FAIL: system $name: no power-off within ${timeout} s"
+echo "FAIL: system $name: ${marker:-no FRIDGE-RESULT line} ($secs s)"
+exit 1
