@@ -62,6 +62,7 @@ const char *bus_cycle_error_name(CycleError e) {
                 [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
                 [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
                 [CYCLE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
+                [CYCLE_ERROR_INTERRUPTED] = ERROR_PREFIX "Interrupted",
         };
         return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
 }
@@ -848,6 +849,8 @@ static void on_finished(void *userdata, uint64_t cycle, CycleResult result, Cycl
                                    cycle_result_to_string(result), bus_cycle_error_name(error), message);
         if (r < 0)
                 log_warning_errno(r, "Failed to emit CycleFinished: %m");
+        /* On the socket before the manager forgets the cycle's record */
+        (void) sd_bus_flush(b->bus);
 }
 
 static const ManagerOps bus_manager_ops = {

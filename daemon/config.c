@@ -12,7 +12,7 @@ Config *config_new_default(void) {
         Config *c = g_new0(Config, 1);
         c->driver = DRIVER_AUTO;
         c->hibernate_mode = g_strdup("platform");
-        c->retries = 2;
+        c->retries = 0;
         c->retry_delay_ms = 1000;
         c->flush_timeout_ms = 30000;
         c->flush_on_timeout = FLUSH_ON_TIMEOUT_FAIL;

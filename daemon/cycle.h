@@ -44,6 +44,7 @@ typedef enum CycleError {
         CYCLE_ERROR_THAW_FAILED,
         CYCLE_ERROR_INTERNAL,
         CYCLE_ERROR_INHIBITED,
+        CYCLE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
         _CYCLE_ERROR_MAX,
 } CycleError;
 

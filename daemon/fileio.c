@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,37 @@ int write_file_at(int root_fd, const char *path, const char *value) {
         if ((size_t) k != len)
                 return -EIO;
         return 0;
+}
+
+int write_all_fd(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t k = write(fd, buf, len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                buf += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
+int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content) {
+        _cleanup_close_ int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+
+        int r = write_all_fd(fd, content, strlen(content));
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(dir_fd, tmp, 0);
+                return r;
+        }
+        return fsync(dir_fd) < 0 ? -errno : 0;
 }
 
 char *strstrip_right(char *s) {

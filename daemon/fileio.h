@@ -16,5 +16,13 @@ int read_file_at(int root_fd, const char *path, char **ret);
 /* The whole of `value` in one write(2), as sysfs attributes want. */
 int write_file_at(int root_fd, const char *path, const char *value);
 
+/* All of buf, however many write(2)s it takes (EINTR retried). */
+int write_all_fd(int fd, const char *buf, size_t len);
+
+/* Replaces the file `name` in the directory dir_fd with `content`
+ * atomically and durably: writes `tmp`, fsyncs it, renames it over `name`,
+ * fsyncs the directory. A crash leaves the old file or the new one. */
+int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content);
+
 /* Drops trailing white space in place; returns s. */
 char *strstrip_right(char *s);

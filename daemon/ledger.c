@@ -83,20 +83,6 @@ int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {
         return TAKE_FD(fd);
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t k = write(fd, buf, len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                buf += k;
-                len -= (size_t) k;
-        }
-        return 0;
-}
-
 int ledger_add(Ledger *l, char *const *cgroups) {
         for (char *const *c = cgroups; *c; c++)
                 if (!ledger_path_is_valid(*c))
@@ -117,7 +103,7 @@ int ledger_add(Ledger *l, char *const *cgroups) {
         g_autoptr(GString) lines = g_string_new(NULL);
         for (char *const *c = cgroups; *c; c++)
                 g_string_append_printf(lines, "%s\n", *c);
-        int r = write_all(fd, lines->str, lines->len);
+        int r = write_all_fd(fd, lines->str, lines->len);
         if (r < 0)
                 return r;
         /* On disk before the caller writes cgroup.freeze: a crash in between
@@ -131,23 +117,7 @@ int ledger_add(Ledger *l, char *const *cgroups) {
 
 /* Replaces the whole ledger atomically: a crash leaves the old or the new. */
 static int ledger_rewrite(Ledger *l, const char *content) {
-        _cleanup_close_ int fd = openat(l->dir_fd, LEDGER_TMP,
-                                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-
-        int r = write_all(fd, content, strlen(content));
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r >= 0 && renameat(l->dir_fd, LEDGER_TMP, l->dir_fd, LEDGER_FILE) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(l->dir_fd, LEDGER_TMP, 0);
-                return r;
-        }
-        if (fsync(l->dir_fd) < 0)
-                return -errno;
-        return 0;
+        return write_file_atomic_at(l->dir_fd, LEDGER_FILE, LEDGER_TMP, content);
 }
 
 static int ledger_read(Ledger *l, char ***ret) {

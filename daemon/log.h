@@ -30,3 +30,5 @@ void log_struct_event(int level, const char *message_id, const char *message, ..
 #define FRIDGE_MESSAGE_RESUMED      "4a5b2e0a8f0d4c31a1c9e2f6b7d80103"
 #define FRIDGE_MESSAGE_PHASE_FAILED "4a5b2e0a8f0d4c31a1c9e2f6b7d80104"
 #define FRIDGE_MESSAGE_LEDGER_THAW  "4a5b2e0a8f0d4c31a1c9e2f6b7d80105"
+/* a cycle an earlier fridged left unfinished, reported at start-up */
+#define FRIDGE_MESSAGE_CYCLE_INTERRUPTED "4a5b2e0a8f0d4c31a1c9e2f6b7d80106"

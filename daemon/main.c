@@ -124,18 +124,6 @@ static int bus_connect(const Args *a, sd_bus **ret) {
         return 0;
 }
 
-static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        if (e) {
-                log_error("Failed to own %s: %s", FRIDGE_BUS_NAME, e->message);
-                /* the bus policy says no (a non-root fridged), or another owns it */
-                return sd_event_exit(userdata, sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -EEXIST);
-        }
-        log_info("fridged %s ready on %s", FRIDGE_VERSION, FRIDGE_BUS_NAME);
-        (void) sd_notify(false, "READY=1\nSTATUS=Idle.");
-        return 0;
-}
-
 typedef struct Daemon {
         sd_event *event;
         sd_bus *bus;
@@ -143,6 +131,22 @@ typedef struct Daemon {
         Bus *bus_object;
         Logind *logind;
 } Daemon;
+
+static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Daemon *d = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e) {
+                log_error("Failed to own %s: %s", FRIDGE_BUS_NAME, e->message);
+                /* the bus policy says no (a non-root fridged), or another owns it */
+                return sd_event_exit(d->event,
+                                     sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -EEXIST);
+        }
+        /* Clients watching across the restart learn how the last cycle ended */
+        manager_report_interrupted(d->manager);
+        log_info("fridged %s ready on %s", FRIDGE_VERSION, FRIDGE_BUS_NAME);
+        (void) sd_notify(false, "READY=1\nSTATUS=Idle.");
+        return 0;
+}
 
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Daemon *d = userdata;
@@ -220,7 +224,7 @@ static int daemon_setup(Daemon *d, const Args *a) {
         if (r < 0)
                 return r;
         manager_set_logind(d->manager, d->logind);
-        r = sd_bus_request_name_async(d->bus, NULL, FRIDGE_BUS_NAME, 0, on_name_acquired, d->event);
+        r = sd_bus_request_name_async(d->bus, NULL, FRIDGE_BUS_NAME, 0, on_name_acquired, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to request %s: %m", FRIDGE_BUS_NAME);
         return 0;

@@ -6,9 +6,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "backoff.h"
 #include "cgroups.h"
 #include "classify.h"
 #include "fileio.h"
@@ -19,6 +21,7 @@
 #include "overrides.h"
 #include "log.h"
 #include "progress.h"
+#include "record.h"
 #include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
@@ -68,6 +71,9 @@ typedef struct Cycle {
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
         char *client_cgroup;            /* exempt for this cycle */
 
+        uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
+        unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
+        bool retry_waiting;             /* thawed, waiting out the backoff before the next attempt */
         CycleDriver driver;
         bool handed_over;               /* logind was asked to sleep; the hook's pre comes next */
         bool joined;                    /* the hook's pre belongs to this cycle */
@@ -92,6 +98,9 @@ struct Manager {
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;
+        int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
+        CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
+        bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
         Freezer *freezer;
         ClassRules *rules;
         Logind *logind;                 /* borrowed, NULL: no logind driver */
@@ -142,6 +151,7 @@ static void cycle_stop_work(Cycle *c) {
         c->timeout = sd_event_source_disable_unref(c->timeout);
         c->queued = false;
         c->delay_waiting = false;
+        c->retry_waiting = false;
         c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
 }
 
@@ -231,6 +241,76 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
         } else
                 log_info("%s", msg);
         schedule_step(m);
+}
+
+/* ---- the cycle record: what a restarted fridged reports ---- */
+
+static const char *record_phase_name(const Cycle *c) {
+        if (c->retry_waiting)
+                return "retry";
+        return c->phase == PHASE_NONE ? (c->queued ? "queued" : "start") : phase_to_string(c->phase);
+}
+
+/* A failed write costs only the report after a crash: the cycle goes on */
+static void cycle_record_update(Manager *m) {
+        const Cycle *c = m->cycle;
+        if (m->state_fd < 0)
+                return;
+        CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
+                            .phase = (char *) record_phase_name(c), .started_usec = c->started_usec,
+                            .pid = getpid() };
+        int r = record_write(m->state_fd, &rec);
+        if (r < 0)
+                log_warning_errno(r, "Failed to record cycle %" G_GUINT64_FORMAT " in the state directory: %m",
+                                  c->id);
+}
+
+/* The interrupted cycle's id was taken: ids go on after it */
+static void manager_load_record(Manager *m, const char *state_dir) {
+        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
+                log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
+                                  state_dir);
+                return;
+        }
+        m->state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->state_fd < 0) {
+                log_warning_errno(-errno, "Cannot open %s (%m); interrupted cycles will not be reported",
+                                  state_dir);
+                return;
+        }
+        int r = record_read_next_id(m->state_fd, &m->next_id);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);
+        r = record_read(m->state_fd, &m->interrupted);
+        if (r < 0)
+                log_warning_errno(r, "Ignoring the unreadable cycle record in %s: %m", state_dir);
+        if (m->interrupted && m->interrupted->id >= m->next_id)
+                m->next_id = m->interrupted->id + 1;
+}
+
+void manager_report_interrupted(Manager *m) {
+        g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
+        if (!rec)
+                return;
+        g_autofree char *message = g_strdup_printf(
+                "fridged stopped during phase %s of the previous run (pid %d); %s", rec->phase, (int) rec->pid,
+                m->startup_thaw_failed ? "some cgroups it froze could not be thawed yet (see the log)"
+                                       : "everything it froze was thawed");
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
+                                               rec->kind, message);
+        g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", rec->phase);
+        log_struct_event(LOG_ERR, FRIDGE_MESSAGE_CYCLE_INTERRUPTED, msg, "FRIDGE_RESULT=failed", phase_field, NULL);
+
+        m->last_id = rec->id;
+        m->last_kind = sleep_kind_from_string(rec->kind);
+        m->last_result = RESULT_FAILED;
+        if (m->ops && m->ops->finished)
+                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, CYCLE_ERROR_INTERRUPTED, message);
+        notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
+        /* Removed only now: a crash before the report reports it next time */
+        int r = m->cycle ? 0 : record_remove(m->state_fd);
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the cycle record: %m");
 }
 
 /* ---- the plan ---- */
@@ -623,6 +703,66 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }
 
+/* ---- retries of the kernel phase ([Sleep] Retries=, RetryDelayMs=) ---- */
+
+/* A wakeup event (the wakeup_count handshake spoiled) or EBUSY from the
+ * state write (a wakeup event or a busy device): what may pass if tried
+ * again a little later */
+static const char *kernel_failure_transient(const PowerRequest *r) {
+        if (r->failed_step == POWER_STEP_WAKEUP_COUNT)
+                return "a wakeup event arrived";
+        if (r->failed_step == POWER_STEP_STATE && r->error == -EBUSY)
+                return "the kernel was busy (EBUSY)";
+        return NULL;
+}
+
+static void retry_prepared(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        m->cycle->retry_waiting = false;
+        prepare_done(r, data, userdata); /* steps on to freeze-early */
+}
+
+/* A new wakeup_count handshake, then freeze-early onwards once more */
+static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        c->timeout = sd_event_source_disable_unref(c->timeout);
+        PrepareJob *j = g_new0(PrepareJob, 1);
+        j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        int r = worker_start(m->event, prepare_job_run, j, prepare_job_free, retry_prepared, m, &c->worker);
+        if (r < 0)
+                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
+                                errno_text(r));
+        return 0;
+}
+
+/* Whether another attempt was set up. Everything is thawed before the
+ * wait, so nothing stays frozen longer than one attempt's freeze. */
+static bool cycle_retry(Manager *m, const PowerRequest *req) {
+        Cycle *c = m->cycle;
+        const char *why = kernel_failure_transient(req);
+        if (!why || c->attempt >= m->config->retries)
+                return false;
+        unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
+        if (c->freezer && freezer_n_frozen(c->freezer) > 0)
+                return false; /* the thaw phase keeps at it; no new freeze on top */
+
+        c->attempt++;
+        uint32_t ms = backoff_delay_ms(m->config->retry_delay_ms, c->attempt, BACKOFF_CAP_MS);
+        int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC, (uint64_t) ms * USEC_PER_MSEC,
+                                           0, on_retry_timer, m);
+        if (r < 0)
+                return false;
+        log_notice("Cycle %" G_GUINT64_FORMAT ": attempt %u of %u failed: %s; thawed %u cgroups, trying again "
+                   "in %u ms", c->id, c->attempt, m->config->retries + 1, why, n, ms);
+        c->retry_waiting = true;
+        c->phase = PHASE_FLUSH; /* the next step is freeze-early; Cancel works again meanwhile */
+        cycle_record_update(m);
+        notify(m, MANAGER_CHANGED_STATE);
+        set_progress(m, 0.0, "attempt %u of %u in %u ms: %s", c->attempt + 1, m->config->retries + 1, ms, why);
+        return true;
+}
+
 /* Both drivers: the machine is back; thaw next */
 static void report_resumed(Manager *m, uint64_t slept_usec, const char *reason) {
         Cycle *c = m->cycle;
@@ -649,7 +789,14 @@ static void kernel_done(int r, void *data, void *userdata) {
         c->worker = NULL;
         c->power_request = NULL;
         if (r < 0) {
+                if (cycle_retry(m, req))
+                        return;
                 kernel_failed(m, req);
+                if (c->attempt > 0 && c->message) {
+                        g_autofree char *first = TAKE_PTR(c->message);
+                        c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
+                                                     m->config->retries + 1);
+                }
                 return;
         }
         if (req->tuxonice_result) {
@@ -710,6 +857,11 @@ static void cycle_finish(Manager *m) {
         m->last_result = c->result;
         if (m->ops && m->ops->finished)
                 m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
+        /* Only once CycleFinished is out (the bus flushes it): a crash in
+         * between reports the cycle again after the restart rather than never */
+        int r = m->state_fd >= 0 ? record_remove(m->state_fd) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the cycle record: %m");
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
         CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
         hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
@@ -775,6 +927,7 @@ static void enter_phase(Manager *m, Phase p) {
         Cycle *c = m->cycle;
         c->phase = p;
         log_debug("Cycle %" G_GUINT64_FORMAT ": phase %s", c->id, phase_to_string(p));
+        cycle_record_update(m);
         notify(m, MANAGER_CHANGED_STATE);
 
         switch (p) {
@@ -943,6 +1096,7 @@ static Cycle *cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleO
         c->imminent_sent = driver == CYCLE_DRIVER_HOOK && m->reserved_id != 0;
         c->id = c->imminent_sent ? TAKE_ID(m->reserved_id) : m->next_id++;
         c->kind = kind;
+        c->started_usec = g_get_real_time();
         c->driver = driver;
         c->freezer = m->freezer;
         c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
@@ -956,6 +1110,9 @@ static Cycle *cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleO
         g_autofree char *kind_field = g_strdup_printf("FRIDGE_KIND=%s", sleep_kind_to_string(kind));
         g_autofree char *driver_field = g_strdup_printf("FRIDGE_DRIVER=%s", driver_names[driver]);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, NULL);
+        int r = m->state_fd >= 0 ? record_write_next_id(m->state_fd, m->next_id) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the next cycle id: %m");
         return c;
 }
 
@@ -1014,6 +1171,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
                 cycle_queue(m);
         else
                 schedule_step(m);
+        cycle_record_update(m);
         *ret_id = c->id;
         return 0;
 }
@@ -1248,6 +1406,7 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
                 return;
         }
         r = ledger_thaw_all(m->ledger, m->cgroup_fd);
+        m->startup_thaw_failed = r < 0;
         if (r > 0) {
                 g_autofree char *msg = g_strdup_printf("Thawed %d cgroups that an earlier fridged left frozen", r);
                 g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
@@ -1374,7 +1533,7 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
-        m->sysfs_fd = m->proc_fd = m->cgroup_fd = -1;
+        m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
         m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         manager_exempt_pid(m, getpid(), "fridged itself");
         m->event = sd_event_ref(p->event);
@@ -1393,6 +1552,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
 
         manager_load_rules(m, p->class_dirs);
         manager_setup_freezing(m, p);
+        manager_load_record(m, p->state_dir);
 
         int r = sd_event_add_defer(m->event, &m->step, on_step, m);
         if (r < 0)
@@ -1426,6 +1586,9 @@ Manager *manager_free(Manager *m) {
                 close(m->sysfs_fd);
         if (m->proc_fd >= 0)
                 close(m->proc_fd);
+        if (m->state_fd >= 0)
+                close(m->state_fd);
+        cycle_record_free(m->interrupted);
         config_free(m->config);
         g_free(m->last_wake_reason);
         for (int k = 0; k < _SLEEP_KIND_MAX; k++)
@@ -1466,6 +1629,8 @@ const char *manager_kind(const Manager *m) {
 }
 
 const char *manager_phase(const Manager *m) {
+        if (m->cycle && m->cycle->retry_waiting)
+                return "retry";
         return m->cycle ? phase_to_string(m->cycle->phase) : "";
 }
 

@@ -117,6 +117,11 @@ const char *manager_cgroup_root(const Manager *m);
  * -EINPROGRESS: past the point of no return. */
 int manager_cancel(Manager *m, uint64_t id, const char *why);
 
+/* Once the bus name is owned: a cycle that an earlier fridged left
+ * unfinished (its record in the state directory; what it froze was thawed
+ * at start-up) ends now with CycleFinished "failed", error Interrupted. */
+void manager_report_interrupted(Manager *m);
+
 /* systemd's sleep path. The hook's `pre` joins the cycle a logind-driven
  * Sleep handed over to logind, else starts a new cycle; it is done when the
  * cycle is frozen and waits in phase kernel while systemd-sleep writes the
@@ -136,7 +141,8 @@ void manager_set_logind(Manager *m, Logind *l);
 /* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
 void manager_on_prepare_for_sleep(void *manager, bool start);
 
-/* SIGTERM: ends a running cycle as aborted, thawing everything. */
+/* SIGTERM: ends a running cycle as aborted (failed once the state write was
+ * issued: the machine may have slept), thawing everything. */
 void manager_shutdown(Manager *m);
 
 /* Properties */

@@ -785,6 +785,7 @@ static void start_fridged(Harness *h) {
         g_assert_cmpint(nfd, >=, 0);
         g_assert_cmpuint(strlen(notify_path), <, sizeof sa.sun_path);
         strcpy(sa.sun_path, notify_path);
+        (void) unlink(notify_path); /* left by an earlier fridged of this harness */
         g_assert_cmpint(bind(nfd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
 
         g_ptr_array_add(env, g_strdup(e_notify));
@@ -934,6 +935,25 @@ Harness *harness_new(const HarnessOptions *opts) {
         start_fridged(h);
         connect_bus(h);
         return h;
+}
+
+void harness_kill_fridged(Harness *h, int sig) {
+        g_assert_cmpint(h->fridged_pid, >, 0);
+        g_assert_cmpint(kill(h->fridged_pid, sig), ==, 0);
+}
+
+void harness_restart_fridged(Harness *h) {
+        if (h->fridged_pid > 0) {
+                int status = harness_wait_pid(h->fridged_pid, 10000);
+                if (status == -1)
+                        g_error("fridged (pid %d) did not exit within 10 s", (int) h->fridged_pid);
+                h->fridged_pid = 0;
+                h->fridged_status = status;
+        }
+        if (h->notify_fd >= 0)
+                close(h->notify_fd);
+        h->notify_fd = -1;
+        start_fridged(h);
 }
 
 bool harness_wait_notify(Harness *h, const char *line, int timeout_ms) {

@@ -131,6 +131,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Harness, harness_free)
  * true when one came. */
 bool harness_wait_notify(Harness *h, const char *line, int timeout_ms);
 
+/* Sends `sig` to fridged (it is not reaped: see harness_restart_fridged). */
+void harness_kill_fridged(Harness *h, int sig);
+/* Reaps fridged (it must exit within 10 s; its wait status goes to
+ * fridged_status) and starts it again on the same bus, kernel and state
+ * directory; returns once it sent READY=1. The test's bus connection and
+ * recorded signals stay. */
+void harness_restart_fridged(Harness *h);
+
 /* Prints fridged's stderr (the whole file) as test messages. */
 void harness_dump_fridged_log(Harness *h);
 

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "parse.h"
+#include "util.h"
+
+#define RECORD_FILE "cycle"
+#define RECORD_TMP ".cycle.tmp"
+#define NEXT_ID_FILE "next-cycle-id"
+#define NEXT_ID_TMP ".next-cycle-id.tmp"
+
+void cycle_record_free(CycleRecord *r) {
+        if (!r)
+                return;
+        g_free(r->kind);
+        g_free(r->phase);
+        g_free(r);
+}
+
+int record_write(int dir_fd, const CycleRecord *r) {
+        g_autofree char *text = g_strdup_printf("ID=%" PRIu64 "\nKIND=%s\nPHASE=%s\nSTARTED_USEC=%" PRIu64
+                                                "\nPID=%d\n", r->id, r->kind, r->phase, r->started_usec,
+                                                (int) r->pid);
+        return write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
+}
+
+/* The value of KEY= in `text`, or NULL */
+static const char *field(char **lines, const char *key) {
+        size_t n = strlen(key);
+        for (char **l = lines; *l; l++)
+                if (strncmp(*l, key, n) == 0 && (*l)[n] == '=')
+                        return *l + n + 1;
+        return NULL;
+}
+
+static int parse_u64_field(char **lines, const char *key, uint64_t *ret) {
+        const char *v = field(lines, key);
+        return v ? parse_uint64(v, ret) : -EBADMSG;
+}
+
+int record_read(int dir_fd, CycleRecord **ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(dir_fd, RECORD_FILE, &text);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(CycleRecord) rec = g_new0(CycleRecord, 1);
+        uint64_t pid = 0;
+        const char *kind = field(lines, "KIND"), *phase = field(lines, "PHASE");
+        if (parse_u64_field(lines, "ID", &rec->id) < 0 || rec->id == 0 || !kind || !phase ||
+            parse_u64_field(lines, "STARTED_USEC", &rec->started_usec) < 0 ||
+            parse_u64_field(lines, "PID", &pid) < 0 || pid > INT32_MAX)
+                return -EBADMSG;
+        rec->kind = g_strdup(kind);
+        rec->phase = g_strdup(phase);
+        rec->pid = (pid_t) pid;
+        *ret = g_steal_pointer(&rec);
+        return 0;
+}
+
+int record_remove(int dir_fd) {
+        if (unlinkat(dir_fd, RECORD_FILE, 0) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return fsync(dir_fd) < 0 ? -errno : 0;
+}
+
+int record_read_next_id(int dir_fd, uint64_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(dir_fd, NEXT_ID_FILE, &text);
+        if (r == -ENOENT) {
+                *ret = 1;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        uint64_t v;
+        r = parse_uint64(strstrip_right(text), &v);
+        if (r < 0 || v == 0)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+int record_write_next_id(int dir_fd, uint64_t next) {
+        g_autofree char *text = g_strdup_printf("%" PRIu64 "\n", next);
+        return write_file_atomic_at(dir_fd, NEXT_ID_FILE, NEXT_ID_TMP, text);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* STATE_DIR/cycle: the running cycle (id, kind, phase, start time, pid),
+ * rewritten atomically (write, fsync, rename, fsync the directory) when a
+ * cycle starts and at each phase, removed when it finishes. A fridged that
+ * finds one at start-up knows a cycle was interrupted (SIGKILL, a crash, a
+ * power cut) and reports it. STATE_DIR/next-cycle-id keeps ids from
+ * repeating across restarts. Both files are small "KEY=value" lines. */
+
+typedef struct CycleRecord {
+        uint64_t id;
+        char *kind;
+        char *phase;
+        uint64_t started_usec;  /* CLOCK_REALTIME */
+        pid_t pid;
+} CycleRecord;
+
+void cycle_record_free(CycleRecord *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleRecord, cycle_record_free)
+
+/* Writes the record (replacing any). */
+int record_write(int dir_fd, const CycleRecord *r);
+/* The record, or NULL with 0 when there is none; -EBADMSG when malformed. */
+int record_read(int dir_fd, CycleRecord **ret);
+/* Removes it; 0 when it was not there. */
+int record_remove(int dir_fd);
+
+/* The first id a new cycle may take: 1 when never saved. */
+int record_read_next_id(int dir_fd, uint64_t *ret);
+int record_write_next_id(int dir_fd, uint64_t next);

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Crash at every phase: a cycle over 20 scratch cgroups is held inside a
+ * phase (rig.h), fridged is SIGKILLed there and started again. The new
+ * fridged must thaw every scratch cgroup from the ledger, report the
+ * interrupted cycle id with CycleFinished "failed" / Interrupted naming the
+ * phase, and run new cycles with ids that do not repeat. 20 repetitions per
+ * phase; the figure is how many cgroups were left frozen.
+ *
+ * The thaw phase cannot be held (it is a few synchronous writes), so its
+ * kill follows the state write's return in fakesys's log at once and lands
+ * at the end of the kernel phase, in thaw, or just after the cycle ended:
+ * each is checked for what it must give, and the figure says where the
+ * kills landed.
+ */
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fridge-config.h"
+#include "rig.h"
+
+#define N_CGROUPS 20
+#define REPS 20
+
+static const char *const held_phases[] = {
+        "prepare", "flush", "freeze-early", "flush-again", "freeze-late", "kernel", NULL,
+};
+
+typedef struct Tally {
+        unsigned restarts, frozen_after, checked;
+        uint64_t last_id;
+        gint64 worst_restart_usec;
+} Tally;
+
+/* After the restart: the interrupted cycle ended failed/Interrupted, nothing frozen */
+static void check_after_restart(Rig *r, Tally *t, uint64_t cycle, const char *phase) {
+        g_autofree char *result = NULL, *error = NULL, *message = NULL;
+        rig_finished(r, cycle, 10000, &result, &error, &message);
+        g_assert_cmpstr(result, ==, "failed");
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.Interrupted");
+        g_autofree char *during = g_strdup_printf("during phase %s of the previous run", phase);
+        if (!strstr(message, during))
+                g_error("cycle %" G_GUINT64_FORMAT ": '%s' does not say '%s'", cycle, message, during);
+        g_assert_nonnull(strstr(message, "everything it froze was thawed"));
+        unsigned frozen = rig_count_frozen(r);
+        t->frozen_after += frozen;
+        t->checked += N_CGROUPS;
+        if (frozen > 0)
+                g_error("%u scratch cgroups still frozen after the restart (phase %s)", frozen, phase);
+}
+
+static void crash_once(Rig *r, Tally *t, const char *phase) {
+        uint64_t cycle = rig_start_held(r, phase, 0);
+        if (cycle <= t->last_id)
+                g_error("cycle id %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT ": ids repeat across restarts",
+                        cycle, t->last_id);
+        t->last_id = cycle;
+        harness_kill_fridged(r->h, SIGKILL);
+        rig_release(r); /* a thread stuck in a held syncfs keeps the dead fridged from exiting */
+        gint64 start = g_get_monotonic_time();
+        harness_restart_fridged(r->h);
+        t->worst_restart_usec = MAX(t->worst_restart_usec, g_get_monotonic_time() - start);
+        t->restarts++;
+        check_after_restart(r, t, cycle, phase);
+}
+
+/* Where the thaw-phase kill landed: "kernel"/"thaw" (interrupted) or "after" */
+static const char *crash_at_thaw(Rig *r, Tally *t) {
+        g_ptr_array_set_size(r->h->signals, 0);
+        harness_control(r->h, "clear-log");
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(r->h, "suspend", &cycle, &err, &msg, NULL) < 0)
+                g_error("Sleep: %s: %s", err, msg);
+        g_assert_cmpuint(cycle, >, t->last_id);
+        t->last_id = cycle;
+        g_assert_true(harness_wait_log_line(r->h, "power/state mem ok", 15000));
+        harness_kill_fridged(r->h, SIGKILL);
+        harness_restart_fridged(r->h);
+        t->restarts++;
+
+        g_autofree char *result = NULL, *error = NULL, *message = NULL;
+        rig_finished(r, cycle, 10000, &result, &error, &message);
+        unsigned frozen = rig_count_frozen(r);
+        t->frozen_after += frozen;
+        t->checked += N_CGROUPS;
+        g_assert_cmpuint(frozen, ==, 0);
+        if (g_str_equal(result, "done"))
+                return "after";
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.Interrupted");
+        return strstr(message, "phase thaw") ? "thaw" : strstr(message, "phase kernel") ? "kernel" : "other";
+}
+
+static void test_crash_every_phase(void) {
+        Rig *r = rig_new(N_CGROUPS, NULL);
+        if (!r)
+                return;
+        Tally t = {};
+        gint64 start = g_get_monotonic_time();
+        for (const char *const *p = held_phases; *p; p++) {
+                gint64 phase_start = g_get_monotonic_time();
+                for (int i = 0; i < REPS; i++)
+                        crash_once(r, &t, *p);
+                t.last_id = rig_full_cycle(r);
+                g_print("FIGURE: crash: SIGKILL in %s: %d restarts, %.0f ms each on average\n", *p, REPS,
+                        (double) (g_get_monotonic_time() - phase_start) / 1000.0 / REPS);
+        }
+        unsigned in_thaw = 0, in_kernel = 0, after = 0;
+        for (int i = 0; i < REPS; i++) {
+                const char *where = crash_at_thaw(r, &t);
+                in_thaw += g_str_equal(where, "thaw");
+                in_kernel += g_str_equal(where, "kernel");
+                after += g_str_equal(where, "after");
+        }
+        t.last_id = rig_full_cycle(r);
+        g_print("FIGURE: crash: SIGKILL at the state write's return (thaw): %u in thaw, %u at the end of kernel, "
+                "%u after the cycle ended\n", in_thaw, in_kernel, after);
+        g_print("FIGURE: crash: cgroups left frozen %u of %u (%u restarts, slowest restart %.0f ms, %.1f s in all)\n",
+                t.frozen_after, t.checked, t.restarts, (double) t.worst_restart_usec / 1000.0,
+                (double) (g_get_monotonic_time() - start) / G_USEC_PER_SEC);
+        g_assert_cmpuint(t.frozen_after, ==, 0);
+        rig_free(r);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/crash/every-phase", test_crash_every_phase);
+        return g_test_run();
+}
