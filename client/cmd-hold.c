@@ -67,8 +67,21 @@ static int wait_child(pid_t pid) {
         return EXIT_CODE_FAILED;
 }
 
-static void exec_child(const Args *a) {
+/* From before the hold is taken until the forwarding is in place: a
+ * SIGTERM in between would otherwise kill us with the hold granted and CMD
+ * never run (or not yet told) */
+static void block_job_signals(sigset_t *old) {
+        sigset_t job;
+        sigemptyset(&job);
+        sigaddset(&job, SIGTERM);
+        sigaddset(&job, SIGHUP);
+        (void) sigprocmask(SIG_BLOCK, &job, old);
+}
+
+static void exec_child(const Args *a, const sigset_t *old_mask) {
         const char *cmd = a->exec_argv[0];
+
+        (void) sigprocmask(SIG_SETMASK, old_mask, NULL);
 
         execvp(cmd, a->exec_argv);
         /* What a shell says, with its exit codes: 127 not found, 126 else. */
@@ -78,7 +91,7 @@ static void exec_child(const Args *a) {
 
 /* Runs CMD while `fd` (taken by the caller, or a negative errno with e
  * set on a refusal, `what` saying what was refused) stays open */
-static int run_holding(const Args *a, int taken, const sd_bus_error *e, const char *what) {
+static int run_holding(const Args *a, int taken, const sd_bus_error *e, const char *what, const sigset_t *old_mask) {
         _cleanup_(closep) int fd = taken;
         struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = forward_signal };
         struct sigaction old_int, old_quit, old_term, old_hup;
@@ -91,6 +104,7 @@ static int run_holding(const Args *a, int taken, const sd_bus_error *e, const ch
                 else
                         (void) report_errno(a, what, fd);
                 /* Whatever went wrong, CMD did not run. */
+                (void) sigprocmask(SIG_SETMASK, old_mask, NULL);
                 return EXIT_CODE_REFUSED;
         }
 
@@ -99,10 +113,13 @@ static int run_holding(const Args *a, int taken, const sd_bus_error *e, const ch
          * O_CLOEXEC, so CMD does not get it either.) */
         fflush(NULL);
         pid = fork();
-        if (pid < 0)
-                return report_errno(a, "cannot fork", -errno);
+        if (pid < 0) {
+                r = -errno;
+                (void) sigprocmask(SIG_SETMASK, old_mask, NULL);
+                return report_errno(a, "cannot fork", r);
+        }
         if (pid == 0)
-                exec_child(a);
+                exec_child(a, old_mask);
 
         /* Like system(): Ctrl-C and Ctrl-\ reach CMD from the terminal
          * anyway; CMD decides whether they end it, and the hold lasts
@@ -113,6 +130,7 @@ static int run_holding(const Args *a, int taken, const sd_bus_error *e, const ch
         (void) sigaction(SIGQUIT, &ignore, &old_quit);
         (void) sigaction(SIGTERM, &forward, &old_term);
         (void) sigaction(SIGHUP, &forward, &old_hup);
+        (void) sigprocmask(SIG_SETMASK, old_mask, NULL);   /* what came meanwhile goes to CMD now */
         r = wait_child(pid);
         (void) sigaction(SIGINT, &old_int, NULL);
         (void) sigaction(SIGQUIT, &old_quit, NULL);
@@ -128,16 +146,20 @@ int cmd_hold(const Args *a, sd_bus *bus) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         char what[300];
 
+        sigset_t old_mask;
+        block_job_signals(&old_mask);
         int fd = take_fd(bus, "HoldClass", a->hold_class, args_hold_who(a), args_hold_why(a), &e);
         snprintf(what, sizeof(what), "cannot hold class %s", a->hold_class);
-        return run_holding(a, fd, &e, what);
+        return run_holding(a, fd, &e, what, &old_mask);
 }
 
 int cmd_inhibit(const Args *a, sd_bus *bus) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         char what[300];
 
+        sigset_t old_mask;
+        block_job_signals(&old_mask);
         int fd = take_fd(bus, "Inhibit", args_hold_who(a), args_hold_why(a), args_inhibit_mode(a), &e);
         snprintf(what, sizeof(what), "cannot take a %s inhibitor", args_inhibit_mode(a));
-        return run_holding(a, fd, &e, what);
+        return run_holding(a, fd, &e, what, &old_mask);
 }

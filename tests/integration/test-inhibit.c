@@ -486,7 +486,10 @@ static void test_thousand_fds(Fixture *f, gconstpointer data) {
         }
         g_test_message("fridged's fds: %u at start, %u with 16 inhibitors, %u after 1,008", baseline, peak, now);
         g_assert_cmpuint(peak, >=, baseline + 16);
-        g_assert_cmpuint(now, ==, baseline);
+        /* a leak of one fd per inhibitor would be a thousand; a transient
+         * fd of fridged's own (a worker, a file it was reading) at either
+         * count is not one */
+        g_assert_cmpuint(now, <=, baseline + 2);
 }
 
 /* ---- fridgectl ---- */
