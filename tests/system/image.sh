@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# image.sh CACHE_DIR KERNEL_DIR: makes CACHE_DIR/root.img (ext4, no loop
+# image.sh CACHE_DIR KERNEL_DIR [uninstalled]: makes CACHE_DIR/root.img (ext4, no loop
 # mounts: mkfs.ext4 -d) and CACHE_DIR/initrd.gz for the system tier:
 #  - the Debian root file system from rootfs.sh,
 #  - fridge built with --prefix=/usr and installed the way a package would
@@ -9,14 +9,20 @@
 #    logged in on the serial console for tools/try --system, and boot-only
 #    units masked.
 # Rebuilt only when something in it changed (CACHE_DIR/image.stamp).
+# With "uninstalled": CACHE_DIR/root-uninstalled.img, where fridge was
+# installed into the root and then removed again by the documented
+# uninstall step (ninja -C BUILD uninstall), every file of meson's install
+# log checked gone; the guest then proves the machine still sleeps.
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: $0 CACHE_DIR KERNEL_DIR"
+[ $# -ge 2 ] || die "usage: $0 CACHE_DIR KERNEL_DIR [uninstalled]"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
 cache=$(cd "$1" && pwd)
 kdir=$(cd "$2" && pwd)
 rel=$(cat "$kdir/release")
+variant=${3:-}
+img=$cache/root${variant:+-$variant}.img
 
 exec 9>"$cache/.image.lock"
 flock 9
@@ -34,14 +40,29 @@ meson install -C "$cache/build" --no-rebuild --destdir "$cache/fridge-root" >"$c
 
 stamp=$( (cat "$cache/rootfs.stamp"; echo "$rel"; cd "$cache/fridge-root" && find . -type f -print0 | sort -z | xargs -0 sha1sum;
           cd "$here" && find guest scenarios image.sh guest-init.sh -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
-if [ -f "$cache/image.stamp" ] && [ "$(cat "$cache/image.stamp")" = "$stamp" ] && [ -s "$cache/root.img" ] && [ -s "$cache/initrd.gz" ]; then
+if [ -f "$img.stamp" ] && [ "$(cat "$img.stamp")" = "$stamp" ] && [ -s "$img" ] && [ -s "$cache/initrd.gz" ]; then
   exit 0
 fi
 t0=$SECONDS
 st=$cache/staging
 rm -rf "$st"
 cp -a "$cache/rootfs" "$st"
-cp -a "$cache/fridge-root/." "$st/"
+if [ "$variant" = uninstalled ]; then
+  # the documented step, on what meson install laid into this root
+  meson install -C "$cache/build" --no-rebuild --destdir "$st" >"$cache/install-uninstalled.log" 2>&1
+  ninja -C "$cache/build" uninstall >>"$cache/install-uninstalled.log" 2>&1 || die "ninja uninstall failed"
+  n=0
+  while read -r f; do
+    case $f in "#"*|"") continue ;; esac
+    [ ! -e "$f" ] && [ ! -L "$f" ] || die "uninstall left $f"
+    n=$((n + 1))
+  done <"$cache/build/meson-logs/install-log.txt"
+  [ $n -gt 0 ] || die "the install log lists no files"
+  mkdir -p "$st/usr/lib/fridge-system-test"
+  echo "$n" >"$st/usr/lib/fridge-system-test/uninstalled-files"
+else
+  cp -a "$cache/fridge-root/." "$st/"
+fi
 mkdir -p "$st/lib/modules"
 cp -a "$kdir/lib/modules/$rel" "$st/lib/modules/"
 
@@ -72,8 +93,8 @@ done
 sed -i 's/^root:[^:]*:/root::/' "$st/etc/shadow"
 
 size=$(( $(du -sm "$st" | cut -f1) * 13 / 10 + 128 ))
-rm -f "$cache/root.img"
-mkfs.ext4 -q -F -L root -d "$st" "$cache/root.img" "${size}M"
+rm -f "$img"
+mkfs.ext4 -q -F -L root -d "$st" "$img" "${size}M"
 rm -rf "$st"
 
 # the initrd: busybox, the disk and ext4 modules, guest-init.sh
@@ -100,5 +121,5 @@ done
 install -m 755 "$here/guest-init.sh" "$ird/init"
 ( cd "$ird" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet ) | gzip -1 >"$cache/initrd.gz"
 rm -rf "$ird"
-echo "$stamp" >"$cache/image.stamp"
-echo "image: root.img ${size} MiB and initrd built in $((SECONDS - t0)) s" >&2
+echo "$stamp" >"$img.stamp"
+echo "image: $(basename "$img") ${size} MiB and initrd built in $((SECONDS - t0)) s" >&2

@@ -9,7 +9,8 @@
 # which meson sets to BUILD/system-cache), FRIDGE_VM_CACHE (the kernel,
 # shared with the vm tier), FRIDGE_VM_LOGDIR (console and journal saved
 # there as system-SCENARIO.console.log). A scenario's header may set
-# "# system-kernel: vmlinux|bzImage" and "# system-timeout: SECONDS".
+# "# system-kernel: vmlinux|bzImage", "# system-timeout: SECONDS" and
+# "# system-image: uninstalled" (fridge installed, then uninstalled).
 # Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel or mmdebstrap
 # cannot be had.
 set -euo pipefail
@@ -36,15 +37,16 @@ rc=0; "$here/../vm/kernel.sh" "$vmcache" || rc=$?
 kdir=$vmcache/kernel
 rc=0; "$here/rootfs.sh" "$cache" || rc=$?
 [ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "the guest's root file system could not be built (mmdebstrap)"; die "rootfs.sh failed"; }
-"$here/image.sh" "$cache" "$kdir"
-
 header() { [ -f "$scenario" ] && sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
+variant=$(header system-image || true)
+"$here/image.sh" "$cache" "$kdir" $variant
+
 kind=$(header system-kernel || true); kind=${kind:-vmlinux}
 timeout=$(header system-timeout || true); timeout=${timeout:-180}
 case $kind in vmlinux) kernel=$kdir/vmlinux ;; bzImage) kernel=$kdir/vmlinuz ;; *) die "bad system-kernel $kind" ;; esac
 
 qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 2 -nodefaults -no-reboot -display none -vga none
-      -snapshot -drive "file=$cache/root.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
+      -snapshot -drive "file=$cache/root${variant:+-$variant}.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
 append="console=ttyS0 root=/dev/vda rw quiet systemd.show_status=0 suspend.pm_test_delay=0"
 if [ $interactive -eq 1 ]; then
   echo "booting the Debian guest with fridge (TCG; about 15 s; Ctrl-A X quits qemu)"
@@ -81,6 +83,7 @@ case $marker in
   "FRIDGE-RESULT: PASS"*)
     sed -n '/^=== scenario/,/^FRIDGE-RESULT/p' "$T/console.txt" | grep -v '^FRIDGE-RESULT'
     echo "PASS: system $name in $secs s (qemu start to power-off)"
+    echo "FIGURE: system $name: $secs s from qemu start to the result"
     exit 0 ;;
 esac
 cat "$T/console.txt"
