@@ -69,6 +69,9 @@ cp -a "$kdir/lib/modules/$rel" "$st/lib/modules/"
 # the test driver
 install -D -m 755 "$here/guest/run" "$st/usr/lib/fridge-system-test/run"
 install -D -m 644 "$here/guest/lib.sh" "$st/usr/lib/fridge-system-test/lib.sh"
+# the host's libsystemd is the guest's (same Debian release)
+cc -O2 -Wall -Werror -o "$st/usr/lib/fridge-system-test/desktop-client" "$here/guest/desktop-client.c" \
+  $(pkg-config --cflags --libs libsystemd) || die "cannot build the desktop client"
 mkdir -p "$st/usr/lib/fridge-system-test/scenarios"
 cp "$here"/scenarios/*.sh "$st/usr/lib/fridge-system-test/scenarios/"
 install -D -m 644 "$here/guest/fridge-system-test.service" "$st/etc/systemd/system/fridge-system-test.service"
