@@ -24,8 +24,8 @@ expect() {
         fi
 }
 expect "suspend" fridgectl su
-expect "hibernate hybrid-sleep hold" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan hold" fridgectl ""
+expect "hibernate hybrid-sleep hold hook" fridgectl h
+expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors hook" fridgectl ""
 expect "plan" fridgectl --json pl
 expect "suspend" fridgectl --bus=session su
 expect "early late nofreeze" fridgectl hold ""
@@ -39,5 +39,14 @@ expect "deep" fridgectl suspend --mem-sleep = d
 expect "none core processors platform devices freezer" fridgectl suspend --pm-test ""
 expect "system session" fridgectl --bus ""
 expect "" fridgectl suspend --wake-after ""
+expect "inhibit inhibitors" fridgectl in
+expect "block delay" fridgectl inhibit --mode ""
+expect "delay" fridgectl inhibit --mode=d
+expect "--who= --why=" fridgectl inhibit --w
+expect "--" fridgectl inhibit --mode=delay ""
+expect "pre post" fridgectl hook ""
+expect "suspend suspend-then-hibernate" fridgectl hook pre sus
+expect "" fridgectl hook pre suspend ""
+expect "--queue" fridgectl suspend --q
 [ $failed -eq 0 ] && echo "completion ok"
 exit $failed
