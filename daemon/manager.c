@@ -26,112 +26,9 @@
 #include "util.h"
 #include "worker.h"
 
-#define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+#include "manager-internal.h"
 
-/* Who writes /sys/power/state for a cycle */
-typedef enum CycleDriver {
-        CYCLE_DRIVER_DIRECT,    /* fridged, from its worker */
-        CYCLE_DRIVER_HOOK,      /* systemd-sleep, between the hook's pre and post */
-        CYCLE_DRIVER_LOGIND,    /* as HOOK, after fridged asked logind to sleep */
-} CycleDriver;
-
-/* A Hook call waiting for its answer */
-typedef struct HookWaiter {
-        ManagerHookDone done;
-        void *userdata;
-} HookWaiter;
-
-typedef struct Cycle {
-        uint64_t id;
-        SleepKind kind;
-        CycleOptions opts;
-        Phase phase;
-        double progress;
-        char *progress_text;
-
-        bool have_wakeup_count;
-        uint32_t wakeup_count;
-        WakeupSnapshot *wakeup_sources; /* event counts when wakeup_count was read */
-        uint64_t flush_start_kib;
-        char *set_resume;               /* MAJ:MIN for /sys/power/resume, from the pre-flight */
-
-        Worker *worker;                 /* the phase's blocking work, if any */
-        PowerRequest *power_request;    /* borrowed from the worker while it runs */
-        sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timeout;       /* the bound of the queue, the delay wait or the flush */
-
-        bool queued;                    /* waiting for the block inhibitors to go */
-        bool delay_waiting;             /* in prepare, waiting for delay inhibitors */
-        uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
-        uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
-
-        Plan *plan;                     /* made at prepare */
-        uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
-        uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
-        Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
-        char *client_cgroup;            /* exempt for this cycle */
-
-        uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
-        unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
-        bool retry_waiting;             /* thawed, waiting out the backoff before the next attempt */
-        CycleDriver driver;
-        bool handed_over;               /* logind was asked to sleep; the hook's pre comes next */
-        bool joined;                    /* the hook's pre belongs to this cycle */
-        bool imminent_sent;             /* SleepImminent went out (once per cycle) */
-        bool waiting_post;              /* frozen; systemd-sleep writes the state */
-        HookWaiter pre, post;
-        uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
-        uint64_t pre_monotonic;
-        sd_event_source *hook_timeout;  /* awake time bound on waiting for a hook */
-
-        bool ending;                    /* result decided early: straight to thaw */
-        CycleResult result;
-        CycleError error;
-        char *message;
-} Cycle;
-
-struct Manager {
-        sd_event *event;
-        Config *config;
-        int sysfs_fd;
-        int proc_fd;
-        int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
-        char *cgroup_root;
-        Ledger *ledger;
-        int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
-        CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
-        bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
-        Freezer *freezer;
-        ClassRules *rules;
-        Logind *logind;                 /* borrowed, NULL: no logind driver */
-        uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
-        uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
-        GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
-        Overrides *overrides;           /* SetClass and HoldClass */
-        Inhibitors *inhibitors;
-        char *next_client_cgroup;
-        const ManagerOps *ops;
-        void *userdata;
-        sd_event_source *step;          /* one-shot: run the next phase from the loop */
-        sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
-
-        Cycle *cycle;
-        uint64_t next_id;
-
-        uint64_t last_id;
-        SleepKind last_kind;
-        CycleResult last_result;
-        char *last_wake_reason;
-        char *can_reason[_SLEEP_KIND_MAX]; /* owns what manager_can() returned last */
-};
-
-static void manager_advance(Manager *m);
-static void enter_kernel_hook(Manager *m);
-static void hand_over_to_logind(Manager *m);
-
-#define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
-
-static uint64_t now_usec(void) {
+uint64_t manager_now_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
@@ -155,20 +52,20 @@ static void cycle_stop_work(Cycle *c) {
         c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
 }
 
-static void hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message) {
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message) {
         HookWaiter t = *w;
         *w = (HookWaiter) {};
         if (t.done)
                 t.done(t.userdata, id, r, error, message);
 }
 
-static void cycle_free(Cycle *c) {
+void manager_cycle_free(Cycle *c) {
         if (!c)
                 return;
         cycle_stop_work(c);
         /* Only when the manager goes away mid-cycle: nobody is left waiting */
-        hook_waiter_complete(&c->pre, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
-        hook_waiter_complete(&c->post, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
         cycle_options_clear(&c->opts);
         g_free(c->set_resume);
         devices_wakeup_snapshot_free(c->wakeup_sources);
@@ -179,13 +76,13 @@ static void cycle_free(Cycle *c) {
         g_free(c);
 }
 
-static void notify(Manager *m, unsigned what) {
+void manager_notify(Manager *m, unsigned what) {
         if (m->ops && m->ops->changed)
                 m->ops->changed(m->userdata, what);
 }
 
 /* Once per cycle: a sleep logind announced has had it already */
-static void emit_sleep_imminent(Manager *m) {
+void manager_emit_sleep_imminent(Manager *m) {
         Cycle *c = m->cycle;
         if (c->imminent_sent)
                 return;
@@ -194,12 +91,11 @@ static void emit_sleep_imminent(Manager *m) {
                 m->ops->sleep_imminent(m->userdata, c->id, c->kind);
 }
 
-static void schedule_step(Manager *m) {
+void manager_schedule_step(Manager *m) {
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_ONESHOT);
 }
 
-static void set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_progress(Manager *m, double fraction, const char *fmt, ...) {
+void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) {
         Cycle *c = m->cycle;
         va_list ap;
         va_start(ap, fmt);
@@ -212,13 +108,13 @@ static void set_progress(Manager *m, double fraction, const char *fmt, ...) {
         c->progress = p;
         g_free(c->progress_text);
         c->progress_text = g_steal_pointer(&text);
-        notify(m, MANAGER_CHANGED_PROGRESS);
+        manager_notify(m, MANAGER_CHANGED_PROGRESS);
 }
 
 /* Decides the cycle's result now and heads for thaw. The first decision wins. */
-static void cycle_end_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
-static void cycle_end_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...) {
+void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...) {
         Cycle *c = m->cycle;
         if (!c || c->ending)
                 return;
@@ -240,7 +136,7 @@ static void cycle_end_early(Manager *m, CycleResult result, CycleError error, co
                 log_struct_event(LOG_WARNING, FRIDGE_MESSAGE_PHASE_FAILED, msg, phase_field, NULL);
         } else
                 log_info("%s", msg);
-        schedule_step(m);
+        manager_schedule_step(m);
 }
 
 /* ---- the cycle record: what a restarted fridged reports ---- */
@@ -252,7 +148,7 @@ static const char *record_phase_name(const Cycle *c) {
 }
 
 /* A failed write costs only the report after a crash: the cycle goes on */
-static void cycle_record_update(Manager *m) {
+void manager_record_update(Manager *m) {
         const Cycle *c = m->cycle;
         if (m->state_fd < 0)
                 return;
@@ -266,7 +162,7 @@ static void cycle_record_update(Manager *m) {
 }
 
 /* The interrupted cycle's id was taken: ids go on after it */
-static void manager_load_record(Manager *m, const char *state_dir) {
+void manager_load_record(Manager *m, const char *state_dir) {
         if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
                 log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
                                   state_dir);
@@ -306,7 +202,7 @@ void manager_report_interrupted(Manager *m) {
         m->last_result = RESULT_FAILED;
         if (m->ops && m->ops->finished)
                 m->ops->finished(m->userdata, rec->id, RESULT_FAILED, CYCLE_ERROR_INTERRUPTED, message);
-        notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
+        manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
         /* Removed only now: a crash before the report reports it next time */
         int r = m->cycle ? 0 : record_remove(m->state_fd);
         if (r < 0)
@@ -354,13 +250,7 @@ int manager_get_plan(Manager *m, Plan **ret) {
 
 /* ---- prepare ---- */
 
-typedef struct PrepareJob {
-        int sysfs_fd;
-        uint32_t wakeup_count;
-        WakeupSnapshot *sources;
-} PrepareJob;
-
-static void prepare_job_free(void *p) {
+void manager_prepare_job_free(void *p) {
         PrepareJob *j = p;
         if (j->sysfs_fd >= 0)
                 close(j->sysfs_fd);
@@ -368,7 +258,7 @@ static void prepare_job_free(void *p) {
         g_free(j);
 }
 
-static int prepare_job_run(void *p) {
+int manager_prepare_job_run(void *p) {
         PrepareJob *j = p;
         /* Read at the start so that any wakeup event during the cycle makes
          * the later write-back fail: the kernel's race-free handshake. The
@@ -378,7 +268,7 @@ static int prepare_job_run(void *p) {
         return r;
 }
 
-static void prepare_done(int r, void *data, void *userdata) {
+void manager_prepare_done(int r, void *data, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         PrepareJob *j = data;
@@ -390,8 +280,8 @@ static void prepare_done(int r, void *data, void *userdata) {
                 c->wakeup_count = j->wakeup_count;
         } else if (r != -ENOENT)
                 log_warning_errno(r, "Failed to read wakeup_count, sleeping without the wakeup handshake: %m");
-        set_progress(m, 1.0, "prepared");
-        schedule_step(m);
+        manager_set_progress(m, 1.0, "prepared");
+        manager_schedule_step(m);
 }
 
 static void prepare_start_work(Manager *m) {
@@ -400,7 +290,7 @@ static void prepare_start_work(Manager *m) {
          * process may have appeared since the last one */
         int r = manager_build_plan(m, c->client_cgroup, &c->plan);
         if (r < 0) {
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
                                 errno_text(r));
                 return;
         }
@@ -409,14 +299,14 @@ static void prepare_start_work(Manager *m) {
 
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
-        set_progress(m, 0.0, "preparing");
-        r = worker_start(m->event, prepare_job_run, j, prepare_job_free, prepare_done, m, &m->cycle->worker);
+        manager_set_progress(m, 0.0, "preparing");
+        r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done, m, &m->cycle->worker);
         if (r < 0)
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
 }
 
-static void delay_done(Manager *m) {
+void manager_delay_done(Manager *m) {
         Cycle *c = m->cycle;
         c->delay_waiting = false;
         c->timeout = sd_event_source_disable_unref(c->timeout);
@@ -429,7 +319,7 @@ static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         g_autofree char *late = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
         log_warning("Cycle %" G_GUINT64_FORMAT ": delay inhibitors still held after %u ms, going on without "
                     "them: %s", c->id, m->config->delay_timeout_ms, late);
-        delay_done(m);
+        manager_delay_done(m);
         return 0;
 }
 
@@ -453,8 +343,8 @@ static int delay_wait_start(Manager *m) {
         if (r < 0)
                 return r;
         c->delay_waiting = true;
-        c->delay_start = now_usec();
-        set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
+        c->delay_start = manager_now_usec();
+        manager_set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
         return 1;
 }
 
@@ -463,11 +353,11 @@ static void enter_prepare(Manager *m) {
         c->timeout = sd_event_source_disable_unref(c->timeout); /* the queue's bound */
         /* Before anything is flushed or frozen, so delay holders can still
          * act (lock the screen, save state) and what they write is flushed */
-        emit_sleep_imminent(m);
+        manager_emit_sleep_imminent(m);
         c->delay_before = inhibit_next_id(m->inhibitors);
         int r = delay_wait_start(m);
         if (r < 0)
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
                                 errno_text(r));
         else if (r == 0)
                 prepare_start_work(m);
@@ -482,7 +372,7 @@ static void flush_update_progress(Manager *m) {
 
         if (flush_read_dirty(m->proc_fd, &now_kib) < 0)
                 return; /* progress is a nicety; the flush goes on */
-        set_progress(m, progress_flush_fraction(c->flush_start_kib, now_kib), "%s %s",
+        manager_set_progress(m, progress_flush_fraction(c->flush_start_kib, now_kib), "%s %s",
                      c->phase == PHASE_FLUSH ? "flushing" : "flushing again",
                      progress_format_kib(now_kib, size, sizeof(size)));
 }
@@ -502,8 +392,8 @@ static void flush_done(int r, void *data, void *userdata) {
         cycle_stop_work(c);
         if (r < 0)
                 log_warning_errno(r, "Writeback reported an error; the data concerned may not be on disk: %m");
-        set_progress(m, 1.0, "flushed");
-        schedule_step(m);
+        manager_set_progress(m, 1.0, "flushed");
+        manager_schedule_step(m);
 }
 
 static uint32_t flush_timeout_ms(const Manager *m) {
@@ -524,10 +414,10 @@ static int on_flush_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                 log_warning("Writeback did not finish within %u ms (%s still dirty); going on as configured",
                             flush_timeout_ms(m), size);
                 cycle_stop_work(c);
-                schedule_step(m);
+                manager_schedule_step(m);
                 return 0;
         }
-        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_FLUSH_TIMEOUT,
+        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FLUSH_TIMEOUT,
                         "writeback did not finish within %u ms (%s still dirty)", flush_timeout_ms(m), size);
         return 0;
 }
@@ -566,7 +456,7 @@ static void enter_flush(Manager *m) {
         if (r >= 0)
                 r = flush_arm_timers(m);
         if (r < 0)
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
                                 errno_text(r));
 }
 
@@ -578,7 +468,7 @@ static const char *stage_name(Phase p) {
 
 static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
         Manager *m = userdata;
-        set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)", frozen, total,
+        manager_set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)", frozen, total,
                      stage_name(m->cycle->phase));
 }
 
@@ -588,19 +478,19 @@ static void on_freeze_done(Freezer *f, int r, void *userdata) {
 
         if (r == -ETIMEDOUT) {
                 g_autofree char *blockers = freezer_describe_blockers(f);
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_FREEZE_TIMEOUT,
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FREEZE_TIMEOUT,
                                 "cgroups did not freeze within %u ms: %s", c->opts.freeze_timeout_ms
                                         ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms, blockers);
                 return;
         }
         if (r < 0) {
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(c->phase), errno_text(r));
                 return;
         }
         log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen in %.2f ms (%u cgroups frozen so far)", c->id,
-                 stage_name(c->phase), (double) (now_usec() - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
-        schedule_step(m);
+                 stage_name(c->phase), (double) (manager_now_usec() - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
+        manager_schedule_step(m);
 }
 
 static char **stage_cgroups(const Plan *plan, CgroupClass class) {
@@ -619,18 +509,18 @@ static void enter_freeze(Manager *m, Phase p) {
         g_autofree char **cgroups = stage_cgroups(c->plan, p == PHASE_FREEZE_EARLY ? CLASS_EARLY : CLASS_LATE);
         unsigned n = g_strv_length(cgroups);
 
-        set_progress(m, 0.0, "freezing 0/%u (%s)", n, stage_name(p));
+        manager_set_progress(m, 0.0, "freezing 0/%u (%s)", n, stage_name(p));
         if (!c->freezer || n == 0) {
-                set_progress(m, 1.0, "freezing 0/0 (%s)", stage_name(p));
-                schedule_step(m);
+                manager_set_progress(m, 1.0, "freezing 0/0 (%s)", stage_name(p));
+                manager_schedule_step(m);
                 return;
         }
         uint32_t ms = c->opts.freeze_timeout_ms ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms;
-        c->stage_start = now_usec();
+        c->stage_start = manager_now_usec();
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(p), errno_text(r));
 }
 
@@ -643,7 +533,7 @@ static const char *cycle_mem_sleep(const Manager *m) {
         return c->opts.mem_sleep ? c->opts.mem_sleep : m->config->mem_sleep;
 }
 
-static PowerRequest *power_request_for_cycle(Manager *m) {
+PowerRequest *manager_power_request(Manager *m) {
         Cycle *c = m->cycle;
         PowerRequest *r = g_new0(PowerRequest, 1);
 
@@ -671,22 +561,22 @@ static void tuxonice_failed(Manager *m, const PowerRequest *r) {
         CycleError error;
         CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
         g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
-        cycle_end_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
+        manager_end_cycle_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
                         why, r->tuxonice_result);
 }
 
-static void kernel_failed(Manager *m, const PowerRequest *r) {
+void manager_kernel_failed(Manager *m, const PowerRequest *r) {
         if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
                 tuxonice_failed(m, r);
                 return;
         }
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
                 if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
-                        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
                                         "a wakeup event from %s arrived during the cycle; not sleeping",
                                         r->wake_reason);
                 else
-                        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
                                         "a wakeup event arrived during the cycle (wakeup_count %u is stale); "
                                         "not sleeping", r->wakeup_count);
                 return;
@@ -699,144 +589,13 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
                          : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
                          : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
                          : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
-        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
-}
-
-/* ---- retries of the kernel phase ([Sleep] Retries=, RetryDelayMs=) ---- */
-
-/* A wakeup event (the wakeup_count handshake spoiled) or EBUSY from the
- * state write (a wakeup event or a busy device): what may pass if tried
- * again a little later */
-static const char *kernel_failure_transient(const PowerRequest *r) {
-        if (r->failed_step == POWER_STEP_WAKEUP_COUNT)
-                return "a wakeup event arrived";
-        if (r->failed_step == POWER_STEP_STATE && r->error == -EBUSY)
-                return "the kernel was busy (EBUSY)";
-        return NULL;
-}
-
-static void retry_prepared(int r, void *data, void *userdata) {
-        Manager *m = userdata;
-        m->cycle->retry_waiting = false;
-        prepare_done(r, data, userdata); /* steps on to freeze-early */
-}
-
-/* A new wakeup_count handshake, then freeze-early onwards once more */
-static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-        c->timeout = sd_event_source_disable_unref(c->timeout);
-        PrepareJob *j = g_new0(PrepareJob, 1);
-        j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
-        int r = worker_start(m->event, prepare_job_run, j, prepare_job_free, retry_prepared, m, &c->worker);
-        if (r < 0)
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
-                                errno_text(r));
-        return 0;
-}
-
-/* Whether another attempt was set up. Everything is thawed before the
- * wait, so nothing stays frozen longer than one attempt's freeze. */
-static bool cycle_retry(Manager *m, const PowerRequest *req) {
-        Cycle *c = m->cycle;
-        const char *why = kernel_failure_transient(req);
-        if (!why || c->attempt >= m->config->retries)
-                return false;
-        unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
-        if (c->freezer && freezer_n_frozen(c->freezer) > 0)
-                return false; /* the thaw phase keeps at it; no new freeze on top */
-
-        c->attempt++;
-        uint32_t ms = backoff_delay_ms(m->config->retry_delay_ms, c->attempt, BACKOFF_CAP_MS);
-        int r = sd_event_add_time_relative(m->event, &c->timeout, CLOCK_MONOTONIC, (uint64_t) ms * USEC_PER_MSEC,
-                                           0, on_retry_timer, m);
-        if (r < 0)
-                return false;
-        log_notice("Cycle %" G_GUINT64_FORMAT ": attempt %u of %u failed: %s; thawed %u cgroups, trying again "
-                   "in %u ms", c->id, c->attempt, m->config->retries + 1, why, n, ms);
-        c->retry_waiting = true;
-        c->phase = PHASE_FLUSH; /* the next step is freeze-early; Cancel works again meanwhile */
-        cycle_record_update(m);
-        notify(m, MANAGER_CHANGED_STATE);
-        set_progress(m, 0.0, "attempt %u of %u in %u ms: %s", c->attempt + 1, m->config->retries + 1, ms, why);
-        return true;
-}
-
-/* Both drivers: the machine is back; thaw next */
-static void report_resumed(Manager *m, uint64_t slept_usec, const char *reason) {
-        Cycle *c = m->cycle;
-        g_free(m->last_wake_reason);
-        m->last_wake_reason = g_strdup(reason);
-        char slept[64], reason_field[512];
-        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
-        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
-                                               c->id, (double) slept_usec / USEC_PER_SEC, reason);
-        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
-        if (m->ops && m->ops->resumed)
-                m->ops->resumed(m->userdata, c->id, slept_usec, reason);
-        notify(m, MANAGER_CHANGED_LAST);
-        set_progress(m, 1.0, "resumed");
-        schedule_step(m);
-}
-
-static void kernel_done(int r, void *data, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-        PowerRequest *req = data;
-
-        c->worker = NULL;
-        c->power_request = NULL;
-        if (r < 0) {
-                if (cycle_retry(m, req))
-                        return;
-                kernel_failed(m, req);
-                if (c->attempt > 0 && c->message) {
-                        g_autofree char *first = TAKE_PTR(c->message);
-                        c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
-                                                     m->config->retries + 1);
-                }
-                return;
-        }
-        if (req->tuxonice_result) {
-                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
-                log_notice("TuxOnIce hibernated with notes: %s", notes);
-        }
-
-        c->resumed_usec = req->returned_usec;
-        report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
-}
-
-static void enter_kernel(Manager *m) {
-        Cycle *c = m->cycle;
-
-        if (c->driver != CYCLE_DRIVER_DIRECT) {
-                enter_kernel_hook(m);
-                return;
-        }
-        if (c->opts.dry_run && !c->opts.pm_test) {
-                set_progress(m, 1.0, "dry run: not sleeping");
-                schedule_step(m);
-                return;
-        }
-        PowerRequest *req = power_request_for_cycle(m);
-        c->power_request = req;
-        set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
-                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
-        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
-                             &c->worker);
-        if (r < 0) {
-                c->power_request = NULL;
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
-                                errno_text(r));
-        }
-        notify(m, MANAGER_CHANGED_STATE);
 }
 
 /* ---- finishing ---- */
 
-static void cycle_finish(Manager *m) {
+void manager_cycle_finish(Manager *m) {
         Cycle *c = TAKE_PTR(m->cycle);
 
         if (c->result == RESULT_NONE)
@@ -864,10 +623,10 @@ static void cycle_finish(Manager *m) {
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
         CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
-        hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
-        hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
-        cycle_free(c);
-        notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
+        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
+        manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
+        manager_cycle_free(c);
+        manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
 
 static int on_thaw_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -904,11 +663,11 @@ static void thaw_failed(Manager *m, unsigned left) {
 
 static void enter_thaw(Manager *m) {
         Cycle *c = m->cycle;
-        set_progress(m, 0.0, "thawing");
+        manager_set_progress(m, 0.0, "thawing");
         /* Late first, then early: the reverse of the freeze order */
-        uint64_t start = now_usec();
+        uint64_t start = manager_now_usec();
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
-        uint64_t end = now_usec();
+        uint64_t end = manager_now_usec();
         /* After a resume, how long the desktop stayed frozen is what users feel */
         if (n > 0 && c->resumed_usec > 0 && end >= c->resumed_usec)
                 log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume", c->id,
@@ -919,16 +678,16 @@ static void enter_thaw(Manager *m) {
         unsigned left = c->freezer ? freezer_n_frozen(c->freezer) : 0;
         if (left > 0)
                 thaw_failed(m, left);
-        set_progress(m, 1.0, "thawed %u", n);
-        schedule_step(m);
+        manager_set_progress(m, 1.0, "thawed %u", n);
+        manager_schedule_step(m);
 }
 
-static void enter_phase(Manager *m, Phase p) {
+void manager_enter_phase(Manager *m, Phase p) {
         Cycle *c = m->cycle;
         c->phase = p;
         log_debug("Cycle %" G_GUINT64_FORMAT ": phase %s", c->id, phase_to_string(p));
-        cycle_record_update(m);
-        notify(m, MANAGER_CHANGED_STATE);
+        manager_record_update(m);
+        manager_notify(m, MANAGER_CHANGED_STATE);
 
         switch (p) {
         case PHASE_PREPARE:
@@ -943,7 +702,7 @@ static void enter_phase(Manager *m, Phase p) {
                 enter_freeze(m, p);
                 break;
         case PHASE_KERNEL:
-                enter_kernel(m);
+                manager_enter_kernel(m);
                 break;
         case PHASE_THAW:
                 enter_thaw(m);
@@ -957,12 +716,12 @@ static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
-        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
                         c->opts.queue_timeout_ms, who);
         return 0;
 }
 
-static bool cycle_blocked(const Manager *m) {
+bool manager_cycle_blocked(const Manager *m) {
         return inhibit_count(m->inhibitors, INHIBIT_BLOCK, 0) > 0;
 }
 
@@ -976,7 +735,7 @@ static void cycle_queue(Manager *m) {
                                                    (uint64_t) c->opts.queue_timeout_ms * USEC_PER_MSEC, 0,
                                                    on_queue_timeout, m);
                 if (r < 0) {
-                        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
                                         errno_text(r));
                         return;
                 }
@@ -984,31 +743,31 @@ static void cycle_queue(Manager *m) {
         log_info("Cycle %" G_GUINT64_FORMAT " queued (at most %u ms) behind: %s", c->id, c->opts.queue_timeout_ms,
                  who);
         c->queued = true;
-        set_progress(m, 0.0, "queued: blocked by %s", who);
-        notify(m, MANAGER_CHANGED_STATE);
+        manager_set_progress(m, 0.0, "queued: blocked by %s", who);
+        manager_notify(m, MANAGER_CHANGED_STATE);
 }
 
-static void manager_advance(Manager *m) {
+void manager_advance(Manager *m) {
         Cycle *c = m->cycle;
         if (!c || c->queued)
                 return;
-        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && cycle_blocked(m)) {
+        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && manager_cycle_blocked(m)) {
                 cycle_queue(m);
                 return;
         }
         if (c->phase == PHASE_THAW) {
-                cycle_finish(m);
+                manager_cycle_finish(m);
                 return;
         }
         /* Logind's sleep runs the hook, whose pre carries on from here */
         if (c->driver == CYCLE_DRIVER_LOGIND && c->phase == PHASE_FLUSH && !c->joined && !c->ending) {
-                hand_over_to_logind(m);
+                manager_hand_over_to_logind(m);
                 return;
         }
-        enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
+        manager_enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
 }
 
-static int on_step(sd_event_source *s, void *userdata) {
+int manager_on_step(sd_event_source *s, void *userdata) {
         manager_advance(userdata);
         return 0;
 }
@@ -1063,7 +822,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
 /* Whether the mainline kernel writes an image to swap and looks for it
  * through /sys/power/resume. A pm_test run stops before the image is
  * written; TuxOnIce has its own allocator and resume setting. */
-static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
+bool manager_kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
         if (pm_test || (kind != SLEEP_HIBERNATE && kind != SLEEP_HYBRID))
                 return false;
         return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
@@ -1073,7 +832,7 @@ static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
  * the next boot would not look for it */
 static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
                                    char **ret_message) {
-        if (!kind_writes_image(m, kind, o->pm_test != NULL))
+        if (!manager_kind_writes_image(m, kind, o->pm_test != NULL))
                 return 0;
         g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
         if (t->reason) {
@@ -1090,7 +849,7 @@ static const char *const driver_names[] = {
 };
 
 /* The new running cycle; it starts from the loop */
-static Cycle *cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts) {
+Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts) {
         Cycle *c = g_new0(Cycle, 1);
         /* A sleep logind announced before its hook ran keeps the id it was announced with */
         c->imminent_sent = driver == CYCLE_DRIVER_HOOK && m->reserved_id != 0;
@@ -1133,7 +892,7 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
         return -EOPNOTSUPP;
 }
 
-static int manager_check_idle(Manager *m, char **ret_message) {
+int manager_check_idle(Manager *m, char **ret_message) {
         if (!m->cycle)
                 return 0;
         *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
@@ -1156,7 +915,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r < 0)
                 return r;
-        if (!opts->queue && cycle_blocked(m)) {
+        if (!opts->queue && manager_cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
                 return -EAGAIN;
@@ -1164,14 +923,14 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         if (opts->queue && opts->queue_timeout_ms == 0)
                 opts->queue_timeout_ms = QUEUE_TIMEOUT_DEFAULT_MS;
 
-        Cycle *c = cycle_start(m, kind, driver, opts);
+        Cycle *c = manager_cycle_start(m, kind, driver, opts);
         c->set_resume = g_steal_pointer(&set_resume);
         /* Queued at once, so State reads "queued" as soon as Sleep returns */
-        if (c->opts.queue && cycle_blocked(m))
+        if (c->opts.queue && manager_cycle_blocked(m))
                 cycle_queue(m);
         else
-                schedule_step(m);
-        cycle_record_update(m);
+                manager_schedule_step(m);
+        manager_record_update(m);
         *ret_id = c->id;
         return 0;
 }
@@ -1184,498 +943,6 @@ int manager_cancel(Manager *m, uint64_t id, const char *why) {
                 return 0;
         if (c->phase >= PHASE_KERNEL || c->handed_over)
                 return -EINPROGRESS;
-        cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
+        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
         return 0;
-}
-
-/* ---- systemd's sleep path: the hook and the logind driver ---- */
-
-static uint64_t boottime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_BOOTTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-        uint32_t ms = m->config->hook_timeout_ms;
-        if (c->waiting_post) {
-                c->waiting_post = false;
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
-                                "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
-        } else
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
-                                "the sleep hook's pre never came within %u ms after logind was asked to sleep "
-                                "(is fridge's system-sleep hook installed?)", ms);
-        return 0;
-}
-
-/* CLOCK_MONOTONIC stands still while the machine sleeps: a long sleep does
- * not count, only the awake time a hook is overdue */
-static int arm_hook_timeout(Manager *m) {
-        Cycle *c = m->cycle;
-        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
-        return sd_event_add_time_relative(m->event, &c->hook_timeout, CLOCK_MONOTONIC,
-                                          (uint64_t) m->config->hook_timeout_ms * USEC_PER_MSEC, 0, on_hook_timeout,
-                                          m);
-}
-
-/* Frozen: systemd-sleep writes the state once the hook's pre returns */
-static void enter_kernel_hook(Manager *m) {
-        Cycle *c = m->cycle;
-        devices_wakeup_snapshot_free(c->wakeup_sources);
-        c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
-        c->pre_boottime = boottime_usec();
-        c->pre_monotonic = now_usec();
-        int r = arm_hook_timeout(m);
-        if (r < 0) {
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
-                                errno_text(r));
-                return;
-        }
-        c->waiting_post = true;
-        set_progress(m, 0.0, "sleeping (systemd-sleep writes %s)", power_state_for_kind(c->kind));
-        notify(m, MANAGER_CHANGED_STATE);
-        log_info("Cycle %" G_GUINT64_FORMAT ": frozen; systemd-sleep writes the state", c->id);
-        hook_waiter_complete(&c->pre, c->id, 0, CYCLE_ERROR_NONE, NULL);
-}
-
-static void hook_resumed(Manager *m) {
-        Cycle *c = m->cycle;
-        c->waiting_post = false;
-        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
-        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(m->sysfs_fd);
-        g_autofree char *reason = devices_wake_reason(c->wakeup_sources, after);
-        uint64_t boot = boottime_usec() - c->pre_boottime;
-        c->resumed_usec = now_usec();
-        uint64_t mono = c->resumed_usec - c->pre_monotonic;
-        /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
-        report_resumed(m, boot > mono ? boot - mono : 0, reason);
-}
-
-int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
-                      char **ret_message) {
-        Cycle *c = m->cycle;
-        if (!c || !c->waiting_post || c->ending) {
-                *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
-                return -ESRCH;
-        }
-        if (kind != c->kind)
-                log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
-                           c->id, sleep_kind_to_string(c->kind));
-        c->post = (HookWaiter) { done, userdata };
-        hook_resumed(m);
-        *ret_id = c->id;
-        return 0;
-}
-
-/* A logind-driven Sleep waits for the pre of the hook that logind's sleep
- * runs: that pre carries the same cycle on */
-static int hook_join(Manager *m, SleepKind kind) {
-        Cycle *c = m->cycle;
-        if (!c || c->driver != CYCLE_DRIVER_LOGIND || c->joined || c->ending)
-                return -EBUSY;
-        if (kind != c->kind)
-                log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
-                           c->id, sleep_kind_to_string(c->kind));
-        c->joined = true;
-        if (c->handed_over) {
-                c->handed_over = false;
-                c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
-                schedule_step(m);
-        }
-        return 0;
-}
-
-int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
-                     char **ret_message) {
-        if (hook_join(m, kind) < 0) {
-                int r = manager_check_idle(m, ret_message);
-                if (r < 0)
-                        return r;
-                CycleOptions none = {};
-                cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
-                /* systemd decided to sleep: fridge's block inhibitors are not asked again */
-                schedule_step(m);
-        }
-        m->cycle->pre = (HookWaiter) { done, userdata };
-        *ret_id = m->cycle->id;
-        return 0;
-}
-
-static void on_logind_sleep_done(void *userdata, int r, const char *message) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-        if (r >= 0 || !c || c->id != m->logind_cycle)
-                return;
-        c->handed_over = false;
-        cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "logind refused to sleep: %s",
-                        message ? message : errno_text(r));
-}
-
-static void hand_over_to_logind(Manager *m) {
-        Cycle *c = m->cycle;
-        c->handed_over = true;
-        m->logind_cycle = c->id;
-        set_progress(m, 1.0, "handing over to logind");
-        int r = logind_sleep(m->logind, c->kind, on_logind_sleep_done, m);
-        if (r >= 0)
-                r = arm_hook_timeout(m);
-        if (r < 0) {
-                c->handed_over = false;
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
-                                errno_text(r));
-                return;
-        }
-        log_info("Cycle %" G_GUINT64_FORMAT ": flushed; asked logind to %s", c->id, sleep_kind_to_string(c->kind));
-}
-
-void manager_set_logind(Manager *m, Logind *l) {
-        m->logind = l;
-}
-
-/* Whoever asked logind, fridge's clients hear SleepImminent before its
- * delay lock goes; a sleep that came in without the hook ends the cycle */
-void manager_on_prepare_for_sleep(void *manager, bool start) {
-        Manager *m = manager;
-        Cycle *c = m->cycle;
-        if (start && c) {
-                emit_sleep_imminent(m);
-                return;
-        }
-        if (start) {
-                if (m->reserved_id == 0)
-                        m->reserved_id = m->next_id++;
-                log_info("logind prepares for sleep; the sleep hook runs it as cycle %" G_GUINT64_FORMAT,
-                         m->reserved_id);
-                if (m->ops && m->ops->sleep_imminent)
-                        m->ops->sleep_imminent(m->userdata, m->reserved_id, _SLEEP_KIND_INVALID);
-                return;
-        }
-        m->reserved_id = 0;
-        if (c && c->waiting_post && !c->ending) {
-                log_warning("logind reports the resume before the sleep hook's post came; thawing now");
-                hook_resumed(m);
-        } else if (c && c->handed_over && !c->ending) {
-                c->handed_over = false;
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
-                                "the system slept without fridge's sleep hook (is it installed?); nothing was frozen");
-        }
-}
-
-void manager_shutdown(Manager *m) {
-        Cycle *c = m->cycle;
-        if (!c)
-                return;
-        if (c->phase < PHASE_KERNEL || c->ending)
-                cycle_end_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
-        else {
-                if (c->power_request)
-                        power_restore_after_abort(m->sysfs_fd, c->power_request);
-                cycle_end_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
-                                "fridged was stopped during the kernel phase");
-        }
-        /* The loop is about to end: thaw and report now rather than from it */
-        if (m->cycle->phase != PHASE_THAW)
-                enter_phase(m, PHASE_THAW);
-        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
-        cycle_finish(m);
-}
-
-/* Without a cgroup v2 mount or a ledger fridged still sleeps, but freezes
- * nothing: a freeze it could not undo after a crash is worse than none. */
-static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
-        int r;
-        if (p->cgroup_root)
-                m->cgroup_root = g_strdup(p->cgroup_root);
-        else if ((r = cgroups_find_mount(m->proc_fd, &m->cgroup_root)) < 0) {
-                log_warning_errno(r, "No cgroup v2 mount found (%m); nothing will be frozen");
-                return;
-        }
-        m->cgroup_fd = root_open(m->cgroup_root);
-        if (m->cgroup_fd < 0) {
-                log_warning_errno(m->cgroup_fd, "Cannot open the cgroup root %s (%m); nothing will be frozen",
-                                  m->cgroup_root);
-                g_clear_pointer(&m->cgroup_root, g_free);
-                return;
-        }
-        r = ledger_open(p->state_dir, &m->ledger);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open the ledger in %s (%m); nothing will be frozen", p->state_dir);
-                return;
-        }
-        r = ledger_thaw_all(m->ledger, m->cgroup_fd);
-        m->startup_thaw_failed = r < 0;
-        if (r > 0) {
-                g_autofree char *msg = g_strdup_printf("Thawed %d cgroups that an earlier fridged left frozen", r);
-                g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
-                log_struct_event(LOG_NOTICE, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
-        }
-        r = freezer_new(m->event, m->cgroup_fd, m->proc_fd, m->ledger, &m->freezer);
-        if (r < 0) {
-                log_error_errno(r, "Cannot set up the freezer (%m); nothing will be frozen");
-                return;
-        }
-
-}
-
-void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
-        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) pid), g_strdup(reason));
-}
-
-void manager_set_client_pid(Manager *m, pid_t pid) {
-        g_clear_pointer(&m->next_client_cgroup, g_free);
-        if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
-                log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
-}
-
-const char *manager_cgroup_root(const Manager *m) {
-        return m->cgroup_fd >= 0 ? m->cgroup_root : NULL;
-}
-
-static bool unit_name_is_valid(const char *s) {
-        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
-        return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
-int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who) {
-        if (strchr(target, '/')) {
-                if (m->cgroup_fd < 0)
-                        return -EOPNOTSUPP;
-                int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
-                if (r < 0)
-                        return r;
-        } else if (!unit_name_is_valid(target))
-                return -EINVAL;
-
-        CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
-        if (class_name && c < 0)
-                return -EINVAL;
-        overrides_set(m->overrides, target, c, who);
-        return 0;
-}
-
-static void on_hold_released(uint64_t id, void *userdata) {
-        Manager *m = userdata;
-        if (m->ops && m->ops->hold_released)
-                m->ops->hold_released(m->userdata, id);
-}
-
-void manager_release_hold(Manager *m, uint64_t id) {
-        if (overrides_release_hold(m->overrides, id))
-                on_hold_released(id, m);
-}
-
-int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
-                     int *ret_fd, uint64_t *ret_hold) {
-        g_autofree char *cgroup = NULL;
-
-        if (m->cgroup_fd < 0)
-                return -EOPNOTSUPP;
-        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0)
-                return -ESRCH;
-        if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
-                return -EPERM;
-        return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
-}
-
-/* A queued cycle starts once the last block goes; a delay wait ends once
- * the last delay holder it waits for goes */
-static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-
-        if (c && c->queued && !cycle_blocked(m)) {
-                log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
-                c->queued = false;
-                notify(m, MANAGER_CHANGED_STATE);
-                schedule_step(m);
-        }
-        if (c && c->delay_waiting && inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
-                log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
-                         (double) (now_usec() - c->delay_start) / USEC_PER_MSEC);
-                delay_done(m);
-        }
-        if (m->ops && m->ops->inhibitor_released)
-                m->ops->inhibitor_released(m->userdata, i->sender);
-}
-
-int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
-        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
-}
-
-void manager_release_inhibitor(Manager *m, uint64_t id) {
-        (void) inhibit_release(m->inhibitors, id);
-}
-
-void manager_release_inhibitors_of(Manager *m, const char *sender) {
-        unsigned n = inhibit_release_sender(m->inhibitors, sender);
-        if (n > 0)
-                log_info("%s left the bus; its %u inhibitor%s ended", sender, n, n == 1 ? "" : "s");
-}
-
-unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
-        return inhibit_count_sender(m->inhibitors, sender);
-}
-
-GPtrArray *manager_list_inhibitors(const Manager *m) {
-        return inhibit_list(m->inhibitors);
-}
-
-static void manager_load_rules(Manager *m, const char *const *dirs) {
-        unsigned problems = 0;
-        if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
-                m->rules = class_rules_new();
-        if (problems > 0)
-                log_warning("%u classes.d files were skipped; see above", problems);
-}
-
-int manager_new(const ManagerParams *p, Manager **ret) {
-        g_autoptr(Manager) m = g_new0(Manager, 1);
-        m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
-        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-        manager_exempt_pid(m, getpid(), "fridged itself");
-        m->event = sd_event_ref(p->event);
-        m->overrides = overrides_new(m->event, on_hold_released, m);
-        m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
-        m->config = p->config;
-        m->next_id = 1;
-        m->last_kind = _SLEEP_KIND_INVALID;
-
-        m->sysfs_fd = root_open(p->sysfs_root);
-        if (m->sysfs_fd < 0)
-                return log_error_errno(m->sysfs_fd, "Failed to open the sysfs root %s: %m", p->sysfs_root);
-        m->proc_fd = root_open(p->proc_root);
-        if (m->proc_fd < 0)
-                return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
-
-        manager_load_rules(m, p->class_dirs);
-        manager_setup_freezing(m, p);
-        manager_load_record(m, p->state_dir);
-
-        int r = sd_event_add_defer(m->event, &m->step, on_step, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the phase step source: %m");
-        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(m->step, "manager-step");
-
-        *ret = g_steal_pointer(&m);
-        return 0;
-}
-
-Manager *manager_free(Manager *m) {
-        if (!m)
-                return NULL;
-        cycle_free(m->cycle);
-        if (m->freezer)
-                freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
-        freezer_free(m->freezer);
-        ledger_free(m->ledger);
-        class_rules_free(m->rules);
-        g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
-        g_clear_pointer(&m->overrides, overrides_free);
-        g_clear_pointer(&m->inhibitors, inhibit_free);
-        g_free(m->next_client_cgroup);
-        g_free(m->cgroup_root);
-        sd_event_source_disable_unref(m->step);
-        sd_event_source_disable_unref(m->thaw_retry);
-        if (m->cgroup_fd >= 0)
-                close(m->cgroup_fd);
-        if (m->sysfs_fd >= 0)
-                close(m->sysfs_fd);
-        if (m->proc_fd >= 0)
-                close(m->proc_fd);
-        if (m->state_fd >= 0)
-                close(m->state_fd);
-        cycle_record_free(m->interrupted);
-        config_free(m->config);
-        g_free(m->last_wake_reason);
-        for (int k = 0; k < _SLEEP_KIND_MAX; k++)
-                g_free(m->can_reason[k]);
-        sd_event_unref(m->event);
-        g_free(m);
-        return NULL;
-}
-
-void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata) {
-        m->ops = ops;
-        m->userdata = userdata;
-}
-
-bool manager_is_busy(const Manager *m) {
-        return m->cycle != NULL;
-}
-
-const char *manager_state(const Manager *m) {
-        const Cycle *c = m->cycle;
-        if (!c)
-                return "idle";
-        if (c->queued)
-                return "queued";
-        if (c->phase == PHASE_THAW)
-                return "thawing";
-        if (c->phase == PHASE_KERNEL && (c->power_request || c->waiting_post))
-                return "sleeping";
-        return "running";
-}
-
-uint64_t manager_cycle_id(const Manager *m) {
-        return m->cycle ? m->cycle->id : m->last_id;
-}
-
-const char *manager_kind(const Manager *m) {
-        return sleep_kind_to_string(m->cycle ? m->cycle->kind : m->last_kind);
-}
-
-const char *manager_phase(const Manager *m) {
-        if (m->cycle && m->cycle->retry_waiting)
-                return "retry";
-        return m->cycle ? phase_to_string(m->cycle->phase) : "";
-}
-
-double manager_progress(const Manager *m) {
-        return m->cycle ? m->cycle->progress : 0.0;
-}
-
-const char *manager_progress_text(const Manager *m) {
-        return m->cycle && m->cycle->progress_text ? m->cycle->progress_text : "";
-}
-
-const char *manager_last_result(const Manager *m) {
-        return cycle_result_to_string(m->last_result);
-}
-
-const char *manager_last_wake_reason(const Manager *m) {
-        return m->last_wake_reason ? m->last_wake_reason : "";
-}
-
-const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
-        g_autoptr(PowerCaps) caps = NULL;
-        if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/sys/power/state is missing, unreadable or malformed";
-                return "na";
-        }
-        /* power_can's reasons are static strings: they outlive caps */
-        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
-        if (strcmp(answer, "yes") != 0 || !kind_writes_image(m, kind, false))
-                return answer;
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
-        if (!t->reason)
-                return answer;
-        g_free(m->can_reason[kind]);
-        m->can_reason[kind] = g_steal_pointer(&t->reason);
-        *ret_reason = m->can_reason[kind];
-        return "no";
-}
-
-char **manager_supported_kinds(Manager *m) {
-        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
-        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
-                const char *reason;
-                if (strcmp(manager_can(m, (SleepKind) k, &reason), "na") != 0)
-                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
-        }
-        g_ptr_array_add(kinds, NULL);
-        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
 }

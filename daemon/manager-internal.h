@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Private to the manager's files: the cycle and the manager's state, and
+ * the steps they share. manager.c runs the phases; manager-retry.c tries
+ * the kernel phase again; manager-sleep-path.c is systemd's sleep path
+ * (the hook and the logind driver). The manager stays the only sequencer:
+ * the three files are one module, split for reading. */
+
+#include "manager.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "backoff.h"
+#include "cgroups.h"
+#include "classify.h"
+#include "fileio.h"
+#include "flush.h"
+#include "freezer.h"
+#include "hibernate.h"
+#include "ledger.h"
+#include "overrides.h"
+#include "log.h"
+#include "progress.h"
+#include "record.h"
+#include "tuxonice.h"
+#include "util.h"
+#include "worker.h"
+
+#define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+
+/* Who writes /sys/power/state for a cycle */
+typedef enum CycleDriver {
+        CYCLE_DRIVER_DIRECT,    /* fridged, from its worker */
+        CYCLE_DRIVER_HOOK,      /* systemd-sleep, between the hook's pre and post */
+        CYCLE_DRIVER_LOGIND,    /* as HOOK, after fridged asked logind to sleep */
+} CycleDriver;
+
+/* A Hook call waiting for its answer */
+typedef struct HookWaiter {
+        ManagerHookDone done;
+        void *userdata;
+} HookWaiter;
+
+typedef struct Cycle {
+        uint64_t id;
+        SleepKind kind;
+        CycleOptions opts;
+        Phase phase;
+        double progress;
+        char *progress_text;
+
+        bool have_wakeup_count;
+        uint32_t wakeup_count;
+        WakeupSnapshot *wakeup_sources; /* event counts when wakeup_count was read */
+        uint64_t flush_start_kib;
+        char *set_resume;               /* MAJ:MIN for /sys/power/resume, from the pre-flight */
+
+        Worker *worker;                 /* the phase's blocking work, if any */
+        PowerRequest *power_request;    /* borrowed from the worker while it runs */
+        sd_event_source *tick;          /* flush progress sampling */
+        sd_event_source *timeout;       /* the bound of the queue, the delay wait or the flush */
+
+        bool queued;                    /* waiting for the block inhibitors to go */
+        bool delay_waiting;             /* in prepare, waiting for delay inhibitors */
+        uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
+        uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
+
+        Plan *plan;                     /* made at prepare */
+        uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
+        uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
+        char *client_cgroup;            /* exempt for this cycle */
+
+        uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
+        unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
+        bool retry_waiting;             /* thawed, waiting out the backoff before the next attempt */
+        CycleDriver driver;
+        bool handed_over;               /* logind was asked to sleep; the hook's pre comes next */
+        bool joined;                    /* the hook's pre belongs to this cycle */
+        bool imminent_sent;             /* SleepImminent went out (once per cycle) */
+        bool waiting_post;              /* frozen; systemd-sleep writes the state */
+        HookWaiter pre, post;
+        uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
+        uint64_t pre_monotonic;
+        sd_event_source *hook_timeout;  /* awake time bound on waiting for a hook */
+
+        bool ending;                    /* result decided early: straight to thaw */
+        CycleResult result;
+        CycleError error;
+        char *message;
+} Cycle;
+
+struct Manager {
+        sd_event *event;
+        Config *config;
+        int sysfs_fd;
+        int proc_fd;
+        int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
+        char *cgroup_root;
+        Ledger *ledger;
+        int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
+        CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
+        bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
+        Freezer *freezer;
+        ClassRules *rules;
+        Logind *logind;                 /* borrowed, NULL: no logind driver */
+        uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
+        uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
+        GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
+        Overrides *overrides;           /* SetClass and HoldClass */
+        Inhibitors *inhibitors;
+        char *next_client_cgroup;
+        const ManagerOps *ops;
+        void *userdata;
+        sd_event_source *step;          /* one-shot: run the next phase from the loop */
+        sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
+
+        Cycle *cycle;
+        uint64_t next_id;
+
+        uint64_t last_id;
+        SleepKind last_kind;
+        CycleResult last_result;
+        char *last_wake_reason;
+        char *can_reason[_SLEEP_KIND_MAX]; /* owns what manager_can() returned last */
+};
+
+/* The prepare phase's blocking part, on a worker (also a retry's) */
+typedef struct PrepareJob {
+        int sysfs_fd;
+        uint32_t wakeup_count;
+        WakeupSnapshot *sources;
+} PrepareJob;
+
+#define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
+
+bool manager_cycle_blocked(const Manager *m);
+void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+void manager_cycle_finish(Manager *m);
+void manager_cycle_free(Cycle *c);
+void manager_record_update(Manager *m);
+Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
+void manager_delay_done(Manager *m);
+void manager_emit_sleep_imminent(Manager *m);
+void manager_enter_kernel(Manager *m);
+void manager_enter_kernel_hook(Manager *m);
+void manager_enter_phase(Manager *m, Phase p);
+void manager_hand_over_to_logind(Manager *m);
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message);
+void manager_kernel_failed(Manager *m, const PowerRequest *r);
+bool manager_kind_writes_image(const Manager *m, SleepKind kind, bool pm_test);
+void manager_advance(Manager *m);
+int manager_check_idle(Manager *m, char **ret_message);
+void manager_load_record(Manager *m, const char *state_dir);
+void manager_notify(Manager *m, unsigned what);
+uint64_t manager_now_usec(void);
+int manager_on_step(sd_event_source *s, void *userdata);
+PowerRequest *manager_power_request(Manager *m);
+void manager_prepare_done(int r, void *data, void *userdata);
+void manager_prepare_job_free(void *p);
+int manager_prepare_job_run(void *p);
+void manager_report_resumed(Manager *m, uint64_t slept_usec, const char *reason);
+void manager_schedule_step(Manager *m);
+void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
