@@ -141,32 +141,21 @@ typedef struct PrepareJob {
 
 #define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
 
-bool manager_cycle_blocked(const Manager *m);
 void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
-void manager_cycle_finish(Manager *m);
-void manager_cycle_free(Cycle *c);
 void manager_record_update(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
-void manager_delay_done(Manager *m);
 void manager_emit_sleep_imminent(Manager *m);
-void manager_enter_kernel(Manager *m);
 void manager_enter_kernel_hook(Manager *m);
-void manager_enter_phase(Manager *m, Phase p);
 void manager_hand_over_to_logind(Manager *m);
 void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message);
-void manager_kernel_failed(Manager *m, const PowerRequest *r);
-bool manager_kind_writes_image(const Manager *m, SleepKind kind, bool pm_test);
-void manager_advance(Manager *m);
 int manager_check_idle(Manager *m, char **ret_message);
-void manager_load_record(Manager *m, const char *state_dir);
 void manager_notify(Manager *m, unsigned what);
 uint64_t manager_now_usec(void);
-int manager_on_step(sd_event_source *s, void *userdata);
-PowerRequest *manager_power_request(Manager *m);
 void manager_prepare_done(int r, void *data, void *userdata);
 void manager_prepare_job_free(void *p);
 int manager_prepare_job_run(void *p);
+bool manager_retry_kernel(Manager *m, const PowerRequest *req);
 void manager_report_resumed(Manager *m, uint64_t slept_usec, const char *reason);
 void manager_schedule_step(Manager *m);
 void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

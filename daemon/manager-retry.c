@@ -35,7 +35,7 @@ static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* Whether another attempt was set up. Everything is thawed before the
  * wait, so nothing stays frozen longer than one attempt's freeze. */
-static bool cycle_retry(Manager *m, const PowerRequest *req) {
+bool manager_retry_kernel(Manager *m, const PowerRequest *req) {
         Cycle *c = m->cycle;
         const char *why = kernel_failure_transient(req);
         if (!why || c->attempt >= m->config->retries)
@@ -58,75 +58,4 @@ static bool cycle_retry(Manager *m, const PowerRequest *req) {
         manager_notify(m, MANAGER_CHANGED_STATE);
         manager_set_progress(m, 0.0, "attempt %u of %u in %u ms: %s", c->attempt + 1, m->config->retries + 1, ms, why);
         return true;
-}
-
-/* Both drivers: the machine is back; thaw next */
-void manager_report_resumed(Manager *m, uint64_t slept_usec, const char *reason) {
-        Cycle *c = m->cycle;
-        g_free(m->last_wake_reason);
-        m->last_wake_reason = g_strdup(reason);
-        char slept[64], reason_field[512];
-        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
-        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
-                                               c->id, (double) slept_usec / USEC_PER_SEC, reason);
-        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
-        if (m->ops && m->ops->resumed)
-                m->ops->resumed(m->userdata, c->id, slept_usec, reason);
-        manager_notify(m, MANAGER_CHANGED_LAST);
-        manager_set_progress(m, 1.0, "resumed");
-        manager_schedule_step(m);
-}
-
-static void kernel_done(int r, void *data, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-        PowerRequest *req = data;
-
-        c->worker = NULL;
-        c->power_request = NULL;
-        if (r < 0) {
-                if (cycle_retry(m, req))
-                        return;
-                manager_kernel_failed(m, req);
-                if (c->attempt > 0 && c->message) {
-                        g_autofree char *first = TAKE_PTR(c->message);
-                        c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
-                                                     m->config->retries + 1);
-                }
-                return;
-        }
-        if (req->tuxonice_result) {
-                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
-                log_notice("TuxOnIce hibernated with notes: %s", notes);
-        }
-
-        c->resumed_usec = req->returned_usec;
-        manager_report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
-}
-
-void manager_enter_kernel(Manager *m) {
-        Cycle *c = m->cycle;
-
-        if (c->driver != CYCLE_DRIVER_DIRECT) {
-                manager_enter_kernel_hook(m);
-                return;
-        }
-        if (c->opts.dry_run && !c->opts.pm_test) {
-                manager_set_progress(m, 1.0, "dry run: not sleeping");
-                manager_schedule_step(m);
-                return;
-        }
-        PowerRequest *req = manager_power_request(m);
-        c->power_request = req;
-        manager_set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
-                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
-        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
-                             &c->worker);
-        if (r < 0) {
-                c->power_request = NULL;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
-                                errno_text(r));
-        }
-        manager_notify(m, MANAGER_CHANGED_STATE);
 }

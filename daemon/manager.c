@@ -59,7 +59,7 @@ void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError 
                 t.done(t.userdata, id, r, error, message);
 }
 
-void manager_cycle_free(Cycle *c) {
+static void cycle_free(Cycle *c) {
         if (!c)
                 return;
         cycle_stop_work(c);
@@ -162,7 +162,7 @@ void manager_record_update(Manager *m) {
 }
 
 /* The interrupted cycle's id was taken: ids go on after it */
-void manager_load_record(Manager *m, const char *state_dir) {
+static void manager_load_record(Manager *m, const char *state_dir) {
         if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
                 log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
                                   state_dir);
@@ -306,7 +306,7 @@ static void prepare_start_work(Manager *m) {
                                 errno_text(r));
 }
 
-void manager_delay_done(Manager *m) {
+static void delay_done(Manager *m) {
         Cycle *c = m->cycle;
         c->delay_waiting = false;
         c->timeout = sd_event_source_disable_unref(c->timeout);
@@ -319,7 +319,7 @@ static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         g_autofree char *late = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
         log_warning("Cycle %" G_GUINT64_FORMAT ": delay inhibitors still held after %u ms, going on without "
                     "them: %s", c->id, m->config->delay_timeout_ms, late);
-        manager_delay_done(m);
+        delay_done(m);
         return 0;
 }
 
@@ -533,7 +533,7 @@ static const char *cycle_mem_sleep(const Manager *m) {
         return c->opts.mem_sleep ? c->opts.mem_sleep : m->config->mem_sleep;
 }
 
-PowerRequest *manager_power_request(Manager *m) {
+static PowerRequest *power_request_for_cycle(Manager *m) {
         Cycle *c = m->cycle;
         PowerRequest *r = g_new0(PowerRequest, 1);
 
@@ -565,7 +565,7 @@ static void tuxonice_failed(Manager *m, const PowerRequest *r) {
                         why, r->tuxonice_result);
 }
 
-void manager_kernel_failed(Manager *m, const PowerRequest *r) {
+static void kernel_failed(Manager *m, const PowerRequest *r) {
         if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
                 tuxonice_failed(m, r);
                 return;
@@ -593,9 +593,80 @@ void manager_kernel_failed(Manager *m, const PowerRequest *r) {
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }
 
+/* Both drivers: the machine is back; thaw next */
+void manager_report_resumed(Manager *m, uint64_t slept_usec, const char *reason) {
+        Cycle *c = m->cycle;
+        g_free(m->last_wake_reason);
+        m->last_wake_reason = g_strdup(reason);
+        char slept[64], reason_field[512];
+        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
+        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
+                                               c->id, (double) slept_usec / USEC_PER_SEC, reason);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
+        if (m->ops && m->ops->resumed)
+                m->ops->resumed(m->userdata, c->id, slept_usec, reason);
+        manager_notify(m, MANAGER_CHANGED_LAST);
+        manager_set_progress(m, 1.0, "resumed");
+        manager_schedule_step(m);
+}
+
+static void kernel_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PowerRequest *req = data;
+
+        c->worker = NULL;
+        c->power_request = NULL;
+        if (r < 0) {
+                if (manager_retry_kernel(m, req))
+                        return;
+                kernel_failed(m, req);
+                if (c->attempt > 0 && c->message) {
+                        g_autofree char *first = TAKE_PTR(c->message);
+                        c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
+                                                     m->config->retries + 1);
+                }
+                return;
+        }
+        if (req->tuxonice_result) {
+                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
+                log_notice("TuxOnIce hibernated with notes: %s", notes);
+        }
+
+        c->resumed_usec = req->returned_usec;
+        manager_report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
+}
+
+static void enter_kernel(Manager *m) {
+        Cycle *c = m->cycle;
+
+        if (c->driver != CYCLE_DRIVER_DIRECT) {
+                manager_enter_kernel_hook(m);
+                return;
+        }
+        if (c->opts.dry_run && !c->opts.pm_test) {
+                manager_set_progress(m, 1.0, "dry run: not sleeping");
+                manager_schedule_step(m);
+                return;
+        }
+        PowerRequest *req = power_request_for_cycle(m);
+        c->power_request = req;
+        manager_set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
+                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
+        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
+                             &c->worker);
+        if (r < 0) {
+                c->power_request = NULL;
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
+                                errno_text(r));
+        }
+        manager_notify(m, MANAGER_CHANGED_STATE);
+}
+
 /* ---- finishing ---- */
 
-void manager_cycle_finish(Manager *m) {
+static void cycle_finish(Manager *m) {
         Cycle *c = TAKE_PTR(m->cycle);
 
         if (c->result == RESULT_NONE)
@@ -625,7 +696,7 @@ void manager_cycle_finish(Manager *m) {
         CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
         manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
-        manager_cycle_free(c);
+        cycle_free(c);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
 
@@ -682,7 +753,7 @@ static void enter_thaw(Manager *m) {
         manager_schedule_step(m);
 }
 
-void manager_enter_phase(Manager *m, Phase p) {
+static void enter_phase(Manager *m, Phase p) {
         Cycle *c = m->cycle;
         c->phase = p;
         log_debug("Cycle %" G_GUINT64_FORMAT ": phase %s", c->id, phase_to_string(p));
@@ -702,7 +773,7 @@ void manager_enter_phase(Manager *m, Phase p) {
                 enter_freeze(m, p);
                 break;
         case PHASE_KERNEL:
-                manager_enter_kernel(m);
+                enter_kernel(m);
                 break;
         case PHASE_THAW:
                 enter_thaw(m);
@@ -721,7 +792,7 @@ static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-bool manager_cycle_blocked(const Manager *m) {
+static bool cycle_blocked(const Manager *m) {
         return inhibit_count(m->inhibitors, INHIBIT_BLOCK, 0) > 0;
 }
 
@@ -747,16 +818,16 @@ static void cycle_queue(Manager *m) {
         manager_notify(m, MANAGER_CHANGED_STATE);
 }
 
-void manager_advance(Manager *m) {
+static void manager_advance(Manager *m) {
         Cycle *c = m->cycle;
         if (!c || c->queued)
                 return;
-        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && manager_cycle_blocked(m)) {
+        if (c->phase == PHASE_NONE && !c->ending && c->opts.queue && cycle_blocked(m)) {
                 cycle_queue(m);
                 return;
         }
         if (c->phase == PHASE_THAW) {
-                manager_cycle_finish(m);
+                cycle_finish(m);
                 return;
         }
         /* Logind's sleep runs the hook, whose pre carries on from here */
@@ -764,10 +835,10 @@ void manager_advance(Manager *m) {
                 manager_hand_over_to_logind(m);
                 return;
         }
-        manager_enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
+        enter_phase(m, c->ending ? PHASE_THAW : c->phase + 1);
 }
 
-int manager_on_step(sd_event_source *s, void *userdata) {
+static int on_step(sd_event_source *s, void *userdata) {
         manager_advance(userdata);
         return 0;
 }
@@ -822,7 +893,7 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
 /* Whether the mainline kernel writes an image to swap and looks for it
  * through /sys/power/resume. A pm_test run stops before the image is
  * written; TuxOnIce has its own allocator and resume setting. */
-bool manager_kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
+static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
         if (pm_test || (kind != SLEEP_HIBERNATE && kind != SLEEP_HYBRID))
                 return false;
         return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
@@ -832,7 +903,7 @@ bool manager_kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
  * the next boot would not look for it */
 static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
                                    char **ret_message) {
-        if (!manager_kind_writes_image(m, kind, o->pm_test != NULL))
+        if (!kind_writes_image(m, kind, o->pm_test != NULL))
                 return 0;
         g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
         if (t->reason) {
@@ -915,7 +986,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r < 0)
                 return r;
-        if (!opts->queue && manager_cycle_blocked(m)) {
+        if (!opts->queue && cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
                 return -EAGAIN;
@@ -926,7 +997,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         Cycle *c = manager_cycle_start(m, kind, driver, opts);
         c->set_resume = g_steal_pointer(&set_resume);
         /* Queued at once, so State reads "queued" as soon as Sleep returns */
-        if (c->opts.queue && manager_cycle_blocked(m))
+        if (c->opts.queue && cycle_blocked(m))
                 cycle_queue(m);
         else
                 manager_schedule_step(m);
@@ -945,4 +1016,320 @@ int manager_cancel(Manager *m, uint64_t id, const char *why) {
                 return -EINPROGRESS;
         manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
         return 0;
+}
+
+void manager_shutdown(Manager *m) {
+        Cycle *c = m->cycle;
+        if (!c)
+                return;
+        if (c->phase < PHASE_KERNEL || c->ending)
+                manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        else {
+                if (c->power_request)
+                        power_restore_after_abort(m->sysfs_fd, c->power_request);
+                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                                "fridged was stopped during the kernel phase");
+        }
+        /* The loop is about to end: thaw and report now rather than from it */
+        if (m->cycle->phase != PHASE_THAW)
+                enter_phase(m, PHASE_THAW);
+        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
+        cycle_finish(m);
+}
+
+/* Without a cgroup v2 mount or a ledger fridged still sleeps, but freezes
+ * nothing: a freeze it could not undo after a crash is worse than none. */
+static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
+        int r;
+        if (p->cgroup_root)
+                m->cgroup_root = g_strdup(p->cgroup_root);
+        else if ((r = cgroups_find_mount(m->proc_fd, &m->cgroup_root)) < 0) {
+                log_warning_errno(r, "No cgroup v2 mount found (%m); nothing will be frozen");
+                return;
+        }
+        m->cgroup_fd = root_open(m->cgroup_root);
+        if (m->cgroup_fd < 0) {
+                log_warning_errno(m->cgroup_fd, "Cannot open the cgroup root %s (%m); nothing will be frozen",
+                                  m->cgroup_root);
+                g_clear_pointer(&m->cgroup_root, g_free);
+                return;
+        }
+        r = ledger_open(p->state_dir, &m->ledger);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open the ledger in %s (%m); nothing will be frozen", p->state_dir);
+                return;
+        }
+        r = ledger_thaw_all(m->ledger, m->cgroup_fd);
+        m->startup_thaw_failed = r < 0;
+        if (r > 0) {
+                g_autofree char *msg = g_strdup_printf("Thawed %d cgroups that an earlier fridged left frozen", r);
+                g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
+                log_struct_event(LOG_NOTICE, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
+        }
+        r = freezer_new(m->event, m->cgroup_fd, m->proc_fd, m->ledger, &m->freezer);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up the freezer (%m); nothing will be frozen");
+                return;
+        }
+
+}
+
+void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
+        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) pid), g_strdup(reason));
+}
+
+void manager_set_client_pid(Manager *m, pid_t pid) {
+        g_clear_pointer(&m->next_client_cgroup, g_free);
+        if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
+                log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
+}
+
+const char *manager_cgroup_root(const Manager *m) {
+        return m->cgroup_fd >= 0 ? m->cgroup_root : NULL;
+}
+
+static bool unit_name_is_valid(const char *s) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
+        return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who) {
+        if (strchr(target, '/')) {
+                if (m->cgroup_fd < 0)
+                        return -EOPNOTSUPP;
+                int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
+                if (r < 0)
+                        return r;
+        } else if (!unit_name_is_valid(target))
+                return -EINVAL;
+
+        CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
+        if (class_name && c < 0)
+                return -EINVAL;
+        overrides_set(m->overrides, target, c, who);
+        return 0;
+}
+
+static void on_hold_released(uint64_t id, void *userdata) {
+        Manager *m = userdata;
+        if (m->ops && m->ops->hold_released)
+                m->ops->hold_released(m->userdata, id);
+}
+
+void manager_release_hold(Manager *m, uint64_t id) {
+        if (overrides_release_hold(m->overrides, id))
+                on_hold_released(id, m);
+}
+
+int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
+                     int *ret_fd, uint64_t *ret_hold) {
+        g_autofree char *cgroup = NULL;
+
+        if (m->cgroup_fd < 0)
+                return -EOPNOTSUPP;
+        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0)
+                return -ESRCH;
+        if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
+                return -EPERM;
+        return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
+}
+
+/* A queued cycle starts once the last block goes; a delay wait ends once
+ * the last delay holder it waits for goes */
+static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        if (c && c->queued && !cycle_blocked(m)) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
+                c->queued = false;
+                manager_notify(m, MANAGER_CHANGED_STATE);
+                manager_schedule_step(m);
+        }
+        if (c && c->delay_waiting && inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
+                log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
+                         (double) (manager_now_usec() - c->delay_start) / USEC_PER_MSEC);
+                delay_done(m);
+        }
+        if (m->ops && m->ops->inhibitor_released)
+                m->ops->inhibitor_released(m->userdata, i->sender);
+}
+
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
+        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
+}
+
+void manager_release_inhibitor(Manager *m, uint64_t id) {
+        (void) inhibit_release(m->inhibitors, id);
+}
+
+void manager_release_inhibitors_of(Manager *m, const char *sender) {
+        unsigned n = inhibit_release_sender(m->inhibitors, sender);
+        if (n > 0)
+                log_info("%s left the bus; its %u inhibitor%s ended", sender, n, n == 1 ? "" : "s");
+}
+
+unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
+        return inhibit_count_sender(m->inhibitors, sender);
+}
+
+GPtrArray *manager_list_inhibitors(const Manager *m) {
+        return inhibit_list(m->inhibitors);
+}
+
+static void manager_load_rules(Manager *m, const char *const *dirs) {
+        unsigned problems = 0;
+        if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
+                m->rules = class_rules_new();
+        if (problems > 0)
+                log_warning("%u classes.d files were skipped; see above", problems);
+}
+
+int manager_new(const ManagerParams *p, Manager **ret) {
+        g_autoptr(Manager) m = g_new0(Manager, 1);
+        m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
+        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        manager_exempt_pid(m, getpid(), "fridged itself");
+        m->event = sd_event_ref(p->event);
+        m->overrides = overrides_new(m->event, on_hold_released, m);
+        m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
+        m->config = p->config;
+        m->next_id = 1;
+        m->last_kind = _SLEEP_KIND_INVALID;
+
+        m->sysfs_fd = root_open(p->sysfs_root);
+        if (m->sysfs_fd < 0)
+                return log_error_errno(m->sysfs_fd, "Failed to open the sysfs root %s: %m", p->sysfs_root);
+        m->proc_fd = root_open(p->proc_root);
+        if (m->proc_fd < 0)
+                return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
+
+        manager_load_rules(m, p->class_dirs);
+        manager_setup_freezing(m, p);
+        manager_load_record(m, p->state_dir);
+
+        int r = sd_event_add_defer(m->event, &m->step, on_step, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the phase step source: %m");
+        (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->step, "manager-step");
+
+        *ret = g_steal_pointer(&m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        cycle_free(m->cycle);
+        if (m->freezer)
+                freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
+        freezer_free(m->freezer);
+        ledger_free(m->ledger);
+        class_rules_free(m->rules);
+        g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
+        g_clear_pointer(&m->overrides, overrides_free);
+        g_clear_pointer(&m->inhibitors, inhibit_free);
+        g_free(m->next_client_cgroup);
+        g_free(m->cgroup_root);
+        sd_event_source_disable_unref(m->step);
+        sd_event_source_disable_unref(m->thaw_retry);
+        if (m->cgroup_fd >= 0)
+                close(m->cgroup_fd);
+        if (m->sysfs_fd >= 0)
+                close(m->sysfs_fd);
+        if (m->proc_fd >= 0)
+                close(m->proc_fd);
+        if (m->state_fd >= 0)
+                close(m->state_fd);
+        cycle_record_free(m->interrupted);
+        config_free(m->config);
+        g_free(m->last_wake_reason);
+        for (int k = 0; k < _SLEEP_KIND_MAX; k++)
+                g_free(m->can_reason[k]);
+        sd_event_unref(m->event);
+        g_free(m);
+        return NULL;
+}
+
+void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata) {
+        m->ops = ops;
+        m->userdata = userdata;
+}
+
+bool manager_is_busy(const Manager *m) {
+        return m->cycle != NULL;
+}
+
+const char *manager_state(const Manager *m) {
+        const Cycle *c = m->cycle;
+        if (!c)
+                return "idle";
+        if (c->queued)
+                return "queued";
+        if (c->phase == PHASE_THAW)
+                return "thawing";
+        if (c->phase == PHASE_KERNEL && (c->power_request || c->waiting_post))
+                return "sleeping";
+        return "running";
+}
+
+uint64_t manager_cycle_id(const Manager *m) {
+        return m->cycle ? m->cycle->id : m->last_id;
+}
+
+const char *manager_kind(const Manager *m) {
+        return sleep_kind_to_string(m->cycle ? m->cycle->kind : m->last_kind);
+}
+
+const char *manager_phase(const Manager *m) {
+        if (m->cycle && m->cycle->retry_waiting)
+                return "retry";
+        return m->cycle ? phase_to_string(m->cycle->phase) : "";
+}
+
+double manager_progress(const Manager *m) {
+        return m->cycle ? m->cycle->progress : 0.0;
+}
+
+const char *manager_progress_text(const Manager *m) {
+        return m->cycle && m->cycle->progress_text ? m->cycle->progress_text : "";
+}
+
+const char *manager_last_result(const Manager *m) {
+        return cycle_result_to_string(m->last_result);
+}
+
+const char *manager_last_wake_reason(const Manager *m) {
+        return m->last_wake_reason ? m->last_wake_reason : "";
+}
+
+const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
+        g_autoptr(PowerCaps) caps = NULL;
+        if (power_caps_read(m->sysfs_fd, &caps) < 0) {
+                *ret_reason = "/sys/power/state is missing, unreadable or malformed";
+                return "na";
+        }
+        /* power_can's reasons are static strings: they outlive caps */
+        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
+        if (strcmp(answer, "yes") != 0 || !kind_writes_image(m, kind, false))
+                return answer;
+        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
+        if (!t->reason)
+                return answer;
+        g_free(m->can_reason[kind]);
+        m->can_reason[kind] = g_steal_pointer(&t->reason);
+        *ret_reason = m->can_reason[kind];
+        return "no";
+}
+
+char **manager_supported_kinds(Manager *m) {
+        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
+        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
+                const char *reason;
+                if (strcmp(manager_can(m, (SleepKind) k, &reason), "na") != 0)
+                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
+        }
+        g_ptr_array_add(kinds, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
 }
