@@ -220,12 +220,21 @@ static int read_options(sd_bus_message *msg, CycleOptions *o, sd_bus_error *erro
 
 /* ---- methods ---- */
 
-static pid_t caller_pid(sd_bus_message *msg) {
+static void caller_creds(sd_bus_message *msg, uid_t *ret_uid, pid_t *ret_pid) {
         sd_bus_creds *creds = NULL;
-        pid_t pid = 0;
-        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID, &creds) >= 0)
-                (void) sd_bus_creds_get_pid(creds, &pid);
+        *ret_uid = (uid_t) -1;
+        *ret_pid = 0;
+        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
+                (void) sd_bus_creds_get_euid(creds, ret_uid);
+                (void) sd_bus_creds_get_pid(creds, ret_pid);
+        }
         sd_bus_creds_unref(creds);
+}
+
+static pid_t caller_pid(sd_bus_message *msg) {
+        uid_t uid;
+        pid_t pid;
+        caller_creds(msg, &uid, &pid);
         return pid;
 }
 
@@ -564,17 +573,6 @@ static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (t)
                 g_array_append_val(t->holds, id);
         return r;
-}
-
-static void caller_creds(sd_bus_message *msg, uid_t *ret_uid, pid_t *ret_pid) {
-        sd_bus_creds *creds = NULL;
-        *ret_uid = (uid_t) -1;
-        *ret_pid = 0;
-        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
-                (void) sd_bus_creds_get_euid(creds, ret_uid);
-                (void) sd_bus_creds_get_pid(creds, ret_pid);
-        }
-        sd_bus_creds_unref(creds);
 }
 
 static int inhibit_error(sd_bus_error *error, int r) {
