@@ -9,28 +9,20 @@
 
 #include "manager.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include "backoff.h"
-#include "cgroups.h"
-#include "classify.h"
-#include "fileio.h"
-#include "flush.h"
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "classes.h"
+#include "config.h"
+#include "devices.h"
 #include "freezer.h"
-#include "hibernate.h"
+#include "inhibit.h"
 #include "ledger.h"
+#include "logind.h"
 #include "overrides.h"
-#include "log.h"
-#include "progress.h"
+#include "plan.h"
+#include "power.h"
 #include "record.h"
-#include "tuxonice.h"
-#include "util.h"
 #include "worker.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)

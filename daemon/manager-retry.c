@@ -2,6 +2,13 @@
 /* The manager: the kernel phase tried again ([Sleep] Retries=, RetryDelayMs=). */
 #include "manager-internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+
+#include "backoff.h"
+#include "log.h"
+#include "util.h"
+
 /* A wakeup event (the wakeup_count handshake spoiled) or EBUSY from the
  * state write (a wakeup event or a busy device): what may pass if tried
  * again a little later */

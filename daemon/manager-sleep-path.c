@@ -2,6 +2,11 @@
 /* The manager: systemd's sleep path, the hook (Hook pre/post) and the logind driver. */
 #include "manager-internal.h"
 
+#include <time.h>
+
+#include "log.h"
+#include "util.h"
+
 static uint64_t boottime_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_BOOTTIME, &ts);

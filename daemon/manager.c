@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "manager.h"
+#include "manager-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backoff.h"
 #include "cgroups.h"
 #include "classify.h"
 #include "fileio.h"
@@ -25,8 +24,6 @@
 #include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
-
-#include "manager-internal.h"
 
 uint64_t manager_now_usec(void) {
         struct timespec ts;
