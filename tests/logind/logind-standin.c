@@ -36,6 +36,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "standin.h"
+
 #define PATH      "/org/freedesktop/login1"
 #define INTERFACE "org.freedesktop.login1.Manager"
 #define MAX_INHIBITORS 32
@@ -266,29 +268,13 @@ int main(int argc, char **argv) {
         sigaddset(&mask, SIGCHLD);
         sigprocmask(SIG_BLOCK, &mask, NULL); /* for sd_event_add_child */
 
+        /* the default loop, which standin_serve runs: the hook's child sources go there too */
         int r = sd_event_default(&event);
-        if (r >= 0)
-                r = sd_bus_new(&bus);
-        if (r >= 0)
-                r = sd_bus_set_address(bus, address);
-        if (r >= 0)
-                r = sd_bus_set_bus_client(bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        if (r >= 0)
-                r = sd_bus_add_object_vtable(bus, NULL, PATH, INTERFACE, manager_vtable, NULL);
-        if (r >= 0)
-                r = sd_bus_request_name(bus, "org.freedesktop.login1", 0);
-        if (r >= 0)
-                r = sd_bus_attach_event(bus, event, 0);
         if (r < 0) {
                 fprintf(stderr, "logind-standin: %s\n", strerror(-r));
                 return 1;
         }
-        printf("READY\n");
-        fflush(stdout);
-        r = sd_event_loop(event);
-        sd_bus_flush_close_unref(bus);
+        r = standin_serve("logind-standin", address, "org.freedesktop.login1", PATH, INTERFACE, manager_vtable, &bus);
         sd_event_unref(event);
-        return r < 0 ? 1 : 0;
+        return r;
 }

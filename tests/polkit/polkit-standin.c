@@ -22,6 +22,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "standin.h"
+
 static char **rules;
 static const char *log_path;
 
@@ -143,32 +145,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
 
-        sd_event *event = NULL;
-        sd_bus *bus = NULL;
-        int r = sd_event_default(&event);
-        if (r >= 0)
-                r = sd_bus_new(&bus);
-        if (r >= 0)
-                r = sd_bus_set_address(bus, address);
-        if (r >= 0)
-                r = sd_bus_set_bus_client(bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        if (r >= 0)
-                r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/PolicyKit1/Authority",
-                                             "org.freedesktop.PolicyKit1.Authority", authority_vtable, NULL);
-        if (r >= 0)
-                r = sd_bus_request_name(bus, "org.freedesktop.PolicyKit1", 0);
-        if (r >= 0)
-                r = sd_bus_attach_event(bus, event, 0);
-        if (r < 0) {
-                fprintf(stderr, "polkit-standin: %s\n", strerror(-r));
-                return 1;
-        }
-        printf("READY\n");
-        fflush(stdout);
-        r = sd_event_loop(event);
-        sd_bus_flush_close_unref(bus);
-        sd_event_unref(event);
-        return r < 0 ? 1 : 0;
+        return standin_serve("polkit-standin", address, "org.freedesktop.PolicyKit1",
+                             "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.PolicyKit1.Authority",
+                             authority_vtable, NULL);
 }
