@@ -103,7 +103,7 @@ static const SwapEntry *choose_swap(HibernateTarget *t, GPtrArray *swaps, dev_t 
         if (resume != makedev(0, 0)) {
                 const SwapEntry *s = swap_on(swaps, resume, false);
                 if (!s)
-                        not_ready(t, "/sys/power/resume names %u:%u, which is not an active swap device",
+                        not_ready(t, "/" POWER_RESUME " names %u:%u, which is not an active swap device",
                                   major(resume), minor(resume));
                 return s;
         }
@@ -116,10 +116,10 @@ static const SwapEntry *choose_swap(HibernateTarget *t, GPtrArray *swaps, dev_t 
         if (partitions == 1)
                 return only;
         if (partitions == 0)
-                not_ready(t, "/sys/power/resume is not set and the only swap is a file (%s), which needs resume "
+                not_ready(t, "/" POWER_RESUME " is not set and the only swap is a file (%s), which needs resume "
                           "and resume_offset set at boot", ((SwapEntry *) swaps->pdata[0])->path);
         else
-                not_ready(t, "/sys/power/resume is not set and there are %u swap partitions to choose from; "
+                not_ready(t, "/" POWER_RESUME " is not set and there are %u swap partitions to choose from; "
                           "name one with ResumeDevice= in fridge.conf", partitions);
         return NULL;
 }
@@ -157,7 +157,7 @@ HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_d
 
         int r = read_resume(sysfs_fd, &resume);
         if (r < 0)
-                return not_ready(g_steal_pointer(&t), "/sys/power/resume is missing or malformed (%s)", errno_text(r));
+                return not_ready(g_steal_pointer(&t), "/" POWER_RESUME " is missing or malformed (%s)", errno_text(r));
         if ((r = read_swaps(proc_fd, &swaps)) < 0)
                 return not_ready(g_steal_pointer(&t), "cannot read /proc/swaps: %s", errno_text(r));
         if (swaps->len == 0)

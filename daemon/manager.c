@@ -848,10 +848,10 @@ static int check_word(const PowerCaps *caps, char **offered, const char *word, c
                 return 0;
         /* absent and malformed are different troubles for whoever reads this */
         if (!offered && caps->problem && strstr(caps->problem, file))
-                *ret_message = g_strdup_printf("cannot use %s in /sys/power/%s: %s", word, file, caps->problem);
+                *ret_message = g_strdup_printf("cannot use %s in /%s: %s", word, file, caps->problem);
         else
-                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /sys/power/%s", word, file)
-                                       : g_strdup_printf("the kernel has no /sys/power/%s", file);
+                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
+                                       : g_strdup_printf("the kernel has no /%s", file);
         return -EOPNOTSUPP;
 }
 
@@ -860,8 +860,8 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         g_autoptr(PowerCaps) caps = NULL;
         int r = power_caps_read(m->sysfs_fd, &caps);
         if (r < 0) {
-                *ret_message = r == -EBADMSG ? g_strdup("/sys/power/state is malformed: not a list of words")
-                                             : g_strdup_printf("cannot read /sys/power/state: %s", errno_text(r));
+                *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
+                                             : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
                 return -EOPNOTSUPP;
         }
 
@@ -870,15 +870,15 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
                 *ret_message = g_strdup(reason);
                 return -EOPNOTSUPP;
         }
-        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, "mem_sleep", ret_message)) < 0)
+        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, POWER_MEM_SLEEP, ret_message)) < 0)
                 return r;
         if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
             !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
-                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /sys/power/mem_sleep",
+                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
                                                m->config->mem_sleep);
                 return -EOPNOTSUPP;
         }
-        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, "pm_test", ret_message)) < 0)
+        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, POWER_PM_TEST, ret_message)) < 0)
                 return r;
         if (o->wake_after_sec > 0 && !caps->has_rtc) {
                 *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
@@ -1304,7 +1304,7 @@ const char *manager_last_wake_reason(const Manager *m) {
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
         g_autoptr(PowerCaps) caps = NULL;
         if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/sys/power/state is missing, unreadable or malformed";
+                *ret_reason = "/" POWER_STATE " is missing, unreadable or malformed";
                 return "na";
         }
         /* power_can's reasons are static strings: they outlive caps */

@@ -88,17 +88,17 @@ const char *power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode,
                 return answer;
         }
         if (!has(c->states, state)) {
-                reason = kind == SLEEP_SUSPEND ? "the kernel does not offer mem in /sys/power/state"
-                                               : "the kernel does not offer disk in /sys/power/state";
+                reason = kind == SLEEP_SUSPEND ? "the kernel does not offer mem in /" POWER_STATE
+                                               : "the kernel does not offer disk in /" POWER_STATE;
                 answer = "na";
         } else if (kind != SLEEP_SUSPEND && !c->disk) {
-                reason = "the kernel has no usable /sys/power/disk";
+                reason = "the kernel has no usable /" POWER_DISK;
                 answer = "na";
         } else if (kind == SLEEP_HYBRID && !has(c->disk, "suspend")) {
-                reason = "the kernel does not offer the suspend mode in /sys/power/disk";
+                reason = "the kernel does not offer the suspend mode in /" POWER_DISK;
                 answer = "na";
         } else if (kind == SLEEP_HIBERNATE && disk_mode && !has(c->disk, disk_mode)) {
-                reason = "the configured HibernateMode is not offered in /sys/power/disk";
+                reason = "the configured HibernateMode is not offered in /" POWER_DISK;
                 answer = "no";
         }
         if (ret_reason)
