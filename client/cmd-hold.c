@@ -19,11 +19,6 @@
 
 static volatile sig_atomic_t child_pid;
 
-static void closep(int *fd) {
-        if (*fd >= 0)
-                (void) close(*fd);
-}
-
 /* SIGTERM and SIGHUP are meant for the job: pass them on and keep holding
  * until CMD is gone, rather than dropping the hold under a running CMD. */
 static void forward_signal(int sig) {

@@ -2,9 +2,13 @@
 #pragma once
 
 /* Small helpers in the style of systemd's macro.h, so that every owner of a
- * resource declares how it is released and no error path can forget it. */
+ * resource declares how it is released and no error path can forget it.
+ * Shared by fridged and fridgectl; see docs/ARCHITECTURE.md for the
+ * ownership convention they serve. */
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 
@@ -24,6 +28,20 @@ static inline void freep(void *p) {
 }
 
 #define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd) {
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+#define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
+
+#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_MSEC 1000ULL
 
 static inline const char *strempty(const char *s) {
         return s ? s : "";
