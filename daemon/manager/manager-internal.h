@@ -21,7 +21,7 @@
 #include "logind.h"
 #include "overrides.h"
 #include "plan.h"
-#include "power.h"
+#include "power-backend.h"
 #include "record.h"
 #include "worker.h"
 

@@ -15,13 +15,12 @@
 #include "fileio.h"
 #include "flush.h"
 #include "freezer.h"
-#include "hibernate.h"
 #include "ledger.h"
 #include "overrides.h"
+#include "power.h"
 #include "log.h"
 #include "progress.h"
 #include "record.h"
-#include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
 
@@ -523,71 +522,13 @@ static void enter_freeze(Manager *m, Phase p) {
 
 /* ---- kernel ---- */
 
-static const char *cycle_mem_sleep(const Manager *m) {
-        const Cycle *c = m->cycle;
-        if (c->kind != SLEEP_SUSPEND)
-                return NULL;
-        return c->opts.mem_sleep ? c->opts.mem_sleep : m->config->mem_sleep;
+static PowerContext manager_power_context(const Manager *m) {
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = m->config };
 }
 
-static PowerRequest *power_request_for_cycle(Manager *m) {
-        Cycle *c = m->cycle;
-        PowerRequest *r = g_new0(PowerRequest, 1);
-
-        r->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
-        r->state = g_strdup(power_state_for_kind(c->kind));
-        r->mem_sleep = g_strdup(cycle_mem_sleep(m));
-        /* pm_test is the mainline kernel's test mode: such a cycle stays there */
-        r->tuxonice = c->kind == SLEEP_HIBERNATE && !c->opts.pm_test && tuxonice_present(m->sysfs_fd);
-        if (r->tuxonice)
-                config_tuxonice_copy(&r->tuxonice_config, &m->config->tuxonice);
-        else if (c->kind == SLEEP_HIBERNATE)
-                r->disk_mode = g_strdup(m->config->hibernate_mode);
-        else if (c->kind == SLEEP_HYBRID)
-                r->disk_mode = g_strdup("suspend");
-        r->pm_test = g_strdup(c->opts.pm_test);
-        r->resume = g_strdup(c->set_resume);
-        r->wake_after_sec = c->opts.wake_after_sec;
-        r->write_wakeup_count = c->have_wakeup_count;
-        r->wakeup_count = c->wakeup_count;
-        r->count_sources = g_steal_pointer(&c->wakeup_sources);
-        return r;
-}
-
-static void tuxonice_failed(Manager *m, const PowerRequest *r) {
-        CycleError error;
-        CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
-        g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
-        manager_end_cycle_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
-                        why, r->tuxonice_result);
-}
-
-static void kernel_failed(Manager *m, const PowerRequest *r) {
-        if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
-                tuxonice_failed(m, r);
-                return;
-        }
-        if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
-                if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
-                                        "a wakeup event from %s arrived during the cycle; not sleeping",
-                                        r->wake_reason);
-                else
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
-                                        "a wakeup event arrived during the cycle (wakeup_count %u is stale); "
-                                        "not sleeping", r->wakeup_count);
-                return;
-        }
-        const char *what = r->failed_step == POWER_STEP_STATE ? r->state
-                         : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
-                         : r->failed_step == POWER_STEP_DISK ? r->disk_mode
-                         : r->failed_step == POWER_STEP_RESUME ? r->resume
-                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test
-                         : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
-                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
-                         : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
-                        power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
+static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
+        return (PowerCycle) { .kind = kind, .pm_test = o->pm_test, .mem_sleep = o->mem_sleep,
+                              .wake_after_sec = o->wake_after_sec };
 }
 
 /* Both drivers: the machine is back; thaw next */
@@ -618,7 +559,10 @@ static void kernel_done(int r, void *data, void *userdata) {
         if (r < 0) {
                 if (manager_retry_kernel(m, req))
                         return;
-                kernel_failed(m, req);
+                CycleError error;
+                g_autofree char *message = NULL;
+                CycleResult result = power_request_describe_failure(req, &error, &message);
+                manager_end_cycle_early(m, result, error, "%s", message);
                 if (c->attempt > 0 && c->message) {
                         g_autofree char *first = TAKE_PTR(c->message);
                         c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
@@ -626,10 +570,9 @@ static void kernel_done(int r, void *data, void *userdata) {
                 }
                 return;
         }
-        if (req->tuxonice_result) {
-                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
-                log_notice("TuxOnIce hibernated with notes: %s", notes);
-        }
+        g_autofree char *notes = power_request_notes(req);
+        if (notes)
+                log_notice("%s", notes);
 
         c->resumed_usec = req->returned_usec;
         manager_report_resumed(m, req->slept_usec, req->wake_reason ? req->wake_reason : "unknown");
@@ -647,12 +590,22 @@ static void enter_kernel(Manager *m) {
                 manager_schedule_step(m);
                 return;
         }
-        PowerRequest *req = power_request_for_cycle(m);
-        c->power_request = req;
-        manager_set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
-                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
-        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
-                             &c->worker);
+        PowerContext ctx = manager_power_context(m);
+        PowerCycle pc = manager_power_cycle(c->kind, &c->opts);
+        pc.set_resume = c->set_resume;
+        pc.have_wakeup_count = c->have_wakeup_count;
+        pc.wakeup_count = c->wakeup_count;
+        pc.count_sources = g_steal_pointer(&c->wakeup_sources);
+        PowerRequest *req = NULL;
+        int r = power_request_new(&ctx, &pc, &req);
+        devices_wakeup_snapshot_free(pc.count_sources); /* left only when the request was not made */
+        if (r >= 0) {
+                c->power_request = req;
+                g_autofree char *what = power_request_summary(req);
+                manager_set_progress(m, 0.0, "sleeping (%s)", what);
+                r = worker_start(m->event, power_request_enter, req, power_request_free_void, kernel_done, m,
+                                 &c->worker);
+        }
         if (r < 0) {
                 c->power_request = NULL;
                 manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
@@ -842,75 +795,6 @@ static int on_step(sd_event_source *s, void *userdata) {
 
 /* ---- the API ---- */
 
-static int check_word(const PowerCaps *caps, char **offered, const char *word, const char *file,
-                      char **ret_message) {
-        if (offered && g_strv_contains((const char *const *) offered, word))
-                return 0;
-        /* absent and malformed are different troubles for whoever reads this */
-        if (!offered && caps->problem && strstr(caps->problem, file))
-                *ret_message = g_strdup_printf("cannot use %s in /%s: %s", word, file, caps->problem);
-        else
-                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
-                                       : g_strdup_printf("the kernel has no /%s", file);
-        return -EOPNOTSUPP;
-}
-
-/* What the running kernel cannot do is refused before anything starts */
-static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, char **ret_message) {
-        g_autoptr(PowerCaps) caps = NULL;
-        int r = power_caps_read(m->sysfs_fd, &caps);
-        if (r < 0) {
-                *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
-                                             : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
-                return -EOPNOTSUPP;
-        }
-
-        const char *reason;
-        if (strcmp(power_can(caps, kind, m->config->hibernate_mode, &reason), "yes") != 0) {
-                *ret_message = g_strdup(reason);
-                return -EOPNOTSUPP;
-        }
-        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, POWER_MEM_SLEEP, ret_message)) < 0)
-                return r;
-        if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
-            !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
-                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
-                                               m->config->mem_sleep);
-                return -EOPNOTSUPP;
-        }
-        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, POWER_PM_TEST, ret_message)) < 0)
-                return r;
-        if (o->wake_after_sec > 0 && !caps->has_rtc) {
-                *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
-                return -EOPNOTSUPP;
-        }
-        return 0;
-}
-
-/* Whether the mainline kernel writes an image to swap and looks for it
- * through /sys/power/resume. A pm_test run stops before the image is
- * written; TuxOnIce has its own allocator and resume setting. */
-static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
-        if (pm_test || (kind != SLEEP_HIBERNATE && kind != SLEEP_HYBRID))
-                return false;
-        return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
-}
-
-/* -ENOMEDIUM (HibernateNotReady at the bus): nowhere to write the image, or
- * the next boot would not look for it */
-static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
-                                   char **ret_message) {
-        if (!kind_writes_image(m, kind, o->pm_test != NULL))
-                return 0;
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
-        if (t->reason) {
-                *ret_message = g_steal_pointer(&t->reason);
-                return -ENOMEDIUM;
-        }
-        *ret_set_resume = g_steal_pointer(&t->set_resume);
-        return 0;
-}
-
 /* A hook cycle's kernel phase is systemd-sleep's: it is named for who sleeps */
 static const char *const driver_names[] = {
         [CYCLE_DRIVER_DIRECT] = "direct", [CYCLE_DRIVER_HOOK] = "systemd", [CYCLE_DRIVER_LOGIND] = "logind",
@@ -974,10 +858,10 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         int r = manager_check_idle(m, ret_message);
         if (r < 0)
                 return r;
-        r = manager_check_kernel(m, kind, opts, ret_message);
-        if (r < 0)
-                return r;
-        r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
+        /* What the running kernel cannot do is refused before anything starts */
+        PowerContext ctx = manager_power_context(m);
+        PowerCycle pc = manager_power_cycle(kind, opts);
+        r = power_backend_check(&ctx, &pc, &set_resume, ret_message);
         if (r < 0)
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
@@ -1023,7 +907,7 @@ void manager_shutdown(Manager *m) {
                 manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
         else {
                 if (c->power_request)
-                        power_restore_after_abort(m->sysfs_fd, c->power_request);
+                        power_request_restore_after_abort(c->power_request);
                 manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
                                 "fridged was stopped during the kernel phase");
         }
@@ -1302,31 +1186,14 @@ const char *manager_last_wake_reason(const Manager *m) {
 }
 
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
-        g_autoptr(PowerCaps) caps = NULL;
-        if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/" POWER_STATE " is missing, unreadable or malformed";
-                return "na";
-        }
-        /* power_can's reasons are static strings: they outlive caps */
-        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
-        if (strcmp(answer, "yes") != 0 || !kind_writes_image(m, kind, false))
-                return answer;
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
-        if (!t->reason)
-                return answer;
+        PowerContext ctx = manager_power_context(m);
         g_free(m->can_reason[kind]);
-        m->can_reason[kind] = g_steal_pointer(&t->reason);
-        *ret_reason = m->can_reason[kind];
-        return "no";
+        PowerAnswer a = power_backend_can(&ctx, kind, &m->can_reason[kind]);
+        *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
+        return power_answer_to_string(a);
 }
 
 char **manager_supported_kinds(Manager *m) {
-        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
-        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
-                const char *reason;
-                if (strcmp(manager_can(m, (SleepKind) k, &reason), "na") != 0)
-                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
-        }
-        g_ptr_array_add(kinds, NULL);
-        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
+        PowerContext ctx = manager_power_context(m);
+        return power_backend_supported_kinds(&ctx);
 }
