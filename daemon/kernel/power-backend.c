@@ -114,3 +114,14 @@ char *power_request_notes(const PowerRequest *r) {
 const char *power_request_backend_name(const PowerRequest *r) {
         return r->backend->name;
 }
+
+int power_request_cancel(PowerRequest *r) {
+        return r->backend->cancel ? r->backend->cancel(r) : -EINPROGRESS;
+}
+
+bool power_request_progress(const PowerRequest *r, double *ret_fraction, char **ret_text) {
+        if (!r->backend->progress)
+                return false;
+        *ret_fraction = r->backend->progress(r, ret_text);
+        return true;
+}

@@ -142,3 +142,10 @@ const char *power_request_transient(const PowerRequest *r);
 char *power_request_summary(const PowerRequest *r);
 char *power_request_notes(const PowerRequest *r);
 const char *power_request_backend_name(const PowerRequest *r);
+
+/* While enter runs, from the loop. Cancel: 0 when enter will return
+ * -ECANCELED soon, -EINPROGRESS when the backend cannot stop it (the
+ * kernel's own: the state write is the point of no return). Progress:
+ * false when the backend reports none. */
+int power_request_cancel(PowerRequest *r);
+bool power_request_progress(const PowerRequest *r, double *ret_fraction, char **ret_text);

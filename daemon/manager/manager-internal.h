@@ -94,6 +94,7 @@ struct Manager {
         Config *config;
         int sysfs_fd;
         int proc_fd;
+        const PowerBackend *const *power_backends; /* NULL: the built-in ones */
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;

@@ -17,8 +17,8 @@
 #include "freezer.h"
 #include "ledger.h"
 #include "overrides.h"
-#include "power.h"
 #include "log.h"
+#include "power.h"
 #include "progress.h"
 #include "record.h"
 #include "util.h"
@@ -523,12 +523,23 @@ static void enter_freeze(Manager *m, Phase p) {
 /* ---- kernel ---- */
 
 static PowerContext manager_power_context(const Manager *m) {
-        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = m->config };
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = m->config,
+                                .backends = m->power_backends };
 }
 
 static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
         return (PowerCycle) { .kind = kind, .pm_test = o->pm_test, .mem_sleep = o->mem_sleep,
                               .wake_after_sec = o->wake_after_sec };
+}
+
+/* The kernel phase's: the request takes the wakeup sources */
+static PowerCycle manager_power_cycle_for_kernel(Cycle *c) {
+        PowerCycle pc = manager_power_cycle(c->kind, &c->opts);
+        pc.set_resume = c->set_resume;
+        pc.have_wakeup_count = c->have_wakeup_count;
+        pc.wakeup_count = c->wakeup_count;
+        pc.count_sources = g_steal_pointer(&c->wakeup_sources);
+        return pc;
 }
 
 /* Both drivers: the machine is back; thaw next */
@@ -591,11 +602,7 @@ static void enter_kernel(Manager *m) {
                 return;
         }
         PowerContext ctx = manager_power_context(m);
-        PowerCycle pc = manager_power_cycle(c->kind, &c->opts);
-        pc.set_resume = c->set_resume;
-        pc.have_wakeup_count = c->have_wakeup_count;
-        pc.wakeup_count = c->wakeup_count;
-        pc.count_sources = g_steal_pointer(&c->wakeup_sources);
+        PowerCycle pc = manager_power_cycle_for_kernel(c);
         PowerRequest *req = NULL;
         int r = power_request_new(&ctx, &pc, &req);
         devices_wakeup_snapshot_free(pc.count_sources); /* left only when the request was not made */
@@ -1075,6 +1082,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->overrides = overrides_new(m->event, on_hold_released, m);
         m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
         m->config = p->config;
+        m->power_backends = p->power_backends;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
 

@@ -89,6 +89,17 @@ static const char *fake_transient(const PowerRequest *r) {
         return "try again";
 }
 
+/* What a user-space backend would do: a flag enter polls, a figure it publishes */
+static int fake_cancel(PowerRequest *r) {
+        ((FakeRequest *) r)->enter_result = -ECANCELED;
+        return 0;
+}
+
+static double fake_progress(const PowerRequest *r, char **ret_text) {
+        *ret_text = g_strdup("writing the image");
+        return 0.25;
+}
+
 static void fake_free(PowerRequest *r) {
         FakeRequest *f = (FakeRequest *) r;
         (*f->freed)++;
@@ -99,6 +110,7 @@ static const PowerBackend fake_special = {
         .name = "special", .serves = serves_real_hibernate, .probe = probe_flag, .can = fake_can,
         .check = fake_check, .prepare = fake_prepare, .enter = fake_enter, .restore_after_abort = fake_restore,
         .describe_failure = fake_describe, .transient = fake_transient, .free = fake_free,
+        .cancel = fake_cancel, .progress = fake_progress,
 };
 
 /* The least a backend must give: no restore, transient, summary or notes */
@@ -208,6 +220,13 @@ static void test_request_contract(void) {
         g_autofree char *summary = power_request_summary(r);
         g_assert_cmpstr(summary, ==, "special"); /* no summary of its own: its name */
         g_assert_null(power_request_notes(r));
+        double fraction = 0;
+        g_autofree char *text = NULL;
+        g_assert_true(power_request_progress(r, &fraction, &text));
+        g_assert_cmpfloat(fraction, ==, 0.25);
+        g_assert_cmpstr(text, ==, "writing the image");
+        g_assert_cmpint(power_request_cancel(r), ==, 0);
+        g_assert_cmpint(power_request_enter(r), ==, -ECANCELED);
         power_request_free_void(r); /* as the worker frees it */
         g_assert_cmpint(fake_frees, ==, 1);
         g_assert_null(power_request_free(NULL));
@@ -221,8 +240,11 @@ static void test_request_contract(void) {
         g_assert_cmpint(power_request_enter(plain), ==, 0);
         g_assert_null(power_request_transient(plain));
         power_request_restore_after_abort(plain);
-        g_assert_null(plain->backend->cancel);
-        g_assert_null(plain->backend->progress);
+        /* no cancel: too late once entered; no progress: none to show */
+        g_assert_cmpint(power_request_cancel(plain), ==, -EINPROGRESS);
+        double f = -1;
+        g_assert_false(power_request_progress(plain, &f, NULL));
+        g_assert_cmpfloat(f, ==, -1);
 }
 
 /* ------------------------------------------------------ the kernel's own */
@@ -475,6 +497,8 @@ static void test_prepare(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(s1, ==, "mem");
         g_assert_cmpstr(s2, ==, "mem, pm_test devices");
         g_assert_null(power_request_notes(suspend));
+        /* the state write is the point of no return */
+        g_assert_cmpint(power_request_cancel(suspend), ==, -EINPROGRESS);
 }
 
 /* One failed step of a suspend: the cycle's result, error and message */
@@ -566,6 +590,7 @@ static void test_tuxonice_enter(Fixture *f, gconstpointer data) {
         f->config->tuxonice = (TuxOnIceConfig) { .image_size_limit = 10, .enable_escape = -1 };
         put(f, TUXONICE_LAST_RESULT, "5\n");
         g_autoptr(PowerRequest) r = prepare_tuxonice(f);
+        g_assert_cmpint(power_request_cancel(r), ==, -EINPROGRESS);
         g_autofree char *summary = power_request_summary(r);
         g_assert_cmpstr(summary, ==, "disk through TuxOnIce");
         g_assert_cmpint(power_request_enter(r), ==, -ECANCELED);
