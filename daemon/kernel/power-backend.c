@@ -51,9 +51,15 @@ char **power_backend_supported_kinds(const PowerContext *ctx) {
         return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
 }
 
+/* Asks the backend a real sleep of the kind uses, as fridged always did:
+ * a pm_test hibernation on a TuxOnIce kernel is checked as TuxOnIce's
+ * (its options, pm_test among them, against /sys/power), though the
+ * mainline kernel runs it. Selecting with pm_test here would refuse such
+ * a cycle up front when the mainline kernel lacks disk, which today
+ * fails only in the kernel phase. */
 int power_backend_check(const PowerContext *ctx, const PowerCycle *cycle, char **ret_set_resume,
                         char **ret_message) {
-        const PowerBackend *b = power_backend_select(ctx, cycle->kind, cycle->pm_test != NULL);
+        const PowerBackend *b = power_backend_select(ctx, cycle->kind, false);
         *ret_set_resume = NULL;
         if (!b) {
                 *ret_message = g_strdup("no power backend serves it");

@@ -123,7 +123,8 @@ PowerAnswer power_backend_can(const PowerContext *ctx, SleepKind kind, char **re
 /* The kinds whose answer is "yes" or "no" (offered by this kernel) */
 char **power_backend_supported_kinds(const PowerContext *ctx);
 
-/* The selected backend's check (see PowerBackend.check) */
+/* The check (see PowerBackend.check) of the backend a real sleep of the
+ * kind uses, whatever pm_test says (see power-backend.c) */
 int power_backend_check(const PowerContext *ctx, const PowerCycle *cycle, char **ret_set_resume,
                         char **ret_message);
 

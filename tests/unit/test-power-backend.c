@@ -59,6 +59,10 @@ static int fake_check(const PowerContext *ctx, const PowerCycle *cycle, char **r
         return 0;
 }
 
+static int plain_check(const PowerContext *ctx, const PowerCycle *cycle, char **ret_set_resume, char **ret_message) {
+        return 0;
+}
+
 static int fake_prepare(const PowerContext *ctx, PowerCycle *cycle, PowerRequest **ret) {
         FakeRequest *r = g_new0(FakeRequest, 1);
         r->freed = &fake_frees;
@@ -115,7 +119,7 @@ static const PowerBackend fake_special = {
 
 /* The least a backend must give: no restore, transient, summary or notes */
 static const PowerBackend fake_plain = {
-        .name = "plain", .serves = serves_all, .probe = probe_true, .can = fake_can, .check = fake_check,
+        .name = "plain", .serves = serves_all, .probe = probe_true, .can = fake_can, .check = plain_check,
         .prepare = fake_prepare, .enter = fake_enter, .describe_failure = fake_describe, .free = fake_free,
 };
 
@@ -181,7 +185,7 @@ static void test_can_contract(void) {
         g_assert_cmpstr(power_answer_to_string(POWER_ANSWER_NA), ==, "na");
 }
 
-/* The check of the backend that will run the cycle: pm_test picks the catch-all */
+/* The check of the backend a real sleep of the kind uses */
 static void test_check_contract(void) {
         PowerContext ctx = fake_context(fake_table);
         g_autofree char *set_resume = NULL, *message = NULL;
@@ -190,9 +194,21 @@ static void test_check_contract(void) {
         g_assert_cmpstr(set_resume, ==, "8:3");
         g_assert_null(message);
         g_clear_pointer(&set_resume, g_free);
-        PowerCycle refused = { .kind = SLEEP_SUSPEND, .wake_after_sec = 1000 };
+        PowerCycle refused = { .kind = SLEEP_HIBERNATE, .wake_after_sec = 1000 };
         g_assert_cmpint(power_backend_check(&ctx, &refused, &set_resume, &message), ==, -EOPNOTSUPP);
         g_assert_cmpstr(message, ==, "too long");
+        g_assert_null(set_resume);
+        g_clear_pointer(&message, g_free);
+        /* a test run is checked by the backend of the real sleep, then runs on the other */
+        PowerCycle test_run = { .kind = SLEEP_HIBERNATE, .pm_test = "core" };
+        g_assert_cmpint(power_backend_check(&ctx, &test_run, &set_resume, &message), ==, 0);
+        g_assert_cmpstr(set_resume, ==, "8:3");
+        g_clear_pointer(&set_resume, g_free);
+        g_autoptr(PowerRequest) r = NULL;
+        g_assert_cmpint(power_request_new(&ctx, &test_run, &r), ==, 0);
+        g_assert_true(r->backend == &fake_plain);
+        PowerCycle suspend = { .kind = SLEEP_SUSPEND, .wake_after_sec = 1000 };
+        g_assert_cmpint(power_backend_check(&ctx, &suspend, &set_resume, &message), ==, 0);
         g_assert_null(set_resume);
 }
 
@@ -439,9 +455,10 @@ static void test_tuxonice_check(Fixture *f, gconstpointer data) {
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 5 }, 0, NULL);
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .mem_sleep = "shallow" }, -EOPNOTSUPP,
                      "the kernel does not offer shallow in /" POWER_MEM_SLEEP);
-        /* a pm_test run is the mainline kernel's, which has no disk here */
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "devices" }, -EOPNOTSUPP,
-                     "the kernel does not offer disk in /" POWER_STATE);
+        /* a pm_test run is checked as a real one (today's rule), its pm_test word too */
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "devices" }, 0, NULL);
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "bogus" }, -EOPNOTSUPP,
+                     "the kernel does not offer bogus in /" POWER_PM_TEST);
         remove_file(f, POWER_RTC_ALARM);
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 5 }, -EOPNOTSUPP,
                      "no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
