@@ -25,7 +25,7 @@
 #include "logind.h"
 #include "overrides.h"
 #include "plan.h"
-#include "power.h"
+#include "power-backend.h"
 #include "record.h"
 #include "worker.h"
 
@@ -89,6 +89,7 @@ struct Manager {
         Config *config;
         int sysfs_fd;
         int proc_fd;
+        const PowerBackend *const *power_backends; /* NULL: the built-in ones */
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;

@@ -10,22 +10,12 @@
 #include "log.h"
 #include "util.h"
 
-/* A wakeup event (the wakeup_count handshake spoiled) or EBUSY from the
- * state write (a wakeup event or a busy device): what may pass if tried
- * again a little later */
-static const char *kernel_failure_transient(const PowerRequest *r) {
-        if (r->failed_step == POWER_STEP_WAKEUP_COUNT)
-                return "a wakeup event arrived";
-        if (r->failed_step == POWER_STEP_STATE && r->error == -EBUSY)
-                return "the kernel was busy (EBUSY)";
-        return NULL;
-}
-
 /* Whether another attempt is set up: everything is thawed before the wait,
  * so nothing stays frozen longer than one attempt's freeze */
 bool manager_retry_kernel(Manager *m, const PowerRequest *req) {
         Cycle *c = m->cycle;
-        const char *why = kernel_failure_transient(req);
+        /* What may pass if tried again a little later: a wakeup event, a busy device */
+        const char *why = power_request_transient(req);
         if (!why || c->attempt >= c->settings->retries)
                 return false;
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;

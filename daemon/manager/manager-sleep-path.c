@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "power.h"
 #include "util.h"
 
 static uint64_t boottime_usec(void) {

@@ -15,8 +15,8 @@
 #include "flush.h"
 #include "freezer.h"
 #include "log.h"
+#include "power.h"
 #include "progress.h"
-#include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
 
@@ -286,64 +286,23 @@ static void enter_freeze(Manager *m, Phase p) {
 
 /* ---- kernel ---- */
 
-static PowerRequest *power_request_for_cycle(Manager *m) {
-        Cycle *c = m->cycle;
-        PowerRequest *r = g_new0(PowerRequest, 1);
-
-        r->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
-        r->state = g_strdup(power_state_for_kind(c->kind));
-        r->mem_sleep = g_strdup(c->settings->mem_sleep);
-        /* pm_test is the mainline kernel's test mode: such a cycle stays there */
-        r->tuxonice = c->kind == SLEEP_HIBERNATE && !c->settings->pm_test && tuxonice_present(m->sysfs_fd);
-        if (r->tuxonice)
-                config_tuxonice_copy(&r->tuxonice_config, &c->settings->tuxonice);
-        else if (c->kind == SLEEP_HIBERNATE)
-                r->disk_mode = g_strdup(c->settings->hibernate_mode);
-        else if (c->kind == SLEEP_HYBRID)
-                r->disk_mode = g_strdup("suspend");
-        r->pm_test = g_strdup(c->settings->pm_test);
-        r->resume = g_strdup(c->set_resume);
-        r->wake_after_sec = c->settings->wake_after_sec;
-        r->write_wakeup_count = c->have_wakeup_count;
-        r->wakeup_count = c->wakeup_count;
-        r->count_sources = g_steal_pointer(&c->wakeup_sources);
-        return r;
+/* The kernel phase reads the cycle's settings, never the live
+ * configuration: `snapshot` borrows them for the backend */
+static PowerContext cycle_power_context(const Manager *m, Config *snapshot) {
+        const CycleSettings *s = m->cycle->settings;
+        *snapshot = (Config) { .mem_sleep = s->mem_sleep, .hibernate_mode = s->hibernate_mode,
+                               .tuxonice = s->tuxonice };
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = snapshot,
+                                .backends = m->power_backends };
 }
 
-static void tuxonice_failed(Manager *m, const PowerRequest *r) {
-        CycleError error;
-        CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
-        g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
-        manager_end_cycle_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
-                        why, r->tuxonice_result);
-}
-
-static void kernel_failed(Manager *m, const PowerRequest *r) {
-        if (r->failed_step == POWER_STEP_TUXONICE_ABORTED) {
-                tuxonice_failed(m, r);
-                return;
-        }
-        if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
-                if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
-                                        "a wakeup event from %s arrived during the cycle; not sleeping",
-                                        r->wake_reason);
-                else
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
-                                        "a wakeup event arrived during the cycle (wakeup_count %u is stale); "
-                                        "not sleeping", r->wakeup_count);
-                return;
-        }
-        const char *what = r->failed_step == POWER_STEP_STATE ? r->state
-                         : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
-                         : r->failed_step == POWER_STEP_DISK ? r->disk_mode
-                         : r->failed_step == POWER_STEP_RESUME ? r->resume
-                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test
-                         : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
-                         : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
-                         : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
-                        power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
+/* The request takes the wakeup sources */
+static PowerCycle cycle_power_cycle(Cycle *c) {
+        const CycleSettings *s = c->settings;
+        return (PowerCycle) { .kind = c->kind, .pm_test = s->pm_test, .mem_sleep = s->mem_sleep,
+                              .wake_after_sec = s->wake_after_sec, .set_resume = c->set_resume,
+                              .have_wakeup_count = c->have_wakeup_count, .wakeup_count = c->wakeup_count,
+                              .count_sources = g_steal_pointer(&c->wakeup_sources) };
 }
 
 /* Both drivers: the machine is back; thaw next */
@@ -376,7 +335,10 @@ static void kernel_done(int r, void *data, void *userdata) {
         if (r < 0) {
                 if (manager_retry_kernel(m, req))
                         return;
-                kernel_failed(m, req);
+                CycleError error;
+                g_autofree char *message = NULL;
+                CycleResult result = power_request_describe_failure(req, &error, &message);
+                manager_end_cycle_early(m, result, error, "%s", message);
                 if (c->attempt > 0 && c->message) {
                         g_autofree char *first = TAKE_PTR(c->message);
                         c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
@@ -384,10 +346,9 @@ static void kernel_done(int r, void *data, void *userdata) {
                 }
                 return;
         }
-        if (req->tuxonice_result) {
-                g_autofree char *notes = tuxonice_describe_result(req->tuxonice_result);
-                log_notice("TuxOnIce hibernated with notes: %s", notes);
-        }
+        g_autofree char *notes = power_request_notes(req);
+        if (notes)
+                log_notice("%s", notes);
 
         c->resumed_usec = req->returned_usec;
         c->slept_usec = req->slept_usec;
@@ -402,12 +363,19 @@ static void enter_skipping_kernel(Manager *m) {
 
 static void enter_sleeping(Manager *m) {
         Cycle *c = m->cycle;
-        PowerRequest *req = power_request_for_cycle(m);
-        c->power_request = req;
-        manager_set_progress(m, 0.0, "sleeping (%s%s%s%s)", req->state, req->tuxonice ? " through TuxOnIce" : "",
-                     req->pm_test ? ", pm_test " : "", req->pm_test ? req->pm_test : "");
-        int r = worker_start(m->event, power_enter, req, (WorkerFreeFunc) power_request_free, kernel_done, m,
-                             &c->worker);
+        Config snapshot;
+        PowerContext ctx = cycle_power_context(m, &snapshot);
+        PowerCycle pc = cycle_power_cycle(c);
+        PowerRequest *req = NULL;
+        int r = power_request_new(&ctx, &pc, &req);
+        devices_wakeup_snapshot_free(pc.count_sources); /* left only when the request was not made */
+        if (r >= 0) {
+                c->power_request = req;
+                g_autofree char *what = power_request_summary(req);
+                manager_set_progress(m, 0.0, "sleeping (%s)", what);
+                r = worker_start(m->event, power_request_enter, req, power_request_free_void, kernel_done, m,
+                                 &c->worker);
+        }
         if (r < 0) {
                 c->power_request = NULL;
                 manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",

@@ -15,13 +15,12 @@
 #include "fileio.h"
 #include "flush.h"
 #include "freezer.h"
-#include "hibernate.h"
 #include "ledger.h"
 #include "overrides.h"
 #include "log.h"
+#include "power.h"
 #include "progress.h"
 #include "record.h"
-#include "tuxonice.h"
 #include "util.h"
 #include "worker.h"
 
@@ -360,77 +359,19 @@ int manager_get_plan(Manager *m, Plan **ret) {
         return manager_build_plan(m, NULL, m->config->freeze_roots, ret);
 }
 
+/* Where the kernel is; the live configuration, for what is asked before
+ * a cycle starts (a cycle's own kernel phase reads its settings) */
+static PowerContext manager_power_context(const Manager *m) {
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = m->config,
+                                .backends = m->power_backends };
+}
+
+static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
+        return (PowerCycle) { .kind = kind, .pm_test = o->pm_test, .mem_sleep = o->mem_sleep,
+                              .wake_after_sec = o->wake_after_sec };
+}
 
 /* ---- the API ---- */
-
-static int check_word(const PowerCaps *caps, char **offered, const char *word, const char *file,
-                      char **ret_message) {
-        if (offered && g_strv_contains((const char *const *) offered, word))
-                return 0;
-        /* absent and malformed are different troubles for whoever reads this */
-        if (!offered && caps->problem && strstr(caps->problem, file))
-                *ret_message = g_strdup_printf("cannot use %s in /%s: %s", word, file, caps->problem);
-        else
-                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
-                                       : g_strdup_printf("the kernel has no /%s", file);
-        return -EOPNOTSUPP;
-}
-
-/* What the running kernel cannot do is refused before anything starts */
-static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, char **ret_message) {
-        g_autoptr(PowerCaps) caps = NULL;
-        int r = power_caps_read(m->sysfs_fd, &caps);
-        if (r < 0) {
-                *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
-                                             : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
-                return -EOPNOTSUPP;
-        }
-
-        const char *reason;
-        if (strcmp(power_can(caps, kind, m->config->hibernate_mode, &reason), "yes") != 0) {
-                *ret_message = g_strdup(reason);
-                return -EOPNOTSUPP;
-        }
-        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, POWER_MEM_SLEEP, ret_message)) < 0)
-                return r;
-        if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
-            !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
-                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
-                                               m->config->mem_sleep);
-                return -EOPNOTSUPP;
-        }
-        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, POWER_PM_TEST, ret_message)) < 0)
-                return r;
-        if (o->wake_after_sec > 0 && !caps->has_rtc) {
-                *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
-                return -EOPNOTSUPP;
-        }
-        return 0;
-}
-
-/* Whether the mainline kernel writes an image to swap and looks for it
- * through /sys/power/resume. A pm_test run stops before the image is
- * written; TuxOnIce has its own allocator and resume setting. */
-static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
-        if (pm_test || (kind != SLEEP_HIBERNATE && kind != SLEEP_HYBRID))
-                return false;
-        return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
-}
-
-/* -ENOMEDIUM (HibernateNotReady at the bus): nowhere to write the image, or
- * the next boot would not look for it */
-static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
-                                   char **ret_message) {
-        if (!kind_writes_image(m, kind, o->pm_test != NULL))
-                return 0;
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
-        if (t->reason) {
-                *ret_message = g_steal_pointer(&t->reason);
-                return -ENOMEDIUM;
-        }
-        *ret_set_resume = g_steal_pointer(&t->set_resume);
-        return 0;
-}
 
 /* The new running cycle; it starts from the loop. Its settings are
  * resolved here, once: `opts` is consumed. */
@@ -498,10 +439,10 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         int r = manager_check_idle(m, ret_message);
         if (r < 0)
                 return r;
-        r = manager_check_kernel(m, kind, opts, ret_message);
-        if (r < 0)
-                return r;
-        r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
+        /* What the running kernel cannot do is refused before anything starts */
+        PowerContext ctx = manager_power_context(m);
+        PowerCycle pc = manager_power_cycle(kind, opts);
+        r = power_backend_check(&ctx, &pc, &set_resume, ret_message);
         if (r < 0)
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
@@ -547,7 +488,7 @@ void manager_shutdown(Manager *m) {
                 manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
         else {
                 if (c->power_request)
-                        power_restore_after_abort(m->sysfs_fd, c->power_request);
+                        power_request_restore_after_abort(c->power_request);
                 manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
                                 "fridged was stopped during the kernel phase");
         }
@@ -713,6 +654,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->overrides = overrides_new(m->event, on_hold_released, m);
         m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
         m->config = p->config;
+        m->power_backends = p->power_backends;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
 
@@ -821,31 +763,14 @@ const char *manager_last_wake_reason(const Manager *m) {
 }
 
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
-        g_autoptr(PowerCaps) caps = NULL;
-        if (power_caps_read(m->sysfs_fd, &caps) < 0) {
-                *ret_reason = "/" POWER_STATE " is missing, unreadable or malformed";
-                return "na";
-        }
-        /* power_can's reasons are static strings: they outlive caps */
-        const char *answer = power_can(caps, kind, m->config->hibernate_mode, ret_reason);
-        if (strcmp(answer, "yes") != 0 || !kind_writes_image(m, kind, false))
-                return answer;
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
-        if (!t->reason)
-                return answer;
+        PowerContext ctx = manager_power_context(m);
         g_free(m->can_reason[kind]);
-        m->can_reason[kind] = g_steal_pointer(&t->reason);
-        *ret_reason = m->can_reason[kind];
-        return "no";
+        PowerAnswer a = power_backend_can(&ctx, kind, &m->can_reason[kind]);
+        *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
+        return power_answer_to_string(a);
 }
 
 char **manager_supported_kinds(Manager *m) {
-        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
-        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
-                const char *reason;
-                if (strcmp(manager_can(m, (SleepKind) k, &reason), "na") != 0)
-                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
-        }
-        g_ptr_array_add(kinds, NULL);
-        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
+        PowerContext ctx = manager_power_context(m);
+        return power_backend_supported_kinds(&ctx);
 }

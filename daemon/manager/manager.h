@@ -12,7 +12,7 @@
 #include "logind.h"
 #include "inhibit.h"
 #include "plan.h"
-#include "power.h"
+#include "power-backend.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
  * it reports through ManagerOps. */
@@ -56,6 +56,7 @@ typedef struct ManagerParams {
         const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
         const char *const *class_dirs;  /* classes.d directories, lowest priority first */
         Config *config;                 /* taken */
+        const PowerBackend *const *power_backends; /* NULL-terminated; NULL: the built-in ones */
 } ManagerParams;
 
 int manager_new(const ManagerParams *p, Manager **ret);
