@@ -50,21 +50,21 @@ struct Bus {
         char *sent[_PROP_MAX]; /* what clients were last told, as text */
 };
 
-const char *bus_cycle_error_name(CycleError e) {
-        static const char *const names[_CYCLE_ERROR_MAX] = {
-                [CYCLE_ERROR_NONE] = "",
-                [CYCLE_ERROR_CANCELLED] = ERROR_PREFIX "Cancelled",
-                [CYCLE_ERROR_WAKEUP_EVENT] = ERROR_PREFIX "WakeupEvent",
-                [CYCLE_ERROR_KERNEL] = ERROR_PREFIX "Kernel",
-                [CYCLE_ERROR_FLUSH_TIMEOUT] = ERROR_PREFIX "FlushTimeout",
-                [CYCLE_ERROR_FREEZE_TIMEOUT] = ERROR_PREFIX "FreezeTimeout",
-                [CYCLE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
-                [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
-                [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
-                [CYCLE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
-                [CYCLE_ERROR_INTERRUPTED] = ERROR_PREFIX "Interrupted",
+const char *bus_cycle_error_name(FridgeError e) {
+        static const char *const names[_FRIDGE_ERROR_MAX] = {
+                [FRIDGE_ERROR_NONE] = "",
+                [FRIDGE_ERROR_CANCELLED] = ERROR_PREFIX "Cancelled",
+                [FRIDGE_ERROR_WAKEUP_EVENT] = ERROR_PREFIX "WakeupEvent",
+                [FRIDGE_ERROR_KERNEL] = ERROR_PREFIX "Kernel",
+                [FRIDGE_ERROR_FLUSH_TIMEOUT] = ERROR_PREFIX "FlushTimeout",
+                [FRIDGE_ERROR_FREEZE_TIMEOUT] = ERROR_PREFIX "FreezeTimeout",
+                [FRIDGE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
+                [FRIDGE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
+                [FRIDGE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
+                [FRIDGE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
+                [FRIDGE_ERROR_INTERRUPTED] = ERROR_PREFIX "Interrupted",
         };
-        return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
+        return e < _FRIDGE_ERROR_MAX ? names[e] : names[FRIDGE_ERROR_INTERNAL];
 }
 
 int bus_error_from_errno(sd_bus_error *error, int r, const char *message) {
@@ -308,7 +308,7 @@ static SleepKind hook_kind_from_string(const char *s) {
 }
 
 /* The deferred answer to a Hook call; owns the message's reference */
-static void on_hook_done(void *userdata, uint64_t cycle, int r, CycleError error, const char *message) {
+static void on_hook_done(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
         if (r >= 0)
                 r = sd_bus_reply_method_return(msg, "t", cycle);
@@ -840,7 +840,7 @@ static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, cons
                 log_warning_errno(r, "Failed to emit Resumed: %m");
 }
 
-static void on_finished(void *userdata, uint64_t cycle, CycleResult result, CycleError error,
+static void on_finished(void *userdata, uint64_t cycle, CycleResult result, FridgeError error,
                         const char *message) {
         Bus *b = userdata;
         int r = sd_bus_emit_signal(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "CycleFinished", "tsss", cycle,

@@ -14,7 +14,7 @@ int bus_new(sd_bus *bus, Manager *m, Bus **ret);
 Bus *bus_free(Bus *b);
 
 /* The one place errors become D-Bus error names */
-const char *bus_cycle_error_name(CycleError e);
+const char *bus_cycle_error_name(FridgeError e);
 int bus_error_from_errno(sd_bus_error *error, int r, const char *message);
 
 extern const sd_bus_vtable fridge_vtable[];

@@ -2,7 +2,7 @@
 #pragma once
 
 /* The design's words as types: kind, phase, result, and the errors a cycle
- * can end with. Only bus.c turns a CycleError into a D-Bus error name. */
+ * can end with. Only bus.c turns a FridgeError into a D-Bus error name. */
 
 typedef enum SleepKind {
         SLEEP_SUSPEND,
@@ -33,20 +33,20 @@ typedef enum CycleResult {
         _RESULT_MAX,
 } CycleResult;
 
-typedef enum CycleError {
-        CYCLE_ERROR_NONE,
-        CYCLE_ERROR_CANCELLED,
-        CYCLE_ERROR_WAKEUP_EVENT,
-        CYCLE_ERROR_KERNEL,
-        CYCLE_ERROR_FLUSH_TIMEOUT,
-        CYCLE_ERROR_FREEZE_TIMEOUT,
-        CYCLE_ERROR_NOT_SUPPORTED,
-        CYCLE_ERROR_THAW_FAILED,
-        CYCLE_ERROR_INTERNAL,
-        CYCLE_ERROR_INHIBITED,
-        CYCLE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
-        _CYCLE_ERROR_MAX,
-} CycleError;
+typedef enum FridgeError {
+        FRIDGE_ERROR_NONE,
+        FRIDGE_ERROR_CANCELLED,
+        FRIDGE_ERROR_WAKEUP_EVENT,
+        FRIDGE_ERROR_KERNEL,
+        FRIDGE_ERROR_FLUSH_TIMEOUT,
+        FRIDGE_ERROR_FREEZE_TIMEOUT,
+        FRIDGE_ERROR_NOT_SUPPORTED,
+        FRIDGE_ERROR_THAW_FAILED,
+        FRIDGE_ERROR_INTERNAL,
+        FRIDGE_ERROR_INHIBITED,
+        FRIDGE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
+        _FRIDGE_ERROR_MAX,
+} FridgeError;
 
 const char *sleep_kind_to_string(SleepKind k);
 SleepKind sleep_kind_from_string(const char *s);

@@ -85,7 +85,7 @@ typedef struct Cycle {
 
         bool ending;                    /* result decided early: straight to thaw */
         CycleResult result;
-        CycleError error;
+        FridgeError error;
         char *message;
 } Cycle;
 
@@ -133,14 +133,14 @@ typedef struct PrepareJob {
 
 #define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
 
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
 void manager_emit_sleep_imminent(Manager *m);
 void manager_enter_kernel_hook(Manager *m);
 void manager_hand_over_to_logind(Manager *m);
-void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message);
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
 void manager_notify(Manager *m, unsigned what);
 uint64_t manager_now_usec(void);

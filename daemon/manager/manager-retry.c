@@ -35,7 +35,7 @@ static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
         int r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, retry_prepared, m, &c->worker);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
                                 errno_text(r));
         return 0;
 }

@@ -19,10 +19,10 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         uint32_t ms = m->config->hook_timeout_ms;
         if (c->waiting_post) {
                 c->waiting_post = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
         } else
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's pre never came within %u ms after logind was asked to sleep "
                                 "(is fridge's system-sleep hook installed?)", ms);
         return 0;
@@ -47,7 +47,7 @@ void manager_enter_kernel_hook(Manager *m) {
         c->pre_monotonic = manager_now_usec();
         int r = arm_hook_timeout(m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
                                 errno_text(r));
                 return;
         }
@@ -55,7 +55,7 @@ void manager_enter_kernel_hook(Manager *m) {
         manager_set_progress(m, 0.0, "sleeping (systemd-sleep writes %s)", power_state_for_kind(c->kind));
         manager_notify(m, MANAGER_CHANGED_STATE);
         log_info("Cycle %" G_GUINT64_FORMAT ": frozen; systemd-sleep writes the state", c->id);
-        manager_hook_waiter_complete(&c->pre, c->id, 0, CYCLE_ERROR_NONE, NULL);
+        manager_hook_waiter_complete(&c->pre, c->id, 0, FRIDGE_ERROR_NONE, NULL);
 }
 
 static void hook_resumed(Manager *m) {
@@ -127,7 +127,7 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
         if (r >= 0 || !c || c->id != m->logind_cycle)
                 return;
         c->handed_over = false;
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "logind refused to sleep: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "logind refused to sleep: %s",
                         message ? message : errno_text(r));
 }
 
@@ -141,7 +141,7 @@ void manager_hand_over_to_logind(Manager *m) {
                 r = arm_hook_timeout(m);
         if (r < 0) {
                 c->handed_over = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
                                 errno_text(r));
                 return;
         }
@@ -176,7 +176,7 @@ void manager_on_prepare_for_sleep(void *manager, bool start) {
                 hook_resumed(m);
         } else if (c && c->handed_over && !c->ending) {
                 c->handed_over = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the system slept without fridge's sleep hook (is it installed?); nothing was frozen");
         }
 }

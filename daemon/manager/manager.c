@@ -49,7 +49,7 @@ static void cycle_stop_work(Cycle *c) {
         c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
 }
 
-void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message) {
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message) {
         HookWaiter t = *w;
         *w = (HookWaiter) {};
         if (t.done)
@@ -61,8 +61,8 @@ static void cycle_free(Cycle *c) {
                 return;
         cycle_stop_work(c);
         /* Only when the manager goes away mid-cycle: nobody is left waiting */
-        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
-        manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         cycle_options_clear(&c->opts);
         g_free(c->set_resume);
         devices_wakeup_snapshot_free(c->wakeup_sources);
@@ -109,9 +109,9 @@ void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) {
 }
 
 /* Decides the cycle's result now and heads for thaw. The first decision wins. */
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...) {
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...) {
         Cycle *c = m->cycle;
         if (!c || c->ending)
                 return;
@@ -198,7 +198,7 @@ void manager_report_interrupted(Manager *m) {
         m->last_kind = sleep_kind_from_string(rec->kind);
         m->last_result = RESULT_FAILED;
         if (m->ops && m->ops->finished)
-                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, CYCLE_ERROR_INTERRUPTED, message);
+                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, FRIDGE_ERROR_INTERRUPTED, message);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
         /* Removed only now: a crash before the report reports it next time */
         int r = m->cycle ? 0 : record_remove(m->state_fd);
@@ -287,7 +287,7 @@ static void prepare_start_work(Manager *m) {
          * process may have appeared since the last one */
         int r = manager_build_plan(m, c->client_cgroup, &c->plan);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
                                 errno_text(r));
                 return;
         }
@@ -299,7 +299,7 @@ static void prepare_start_work(Manager *m) {
         manager_set_progress(m, 0.0, "preparing");
         r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done, m, &m->cycle->worker);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
 }
 
@@ -354,7 +354,7 @@ static void enter_prepare(Manager *m) {
         c->delay_before = inhibit_next_id(m->inhibitors);
         int r = delay_wait_start(m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
                                 errno_text(r));
         else if (r == 0)
                 prepare_start_work(m);
@@ -414,7 +414,7 @@ static int on_flush_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                 manager_schedule_step(m);
                 return 0;
         }
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FLUSH_TIMEOUT,
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FLUSH_TIMEOUT,
                         "writeback did not finish within %u ms (%s still dirty)", flush_timeout_ms(m), size);
         return 0;
 }
@@ -453,7 +453,7 @@ static void enter_flush(Manager *m) {
         if (r >= 0)
                 r = flush_arm_timers(m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start writeback: %s",
                                 errno_text(r));
 }
 
@@ -475,13 +475,13 @@ static void on_freeze_done(Freezer *f, int r, void *userdata) {
 
         if (r == -ETIMEDOUT) {
                 g_autofree char *blockers = freezer_describe_blockers(f);
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FREEZE_TIMEOUT,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FREEZE_TIMEOUT,
                                 "cgroups did not freeze within %u ms: %s", c->opts.freeze_timeout_ms
                                         ? c->opts.freeze_timeout_ms : m->config->freeze_timeout_ms, blockers);
                 return;
         }
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(c->phase), errno_text(r));
                 return;
         }
@@ -517,7 +517,7 @@ static void enter_freeze(Manager *m, Phase p) {
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(p), errno_text(r));
 }
 
@@ -555,7 +555,7 @@ static PowerRequest *power_request_for_cycle(Manager *m) {
 }
 
 static void tuxonice_failed(Manager *m, const PowerRequest *r) {
-        CycleError error;
+        FridgeError error;
         CycleResult result = tuxonice_result_outcome(r->tuxonice_result, &error);
         g_autofree char *why = tuxonice_describe_result(r->tuxonice_result);
         manager_end_cycle_early(m, result, error, "TuxOnIce aborted the hibernation: %s (last_result 0x%" PRIx64 ")",
@@ -569,11 +569,11 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
         }
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
                 if (r->wake_reason && !g_str_equal(r->wake_reason, "unknown"))
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                        manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_WAKEUP_EVENT,
                                         "a wakeup event from %s arrived during the cycle; not sleeping",
                                         r->wake_reason);
                 else
-                        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                        manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_WAKEUP_EVENT,
                                         "a wakeup event arrived during the cycle (wakeup_count %u is stale); "
                                         "not sleeping", r->wakeup_count);
                 return;
@@ -586,7 +586,7 @@ static void kernel_failed(Manager *m, const PowerRequest *r) {
                          : r->failed_step == POWER_STEP_TUXONICE_SETTINGS ? r->failed_setting
                          : r->failed_step == POWER_STEP_TUXONICE_HIBERNATE ? TUXONICE_DO_HIBERNATE
                          : r->failed_step == POWER_STEP_TUXONICE_LAST_RESULT ? TUXONICE_LAST_RESULT : "";
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "the kernel refused to %s%s%s: %s",
                         power_step_to_string(r->failed_step), *what ? " " : "", what, errno_text(r->error));
 }
 
@@ -655,7 +655,7 @@ static void enter_kernel(Manager *m) {
                              &c->worker);
         if (r < 0) {
                 c->power_request = NULL;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
                                 errno_text(r));
         }
         manager_notify(m, MANAGER_CHANGED_STATE);
@@ -690,7 +690,7 @@ static void cycle_finish(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
-        CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
+        FridgeError error = c->error != FRIDGE_ERROR_NONE ? c->error : FRIDGE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
         manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
         cycle_free(c);
@@ -718,7 +718,7 @@ static void thaw_failed(Manager *m, unsigned left) {
         c->message = g_strdup_printf("%u cgroups could not be thawed yet (see the log); fridged keeps trying "
                                      "every second", left);
         c->result = RESULT_FAILED;
-        c->error = CYCLE_ERROR_THAW_FAILED;
+        c->error = FRIDGE_ERROR_THAW_FAILED;
         if (m->thaw_retry)
                 return;
         int r = sd_event_add_time_relative(m->event, &m->thaw_retry, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
@@ -784,7 +784,7 @@ static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
                         c->opts.queue_timeout_ms, who);
         return 0;
 }
@@ -803,7 +803,7 @@ static void cycle_queue(Manager *m) {
                                                    (uint64_t) c->opts.queue_timeout_ms * USEC_PER_MSEC, 0,
                                                    on_queue_timeout, m);
                 if (r < 0) {
-                        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot queue the cycle: %s",
                                         errno_text(r));
                         return;
                 }
@@ -1011,7 +1011,7 @@ int manager_cancel(Manager *m, uint64_t id, const char *why) {
                 return 0;
         if (c->phase >= PHASE_KERNEL || c->handed_over)
                 return -EINPROGRESS;
-        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
+        manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
         return 0;
 }
 
@@ -1020,11 +1020,11 @@ void manager_shutdown(Manager *m) {
         if (!c)
                 return;
         if (c->phase < PHASE_KERNEL || c->ending)
-                manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+                manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         else {
                 if (c->power_request)
                         power_restore_after_abort(m->sysfs_fd, c->power_request);
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "fridged was stopped during the kernel phase");
         }
         /* The loop is about to end: thaw and report now rather than from it */

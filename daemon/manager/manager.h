@@ -40,7 +40,7 @@ typedef struct ManagerOps {
         void (*changed)(void *userdata, unsigned what);
         void (*sleep_imminent)(void *userdata, uint64_t cycle, SleepKind kind);
         void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
-        void (*finished)(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message);
+        void (*finished)(void *userdata, uint64_t cycle, CycleResult result, FridgeError error, const char *message);
         void (*hold_released)(void *userdata, uint64_t hold);
         /* an inhibitor of `sender` ended, whatever ended it */
         void (*inhibitor_released)(void *userdata, const char *sender);
@@ -129,7 +129,7 @@ void manager_report_interrupted(Manager *m);
  * exactly once for each call that returned >= 0: r >= 0 when that point was
  * reached (post: the cycle finished done), else with the cycle's error and
  * message. -EBUSY: another cycle runs; -ESRCH (post): no cycle waits for it. */
-typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, CycleError error, const char *message);
+typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message);
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message);
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
