@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The design's words as types: kind, phase, result, and the errors a cycle
- * can end with. Only bus.c turns a FridgeError into a D-Bus error name. */
+/* The design's words as types: kind, phase and result. The errors a cycle
+ * can end with are FridgeErrors (fridge-error.h, shared with fridgectl). */
+
+#include "fridge-error.h"
 
 typedef enum SleepKind {
         SLEEP_SUSPEND,
@@ -32,21 +34,6 @@ typedef enum CycleResult {
         RESULT_DRY_RUN,
         _RESULT_MAX,
 } CycleResult;
-
-typedef enum FridgeError {
-        FRIDGE_ERROR_NONE,
-        FRIDGE_ERROR_CANCELLED,
-        FRIDGE_ERROR_WAKEUP_EVENT,
-        FRIDGE_ERROR_KERNEL,
-        FRIDGE_ERROR_FLUSH_TIMEOUT,
-        FRIDGE_ERROR_FREEZE_TIMEOUT,
-        FRIDGE_ERROR_NOT_SUPPORTED,
-        FRIDGE_ERROR_THAW_FAILED,
-        FRIDGE_ERROR_INTERNAL,
-        FRIDGE_ERROR_INHIBITED,
-        FRIDGE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
-        _FRIDGE_ERROR_MAX,
-} FridgeError;
 
 const char *sleep_kind_to_string(SleepKind k);
 SleepKind sleep_kind_from_string(const char *s);

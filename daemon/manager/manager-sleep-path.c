@@ -76,7 +76,7 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
         Cycle *c = m->cycle;
         if (!c || !c->waiting_post || c->ending) {
                 *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
-                return -ESRCH;
+                return FRIDGE_ERROR_NO_SUCH_CYCLE;
         }
         if (kind != c->kind)
                 log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
@@ -89,10 +89,10 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
 
 /* A logind-driven Sleep waits for the pre of the hook that logind's sleep
  * runs: that pre carries the same cycle on */
-static int hook_join(Manager *m, SleepKind kind) {
+static bool hook_join(Manager *m, SleepKind kind) {
         Cycle *c = m->cycle;
         if (!c || c->driver != CYCLE_DRIVER_LOGIND || c->joined || c->ending)
-                return -EBUSY;
+                return false;
         if (kind != c->kind)
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
@@ -102,14 +102,14 @@ static int hook_join(Manager *m, SleepKind kind) {
                 c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
                 manager_schedule_step(m);
         }
-        return 0;
+        return true;
 }
 
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message) {
-        if (hook_join(m, kind) < 0) {
+        if (!hook_join(m, kind)) {
                 int r = manager_check_idle(m, ret_message);
-                if (r < 0)
+                if (r != 0)
                         return r;
                 CycleOptions none = {};
                 manager_cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);

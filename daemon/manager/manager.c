@@ -852,7 +852,7 @@ static int check_word(const PowerCaps *caps, char **offered, const char *word, c
         else
                 *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
                                        : g_strdup_printf("the kernel has no /%s", file);
-        return -EOPNOTSUPP;
+        return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
 /* What the running kernel cannot do is refused before anything starts */
@@ -862,27 +862,27 @@ static int manager_check_kernel(Manager *m, SleepKind kind, CycleOptions *o, cha
         if (r < 0) {
                 *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
                                              : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
 
         const char *reason;
         if (strcmp(power_can(caps, kind, m->config->hibernate_mode, &reason), "yes") != 0) {
                 *ret_message = g_strdup(reason);
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
-        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, POWER_MEM_SLEEP, ret_message)) < 0)
+        if (o->mem_sleep && (r = check_word(caps, caps->mem_sleep, o->mem_sleep, POWER_MEM_SLEEP, ret_message)) != 0)
                 return r;
         if (kind == SLEEP_SUSPEND && !o->mem_sleep && m->config->mem_sleep &&
             !(caps->mem_sleep && g_strv_contains((const char *const *) caps->mem_sleep, m->config->mem_sleep))) {
                 *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
                                                m->config->mem_sleep);
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
-        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, POWER_PM_TEST, ret_message)) < 0)
+        if (o->pm_test && (r = check_word(caps, caps->pm_test, o->pm_test, POWER_PM_TEST, ret_message)) != 0)
                 return r;
         if (o->wake_after_sec > 0 && !caps->has_rtc) {
                 *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         return 0;
 }
@@ -896,8 +896,8 @@ static bool kind_writes_image(const Manager *m, SleepKind kind, bool pm_test) {
         return kind == SLEEP_HYBRID || !tuxonice_present(m->sysfs_fd);
 }
 
-/* -ENOMEDIUM (HibernateNotReady at the bus): nowhere to write the image, or
- * the next boot would not look for it */
+/* HibernateNotReady: nowhere to write the image, or the next boot would
+ * not look for it */
 static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_set_resume,
                                    char **ret_message) {
         if (!kind_writes_image(m, kind, o->pm_test != NULL))
@@ -905,7 +905,7 @@ static int manager_check_hibernate(Manager *m, SleepKind kind, const CycleOption
         g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device);
         if (t->reason) {
                 *ret_message = g_steal_pointer(&t->reason);
-                return -ENOMEDIUM;
+                return FRIDGE_ERROR_HIBERNATE_NOT_READY;
         }
         *ret_set_resume = g_steal_pointer(&t->set_resume);
         return 0;
@@ -957,7 +957,7 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
         if (m->config->driver == DRIVER_AUTO)
                 return 0;
         *ret_message = g_strdup("Driver=logind is configured, but org.freedesktop.login1 is not on the bus");
-        return -EOPNOTSUPP;
+        return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
 int manager_check_idle(Manager *m, char **ret_message) {
@@ -965,28 +965,28 @@ int manager_check_idle(Manager *m, char **ret_message) {
                 return 0;
         *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
                                        m->cycle->queued ? "queued" : "running");
-        return -EBUSY;
+        return FRIDGE_ERROR_BUSY;
 }
 
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
         g_autofree char *set_resume = NULL;
         CycleDriver driver;
         int r = manager_check_idle(m, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         r = manager_check_kernel(m, kind, opts, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         r = manager_check_hibernate(m, kind, opts, &set_resume, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         if (!opts->queue && cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
-                return -EAGAIN;
+                return FRIDGE_ERROR_INHIBITED;
         }
         if (opts->queue && opts->queue_timeout_ms == 0)
                 opts->queue_timeout_ms = QUEUE_TIMEOUT_DEFAULT_MS;
@@ -1003,14 +1003,19 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         return 0;
 }
 
-int manager_cancel(Manager *m, uint64_t id, const char *why) {
+int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message) {
         Cycle *c = m->cycle;
-        if (!c || (id != 0 && id != c->id))
-                return -ESRCH;
+        if (!c || (id != 0 && id != c->id)) {
+                *ret_message = id == 0 ? g_strdup("no cycle is running")
+                                       : g_strdup_printf("cycle %" G_GUINT64_FORMAT " is not running", id);
+                return FRIDGE_ERROR_NO_SUCH_CYCLE;
+        }
         if (c->ending)
                 return 0;
-        if (c->phase >= PHASE_KERNEL || c->handed_over)
-                return -EINPROGRESS;
+        if (c->phase >= PHASE_KERNEL || c->handed_over) {
+                *ret_message = g_strdup("the cycle is past the point of no return");
+                return FRIDGE_ERROR_TOO_LATE;
+        }
         manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
         return 0;
 }
@@ -1090,19 +1095,37 @@ static bool unit_name_is_valid(const char *s) {
         return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who) {
+/* The cgroup path's trouble as SetClass's answer */
+static int set_class_refusal(int r, const char *target, char **ret_message) {
+        if (r == -EPERM) {
+                *ret_message = g_strdup_printf("unit_or_cgroup '%s' is outside the freeze roots", target);
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
+        if (r != -EINVAL && r != -ENOENT)
+                return r;
+        *ret_message = g_strdup_printf("unit_or_cgroup '%s' is neither a unit name nor an existing cgroup path "
+                                       "(relative, no .., no symlinks)", target);
+        return FRIDGE_ERROR_INVALID_ARGS;
+}
+
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who,
+                      char **ret_message) {
         if (strchr(target, '/')) {
-                if (m->cgroup_fd < 0)
-                        return -EOPNOTSUPP;
+                if (m->cgroup_fd < 0) {
+                        *ret_message = g_strdup("there is no cgroup v2 hierarchy to freeze");
+                        return FRIDGE_ERROR_NOT_SUPPORTED;
+                }
                 int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
                 if (r < 0)
-                        return r;
+                        return set_class_refusal(r, target, ret_message);
         } else if (!unit_name_is_valid(target))
-                return -EINVAL;
+                return set_class_refusal(-EINVAL, target, ret_message);
 
         CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
-        if (class_name && c < 0)
-                return -EINVAL;
+        if (class_name && c < 0) {
+                *ret_message = g_strdup_printf("class '%s' is not one of early, late, nofreeze", class_name);
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
         overrides_set(m->overrides, target, c, who);
         return 0;
 }
@@ -1119,15 +1142,24 @@ void manager_release_hold(Manager *m, uint64_t id) {
 }
 
 int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
-                     int *ret_fd, uint64_t *ret_hold) {
+                     int *ret_fd, uint64_t *ret_hold, char **ret_message) {
         g_autofree char *cgroup = NULL;
 
-        if (m->cgroup_fd < 0)
-                return -EOPNOTSUPP;
-        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0)
-                return -ESRCH;
-        if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
-                return -EPERM;
+        if (m->cgroup_fd < 0) {
+                *ret_message = g_strdup("there is no cgroup v2 hierarchy");
+                return FRIDGE_ERROR_NOT_SUPPORTED;
+        }
+        /* The caller (the holder) is the implicit argument here: a cgroup
+         * that cannot be read is as unholdable as one outside the roots */
+        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0) {
+                *ret_message = g_strdup("cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
+                                        "nothing to hold");
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
+        if (!cgroups_in_roots(cgroup, m->config->freeze_roots)) {
+                *ret_message = g_strdup("the caller's cgroup is outside the freeze roots; nothing to hold");
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
         return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
 }
 
@@ -1152,8 +1184,8 @@ static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
                 m->ops->inhibitor_released(m->userdata, i->sender);
 }
 
-int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
-        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
+        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
 }
 
 void manager_release_inhibitor(Manager *m, uint64_t id) {
