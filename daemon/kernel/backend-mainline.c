@@ -44,20 +44,20 @@ static int mainline_check(const PowerContext *ctx, const PowerCycle *cycle, char
         g_autoptr(PowerCaps) caps = NULL;
         const char *reason;
         int r = power_check_read_caps(ctx->sysfs_fd, &caps, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         if (power_can(caps, cycle->kind, ctx->config->hibernate_mode, &reason) != POWER_ANSWER_YES) {
                 *ret_message = g_strdup(reason);
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         r = power_check_options(caps, ctx->config, cycle, ret_message);
-        if (r < 0 || !writes_image(cycle->kind, cycle->pm_test != NULL))
+        if (r != 0 || !writes_image(cycle->kind, cycle->pm_test != NULL))
                 return r;
         /* Nowhere to write the image, or the next boot would not look for it */
         g_autoptr(HibernateTarget) t = hibernate_check(ctx->sysfs_fd, ctx->proc_fd, ctx->config->resume_device);
         if (t->reason) {
                 *ret_message = g_steal_pointer(&t->reason);
-                return -ENOMEDIUM;
+                return FRIDGE_ERROR_HIBERNATE_NOT_READY;
         }
         *ret_set_resume = g_steal_pointer(&t->set_resume);
         return 0;
@@ -95,7 +95,7 @@ static void mainline_restore_after_abort(const PowerRequest *r) {
         power_sysfs_restore_after_abort((const PowerSysfsRequest *) r);
 }
 
-static CycleResult mainline_describe_failure(const PowerRequest *r, CycleError *ret_error, char **ret_message) {
+static CycleResult mainline_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
         return power_sysfs_describe_failure((const PowerSysfsRequest *) r, ret_error, ret_message);
 }
 

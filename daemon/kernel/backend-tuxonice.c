@@ -48,7 +48,7 @@ static int tuxonice_check(const PowerContext *ctx, const PowerCycle *cycle, char
                           char **ret_message) {
         g_autoptr(PowerCaps) caps = NULL;
         int r = power_check_read_caps(ctx->sysfs_fd, &caps, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         return power_check_options(caps, ctx->config, cycle, ret_message);
 }
@@ -110,7 +110,7 @@ static void tuxonice_restore_after_abort(const PowerRequest *r) {
         power_sysfs_restore_after_abort((const PowerSysfsRequest *) r);
 }
 
-static CycleResult tuxonice_describe_failure(const PowerRequest *r, CycleError *ret_error, char **ret_message) {
+static CycleResult tuxonice_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
         const TuxOnIceRequest *t = (const TuxOnIceRequest *) r;
         if (t->sys.failed_step != POWER_STEP_BACKEND)
                 return power_sysfs_describe_failure(&t->sys, ret_error, ret_message);
@@ -138,7 +138,7 @@ static CycleResult tuxonice_describe_failure(const PowerRequest *r, CycleError *
                 *ret_message = power_refused_message("hibernate through TuxOnIce", NULL, t->sys.error);
                 break;
         }
-        *ret_error = CYCLE_ERROR_KERNEL;
+        *ret_error = FRIDGE_ERROR_KERNEL;
         return RESULT_FAILED;
 }
 

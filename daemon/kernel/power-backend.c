@@ -63,7 +63,7 @@ int power_backend_check(const PowerContext *ctx, const PowerCycle *cycle, char *
         *ret_set_resume = NULL;
         if (!b) {
                 *ret_message = g_strdup("no power backend serves it");
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         return b->check(ctx, cycle, ret_set_resume, ret_message);
 }
@@ -101,7 +101,7 @@ void power_request_restore_after_abort(const PowerRequest *r) {
                 r->backend->restore_after_abort(r);
 }
 
-CycleResult power_request_describe_failure(const PowerRequest *r, CycleError *ret_error, char **ret_message) {
+CycleResult power_request_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
         return r->backend->describe_failure(r, ret_error, ret_message);
 }
 

@@ -72,10 +72,10 @@ struct PowerBackend {
         /* For CanSuspend and its siblings; *ret_reason (owned) is set, to
          * NULL for "yes" */
         PowerAnswer (*can)(const PowerContext *ctx, SleepKind kind, char **ret_reason);
-        /* Before anything is flushed or frozen: 0, -EOPNOTSUPP (this kernel
-         * cannot run the cycle) or -ENOMEDIUM (a hibernation image has
-         * nowhere to go, or the next boot would not find it), with
-         * *ret_message. *ret_set_resume: the MAJ:MIN for sys/power/resume
+        /* Before anything is flushed or frozen: 0, or a refusal with
+         * *ret_message: FRIDGE_ERROR_NOT_SUPPORTED (this kernel cannot run
+         * the cycle) or FRIDGE_ERROR_HIBERNATE_NOT_READY (a hibernation
+         * image has nowhere to go, or the next boot would not find it). *ret_set_resume: the MAJ:MIN for sys/power/resume
          * the cycle must write, or NULL; it comes back in PowerCycle. */
         int (*check)(const PowerContext *ctx, const PowerCycle *cycle, char **ret_set_resume, char **ret_message);
         int (*prepare)(const PowerContext *ctx, PowerCycle *cycle, PowerRequest **ret);
@@ -88,7 +88,7 @@ struct PowerBackend {
          * never changes. */
         void (*restore_after_abort)(const PowerRequest *r);
         /* After enter failed: how the cycle ends, and the message saying why */
-        CycleResult (*describe_failure)(const PowerRequest *r, CycleError *ret_error, char **ret_message);
+        CycleResult (*describe_failure)(const PowerRequest *r, FridgeError *ret_error, char **ret_message);
         /* After enter failed: why trying again shortly may work, or NULL */
         const char *(*transient)(const PowerRequest *r);
         /* What the progress text says while enter runs: "mem, pm_test devices" */
@@ -138,7 +138,7 @@ int power_request_enter(void *request);
 void power_request_free_void(void *request);
 
 void power_request_restore_after_abort(const PowerRequest *r);
-CycleResult power_request_describe_failure(const PowerRequest *r, CycleError *ret_error, char **ret_message);
+CycleResult power_request_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message);
 const char *power_request_transient(const PowerRequest *r);
 char *power_request_summary(const PowerRequest *r);
 char *power_request_notes(const PowerRequest *r);

@@ -103,7 +103,7 @@ int power_check_read_caps(int sysfs_fd, PowerCaps **ret_caps, char **ret_message
         if (r < 0) {
                 *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
                                              : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         return 0;
 }
@@ -118,25 +118,25 @@ static int check_word(const PowerCaps *caps, char **offered, const char *word, c
         else
                 *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
                                        : g_strdup_printf("the kernel has no /%s", file);
-        return -EOPNOTSUPP;
+        return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
 int power_check_options(const PowerCaps *caps, const Config *config, const PowerCycle *cycle, char **ret_message) {
         int r;
         if (cycle->mem_sleep &&
-            (r = check_word(caps, caps->mem_sleep, cycle->mem_sleep, POWER_MEM_SLEEP, ret_message)) < 0)
+            (r = check_word(caps, caps->mem_sleep, cycle->mem_sleep, POWER_MEM_SLEEP, ret_message)) != 0)
                 return r;
         if (cycle->kind == SLEEP_SUSPEND && !cycle->mem_sleep && config->mem_sleep &&
             !has(caps->mem_sleep, config->mem_sleep)) {
                 *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
                                                config->mem_sleep);
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
-        if (cycle->pm_test && (r = check_word(caps, caps->pm_test, cycle->pm_test, POWER_PM_TEST, ret_message)) < 0)
+        if (cycle->pm_test && (r = check_word(caps, caps->pm_test, cycle->pm_test, POWER_PM_TEST, ret_message)) != 0)
                 return r;
         if (cycle->wake_after_sec > 0 && !caps->has_rtc) {
                 *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         return 0;
 }
@@ -184,9 +184,9 @@ char *power_refused_message(const char *action, const char *what, int error) {
                                errno_text(error));
 }
 
-CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, CycleError *ret_error, char **ret_message) {
+CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError *ret_error, char **ret_message) {
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
-                *ret_error = CYCLE_ERROR_WAKEUP_EVENT;
+                *ret_error = FRIDGE_ERROR_WAKEUP_EVENT;
                 if (r->base.wake_reason && !g_str_equal(r->base.wake_reason, "unknown"))
                         *ret_message = g_strdup_printf("a wakeup event from %s arrived during the cycle; not sleeping",
                                                        r->base.wake_reason);
@@ -200,7 +200,7 @@ CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, CycleError 
                          : r->failed_step == POWER_STEP_DISK ? r->disk_mode
                          : r->failed_step == POWER_STEP_RESUME ? r->resume
                          : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
-        *ret_error = CYCLE_ERROR_KERNEL;
+        *ret_error = FRIDGE_ERROR_KERNEL;
         *ret_message = power_refused_message(power_step_to_string(r->failed_step), what, r->error);
         return RESULT_FAILED;
 }

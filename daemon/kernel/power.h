@@ -52,11 +52,11 @@ PowerAnswer power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode,
 const char *power_state_for_kind(SleepKind kind);
 
 /* A cycle's options against the kernel, before the cycle starts (both
- * backends on /sys/power): reads the caps into *ret_caps, or fails with
- * -EOPNOTSUPP and *ret_message. */
+ * backends on /sys/power): reads the caps into *ret_caps, or refuses with
+ * FRIDGE_ERROR_NOT_SUPPORTED and *ret_message. */
 int power_check_read_caps(int sysfs_fd, PowerCaps **ret_caps, char **ret_message);
 /* The mem_sleep, pm_test and wake alarm options (and the configured
- * MemSleep for a suspend): 0, or -EOPNOTSUPP with *ret_message. */
+ * MemSleep for a suspend): 0, or FRIDGE_ERROR_NOT_SUPPORTED with *ret_message. */
 int power_check_options(const PowerCaps *caps, const Config *config, const PowerCycle *cycle, char **ret_message);
 
 typedef enum PowerStep {
@@ -121,7 +121,7 @@ void power_sysfs_restore_after_abort(const PowerSysfsRequest *r);
 /* How a failed mainline step ends the cycle: a spoiled wakeup_count
  * handshake is an abort for a wakeup event, any other refusal the kernel's
  * failure. Not for POWER_STEP_BACKEND. */
-CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, CycleError *ret_error, char **ret_message);
+CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError *ret_error, char **ret_message);
 /* "the kernel refused to <action>[ <what>]: <error>" */
 char *power_refused_message(const char *action, const char *what, int error);
 

@@ -80,7 +80,7 @@ typedef struct Cycle {
         uint64_t pre_monotonic;
 
         CycleResult result;
-        CycleError error;
+        FridgeError error;
         char *message;
 } Cycle;
 
@@ -143,14 +143,14 @@ Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
 int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
 
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
 /* FINISHED: CycleFinished goes out and the cycle is freed */
 void manager_cycle_finish(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
 void manager_emit_sleep_imminent(Manager *m);
-void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message);
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
 void manager_notify(Manager *m, unsigned what);
 uint64_t manager_now_usec(void);

@@ -43,7 +43,7 @@ void manager_enter_retry_waiting(Manager *m) {
         int r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
                                            (uint64_t) c->retry_ms * USEC_PER_MSEC, 0, on_retry_timer, m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait to retry: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot wait to retry: %s",
                                         errno_text(r));
                 return;
         }
@@ -59,6 +59,6 @@ void manager_enter_retry_preparing(Manager *m) {
         int r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done,
                              m, &c->worker);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot retry the kernel phase: %s",
                                         errno_text(r));
 }

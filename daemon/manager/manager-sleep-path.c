@@ -20,10 +20,10 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Cycle *c = m->cycle;
         uint32_t ms = c->settings->hook_timeout_ms;
         if (c->state == CYCLE_STATE_HOOK_SLEEPING) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
         } else
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's pre never came within %u ms after logind was asked to sleep "
                                 "(is fridge's system-sleep hook installed?)", ms);
         return 0;
@@ -47,13 +47,13 @@ void manager_enter_hook_sleeping(Manager *m) {
         c->pre_monotonic = manager_now_usec();
         int r = arm_hook_timeout(m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
                                 errno_text(r));
                 return;
         }
         manager_set_progress(m, 0.0, "sleeping (systemd-sleep writes %s)", power_state_for_kind(c->kind));
         log_info("Cycle %" G_GUINT64_FORMAT ": frozen; systemd-sleep writes the state", c->id);
-        manager_hook_waiter_complete(&c->pre, c->id, 0, CYCLE_ERROR_NONE, NULL);
+        manager_hook_waiter_complete(&c->pre, c->id, 0, FRIDGE_ERROR_NONE, NULL);
 }
 
 static void hook_resumed(Manager *m) {
@@ -73,7 +73,7 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
         Cycle *c = m->cycle;
         if (!c || c->state != CYCLE_STATE_HOOK_SLEEPING) {
                 *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
-                return -ESRCH;
+                return FRIDGE_ERROR_NO_SUCH_CYCLE;
         }
         if (kind != c->kind)
                 log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
@@ -86,25 +86,25 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
 
 /* A logind-driven Sleep waits for the pre of the hook that logind's sleep
  * runs: that pre carries the same cycle on */
-static int hook_join(Manager *m, SleepKind kind) {
+static bool hook_join(Manager *m, SleepKind kind) {
         Cycle *c = m->cycle;
         if (!c || c->settings->driver != CYCLE_DRIVER_LOGIND || c->joined || c->state == CYCLE_STATE_ENDING ||
             c->state == CYCLE_STATE_THAWING)
-                return -EBUSY;
+                return false;
         if (kind != c->kind)
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
         c->joined = true;
         if (c->state == CYCLE_STATE_HANDED_OVER)
                 manager_schedule_step(m);
-        return 0;
+        return true;
 }
 
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message) {
-        if (hook_join(m, kind) < 0) {
+        if (!hook_join(m, kind)) {
                 int r = manager_check_idle(m, ret_message);
-                if (r < 0)
+                if (r != 0)
                         return r;
                 CycleOptions none = {};
                 manager_cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
@@ -121,7 +121,7 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
         Cycle *c = m->cycle;
         if (r >= 0 || !c || c->id != m->logind_cycle)
                 return;
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "logind refused to sleep: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "logind refused to sleep: %s",
                         message ? message : errno_text(r));
 }
 
@@ -133,7 +133,7 @@ void manager_enter_handed_over(Manager *m) {
         if (r >= 0)
                 r = arm_hook_timeout(m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
                                 errno_text(r));
                 return;
         }
@@ -167,7 +167,7 @@ void manager_on_prepare_for_sleep(void *manager, bool start) {
                 log_warning("logind reports the resume before the sleep hook's post came; thawing now");
                 hook_resumed(m);
         } else if (c && c->state == CYCLE_STATE_HANDED_OVER) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the system slept without fridge's sleep hook (is it installed?); nothing was frozen");
         }
 }

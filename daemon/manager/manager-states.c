@@ -64,7 +64,7 @@ static void prepare_start_work(Manager *m) {
          * process may have appeared since the last one */
         int r = manager_build_plan(m, c->client_cgroup, c->settings->freeze_roots, &c->plan);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
                                 errno_text(r));
                 return;
         }
@@ -76,7 +76,7 @@ static void prepare_start_work(Manager *m) {
         manager_set_progress(m, 0.0, "preparing");
         r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done, m, &m->cycle->worker);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
                                 errno_text(r));
 }
 
@@ -122,7 +122,7 @@ static void enter_delaying(Manager *m) {
         c->delay_before = inhibit_next_id(m->inhibitors);
         int r = delay_wait_start(m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
                                 errno_text(r));
         else if (r == 0)
                 manager_schedule_step(m);
@@ -175,7 +175,7 @@ static int on_flush_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                 manager_cycle_event(m, CYCLE_EVENT_TIMEOUT);
                 return 0;
         }
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FLUSH_TIMEOUT,
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FLUSH_TIMEOUT,
                         "writeback did not finish within %u ms (%s still dirty)", c->settings->flush_timeout_ms,
                         size);
         return 0;
@@ -216,7 +216,7 @@ static void enter_flush(Manager *m) {
         if (r >= 0)
                 r = flush_arm_timers(m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start writeback: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start writeback: %s",
                                 errno_text(r));
 }
 
@@ -238,13 +238,13 @@ static void on_freeze_done(Freezer *f, int r, void *userdata) {
 
         if (r == -ETIMEDOUT) {
                 g_autofree char *blockers = freezer_describe_blockers(f);
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_FREEZE_TIMEOUT,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FREEZE_TIMEOUT,
                                 "cgroups did not freeze within %u ms: %s", c->settings->freeze_timeout_ms,
                                 blockers);
                 return;
         }
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(manager_cycle_phase(c)), errno_text(r));
                 return;
         }
@@ -280,7 +280,7 @@ static void enter_freeze(Manager *m, Phase p) {
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(p), errno_text(r));
 }
 
@@ -335,7 +335,7 @@ static void kernel_done(int r, void *data, void *userdata) {
         if (r < 0) {
                 if (manager_retry_kernel(m, req))
                         return;
-                CycleError error;
+                FridgeError error;
                 g_autofree char *message = NULL;
                 CycleResult result = power_request_describe_failure(req, &error, &message);
                 manager_end_cycle_early(m, result, error, "%s", message);
@@ -378,7 +378,7 @@ static void enter_sleeping(Manager *m) {
         }
         if (r < 0) {
                 c->power_request = NULL;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
                                 errno_text(r));
         }
 }
@@ -406,7 +406,7 @@ static void thaw_failed(Manager *m, unsigned left) {
         c->message = g_strdup_printf("%u cgroups could not be thawed yet (see the log); fridged keeps trying "
                                      "every second", left);
         c->result = RESULT_FAILED;
-        c->error = CYCLE_ERROR_THAW_FAILED;
+        c->error = FRIDGE_ERROR_THAW_FAILED;
         if (m->thaw_retry)
                 return;
         int r = sd_event_add_time_relative(m->event, &m->thaw_retry, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
@@ -442,7 +442,7 @@ static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
                         c->settings->queue_timeout_ms, who);
         return 0;
 }
@@ -456,7 +456,7 @@ static void enter_queued(Manager *m) {
                                            (uint64_t) c->settings->queue_timeout_ms * USEC_PER_MSEC, 0,
                                            on_queue_timeout, m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot queue the cycle: %s",
                                 errno_text(r));
                 return;
         }

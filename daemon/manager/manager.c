@@ -45,7 +45,7 @@ static void cycle_stop_work(Cycle *c) {
         c->timer = sd_event_source_disable_unref(c->timer);
 }
 
-void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message) {
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message) {
         HookWaiter t = *w;
         *w = (HookWaiter) {};
         if (t.done)
@@ -57,8 +57,8 @@ static void cycle_free(Cycle *c) {
                 return;
         cycle_stop_work(c);
         /* Only when the manager goes away mid-cycle: nobody is left waiting */
-        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
-        manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
+        manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         cycle_settings_free(c->settings);
         g_free(c->set_resume);
         g_free(c->wake_reason);
@@ -189,7 +189,7 @@ static bool cycle_past_the_end(const Cycle *c) {
 }
 
 /* Decides the cycle's result now and heads for thaw. The first decision wins. */
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...) {
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...) {
         Cycle *c = m->cycle;
         if (!c || cycle_past_the_end(c))
                 return;
@@ -243,7 +243,7 @@ void manager_cycle_finish(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
-        CycleError error = c->error != CYCLE_ERROR_NONE ? c->error : CYCLE_ERROR_INTERNAL;
+        FridgeError error = c->error != FRIDGE_ERROR_NONE ? c->error : FRIDGE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
         manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
         cycle_free(c);
@@ -312,7 +312,7 @@ void manager_report_interrupted(Manager *m) {
         m->last_kind = sleep_kind_from_string(rec->kind);
         m->last_result = RESULT_FAILED;
         if (m->ops && m->ops->finished)
-                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, CYCLE_ERROR_INTERRUPTED, message);
+                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, FRIDGE_ERROR_INTERRUPTED, message);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
         /* Removed only now: a crash before the report reports it next time */
         int r = m->cycle ? 0 : record_remove(m->state_fd);
@@ -422,7 +422,7 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
         if (m->config->driver == DRIVER_AUTO)
                 return 0;
         *ret_message = g_strdup("Driver=logind is configured, but org.freedesktop.login1 is not on the bus");
-        return -EOPNOTSUPP;
+        return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
 int manager_check_idle(Manager *m, char **ret_message) {
@@ -430,28 +430,28 @@ int manager_check_idle(Manager *m, char **ret_message) {
                 return 0;
         *ret_message = g_strdup_printf("cycle %" G_GUINT64_FORMAT " is %s", m->cycle->id,
                                        m->cycle->state == CYCLE_STATE_QUEUED ? "queued" : "running");
-        return -EBUSY;
+        return FRIDGE_ERROR_BUSY;
 }
 
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message) {
         g_autofree char *set_resume = NULL;
         CycleDriver driver;
         int r = manager_check_idle(m, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         /* What the running kernel cannot do is refused before anything starts */
         PowerContext ctx = manager_power_context(m);
         PowerCycle pc = manager_power_cycle(kind, opts);
         r = power_backend_check(&ctx, &pc, &set_resume, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
-        if (r < 0)
+        if (r != 0)
                 return r;
         if (!opts->queue && manager_cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
-                return -EAGAIN;
+                return FRIDGE_ERROR_INHIBITED;
         }
 
         Cycle *c = manager_cycle_start(m, kind, driver, opts);
@@ -467,16 +467,21 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         return 0;
 }
 
-int manager_cancel(Manager *m, uint64_t id, const char *why) {
+int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message) {
         Cycle *c = m->cycle;
-        if (!c || (id != 0 && id != c->id))
-                return -ESRCH;
+        if (!c || (id != 0 && id != c->id)) {
+                *ret_message = id == 0 ? g_strdup("no cycle is running")
+                                       : g_strdup_printf("cycle %" G_GUINT64_FORMAT " is not running", id);
+                return FRIDGE_ERROR_NO_SUCH_CYCLE;
+        }
         /* Already ending early: the cancel is as good as done */
         if (c->state == CYCLE_STATE_ENDING || (c->state == CYCLE_STATE_THAWING && c->ended_in >= 0))
                 return 0;
-        if (!cycle_state_cancellable(c->state))
-                return -EINPROGRESS;
-        manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "%s", why);
+        if (!cycle_state_cancellable(c->state)) {
+                *ret_message = g_strdup("the cycle is past the point of no return");
+                return FRIDGE_ERROR_TOO_LATE;
+        }
+        manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
         return 0;
 }
 
@@ -485,11 +490,11 @@ void manager_shutdown(Manager *m) {
         if (!c)
                 return;
         if (!cycle_state_in_kernel(c->state))
-                manager_end_cycle_early(m, RESULT_ABORTED, CYCLE_ERROR_CANCELLED, "fridged is stopping");
+                manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         else {
                 if (c->power_request)
                         power_request_restore_after_abort(c->power_request);
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "fridged was stopped during the kernel phase");
         }
         /* The loop is about to end: thaw and report now rather than from it */
@@ -554,19 +559,37 @@ static bool unit_name_is_valid(const char *s) {
         return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who) {
+/* The cgroup path's trouble as SetClass's answer */
+static int set_class_refusal(int r, const char *target, char **ret_message) {
+        if (r == -EPERM) {
+                *ret_message = g_strdup_printf("unit_or_cgroup '%s' is outside the freeze roots", target);
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
+        if (r != -EINVAL && r != -ENOENT)
+                return r;
+        *ret_message = g_strdup_printf("unit_or_cgroup '%s' is neither a unit name nor an existing cgroup path "
+                                       "(relative, no .., no symlinks)", target);
+        return FRIDGE_ERROR_INVALID_ARGS;
+}
+
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who,
+                      char **ret_message) {
         if (strchr(target, '/')) {
-                if (m->cgroup_fd < 0)
-                        return -EOPNOTSUPP;
+                if (m->cgroup_fd < 0) {
+                        *ret_message = g_strdup("there is no cgroup v2 hierarchy to freeze");
+                        return FRIDGE_ERROR_NOT_SUPPORTED;
+                }
                 int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
                 if (r < 0)
-                        return r;
+                        return set_class_refusal(r, target, ret_message);
         } else if (!unit_name_is_valid(target))
-                return -EINVAL;
+                return set_class_refusal(-EINVAL, target, ret_message);
 
         CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
-        if (class_name && c < 0)
-                return -EINVAL;
+        if (class_name && c < 0) {
+                *ret_message = g_strdup_printf("class '%s' is not one of early, late, nofreeze", class_name);
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
         overrides_set(m->overrides, target, c, who);
         return 0;
 }
@@ -583,15 +606,24 @@ void manager_release_hold(Manager *m, uint64_t id) {
 }
 
 int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
-                     int *ret_fd, uint64_t *ret_hold) {
+                     int *ret_fd, uint64_t *ret_hold, char **ret_message) {
         g_autofree char *cgroup = NULL;
 
-        if (m->cgroup_fd < 0)
-                return -EOPNOTSUPP;
-        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0)
-                return -ESRCH;
-        if (!cgroups_in_roots(cgroup, m->config->freeze_roots))
-                return -EPERM;
+        if (m->cgroup_fd < 0) {
+                *ret_message = g_strdup("there is no cgroup v2 hierarchy");
+                return FRIDGE_ERROR_NOT_SUPPORTED;
+        }
+        /* The caller (the holder) is the implicit argument here: a cgroup
+         * that cannot be read is as unholdable as one outside the roots */
+        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0) {
+                *ret_message = g_strdup("cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
+                                        "nothing to hold");
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
+        if (!cgroups_in_roots(cgroup, m->config->freeze_roots)) {
+                *ret_message = g_strdup("the caller's cgroup is outside the freeze roots; nothing to hold");
+                return FRIDGE_ERROR_INVALID_ARGS;
+        }
         return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
 }
 
@@ -615,8 +647,8 @@ static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
                 m->ops->inhibitor_released(m->userdata, i->sender);
 }
 
-int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
-        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id);
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
+        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
 }
 
 void manager_release_inhibitor(Manager *m, uint64_t id) {

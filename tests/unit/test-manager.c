@@ -30,7 +30,7 @@ typedef struct Fixture {
         const char *break_wakeup_at; /* make the wakeup_count write-back fail from this state on */
         bool finished;
         CycleResult result;
-        CycleError error;
+        FridgeError error;
         char *message;
 } Fixture;
 
@@ -84,11 +84,12 @@ static void on_changed(void *userdata, unsigned what) {
         }
         if (f->cancel_at && strcmp(s, f->cancel_at) == 0) {
                 f->cancel_at = NULL;
-                f->cancel_r = manager_cancel(f->m, 0, "cancelled by the test");
+                g_autofree char *why = NULL;
+                f->cancel_r = manager_cancel(f->m, 0, "cancelled by the test", &why);
         }
 }
 
-static void on_finished(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message) {
+static void on_finished(void *userdata, uint64_t cycle, CycleResult result, FridgeError error, const char *message) {
         Fixture *f = userdata;
         f->finished = true;
         f->result = result;
@@ -149,7 +150,7 @@ static uint64_t run_cycle(Fixture *f, CycleOptions *o) {
         uint64_t id = 0;
         g_autofree char *message = NULL;
         int r = manager_start(f->m, SLEEP_SUSPEND, o, &id, &message);
-        if (r < 0)
+        if (r != 0)
                 g_error("manager_start: %s", message ? message : g_strerror(-r));
         sd_event_source *deadline = NULL;
         g_assert_cmpint(sd_event_add_time_relative(f->event, &deadline, CLOCK_MONOTONIC, 10 * G_USEC_PER_SEC, 0,
@@ -225,7 +226,7 @@ static void test_sleeps(Fixture *f, gconstpointer data) {
 }
 
 /* Cancel in each state a direct cycle passes: aborted where the table
- * allows it, TooLate (-EINPROGRESS) past the point of no return */
+ * allows it, TooLate past the point of no return */
 static void test_cancel_each_state(Fixture *f, gconstpointer data) {
         const char *at = data;
         start_manager(f, config_new_default());
@@ -233,10 +234,10 @@ static void test_cancel_each_state(Fixture *f, gconstpointer data) {
         CycleOptions o = {};
         run_cycle(f, &o);
         bool cancellable = cycle_state_cancellable(cycle_state_from_string(at));
-        g_assert_cmpint(f->cancel_r, ==, cancellable ? 0 : -EINPROGRESS);
+        g_assert_cmpint(f->cancel_r, ==, cancellable ? 0 : FRIDGE_ERROR_TOO_LATE);
         g_assert_cmpint(f->result, ==, cancellable ? RESULT_ABORTED : RESULT_DONE);
         if (cancellable) {
-                g_assert_cmpint(f->error, ==, CYCLE_ERROR_CANCELLED);
+                g_assert_cmpint(f->error, ==, FRIDGE_ERROR_CANCELLED);
                 g_assert_cmpstr(f->message, ==, "cancelled by the test");
                 /* straight from there to the thaw */
                 g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 3), ==, at);
@@ -252,7 +253,7 @@ static void test_cancel_new(Fixture *f, gconstpointer data) {
         CycleOptions o = {};
         g_assert_cmpint(manager_start(f->m, SLEEP_SUSPEND, &o, &id, &message), ==, 0);
         g_assert_cmpstr(manager_cycle_state(f->m), ==, "new");
-        g_assert_cmpint(manager_cancel(f->m, id, "cancelled at once"), ==, 0);
+        g_assert_cmpint(manager_cancel(f->m, id, "cancelled at once", NULL), ==, 0);
         g_assert_cmpint(sd_event_loop(f->event), >=, 0);
         g_assert_cmpint(f->result, ==, RESULT_ABORTED);
         static const char *const path_[] = { "ending", "thawing", NULL };
@@ -267,7 +268,7 @@ static void test_kernel_failure(Fixture *f, gconstpointer data) {
         CycleOptions o = {};
         run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_ABORTED);
-        g_assert_cmpint(f->error, ==, CYCLE_ERROR_WAKEUP_EVENT);
+        g_assert_cmpint(f->error, ==, FRIDGE_ERROR_WAKEUP_EVENT);
         g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 3), ==, "sleeping");
         g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 2), ==, "ending");
 }
@@ -297,11 +298,11 @@ static void test_queue_timeout(Fixture *f, gconstpointer data) {
                             .sender = (char *) "" };
         int fd = -1;
         uint64_t iid = 0;
-        g_assert_cmpint(manager_inhibit(f->m, &block, &fd, &iid), >=, 0);
+        g_assert_cmpint(manager_inhibit(f->m, &block, &fd, &iid, NULL), ==, 0);
         CycleOptions o = { .queue = true, .queue_timeout_ms = 100 };
         run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_FAILED);
-        g_assert_cmpint(f->error, ==, CYCLE_ERROR_INHIBITED);
+        g_assert_cmpint(f->error, ==, FRIDGE_ERROR_INHIBITED);
         static const char *const path_[] = { "queued", "ending", "thawing", NULL };
         assert_states(f, path_);
         close(fd);
@@ -315,7 +316,7 @@ static void test_delay_timeout(Fixture *f, gconstpointer data) {
                             .sender = (char *) "" };
         int fd = -1;
         uint64_t iid = 0;
-        g_assert_cmpint(manager_inhibit(f->m, &delay, &fd, &iid), >=, 0);
+        g_assert_cmpint(manager_inhibit(f->m, &delay, &fd, &iid, NULL), ==, 0);
         CycleOptions o = { .dry_run = true };
         run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_DRY_RUN);

@@ -53,7 +53,7 @@ static PowerAnswer fake_can(const PowerContext *ctx, SleepKind kind, char **ret_
 static int fake_check(const PowerContext *ctx, const PowerCycle *cycle, char **ret_set_resume, char **ret_message) {
         if (cycle->wake_after_sec > 100) {
                 *ret_message = g_strdup("too long");
-                return -EOPNOTSUPP;
+                return FRIDGE_ERROR_NOT_SUPPORTED;
         }
         *ret_set_resume = g_strdup("8:3");
         return 0;
@@ -83,8 +83,8 @@ static void fake_restore(const PowerRequest *r) {
         ((FakeRequest *) r)->restored++;
 }
 
-static CycleResult fake_describe(const PowerRequest *r, CycleError *ret_error, char **ret_message) {
-        *ret_error = CYCLE_ERROR_KERNEL;
+static CycleResult fake_describe(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
+        *ret_error = FRIDGE_ERROR_KERNEL;
         *ret_message = g_strdup_printf("%s failed", r->backend->name);
         return RESULT_FAILED;
 }
@@ -155,7 +155,7 @@ static void test_nothing_serves(void) {
         g_assert_cmpint(power_backend_can(&ctx, SLEEP_SUSPEND, &reason), ==, POWER_ANSWER_NA);
         g_assert_nonnull(reason);
         PowerCycle c = { .kind = SLEEP_SUSPEND };
-        g_assert_cmpint(power_backend_check(&ctx, &c, &set_resume, &message), ==, -EOPNOTSUPP);
+        g_assert_cmpint(power_backend_check(&ctx, &c, &set_resume, &message), ==, FRIDGE_ERROR_NOT_SUPPORTED);
         g_assert_nonnull(message);
         g_assert_null(set_resume);
         PowerRequest *r = NULL;
@@ -195,7 +195,7 @@ static void test_check_contract(void) {
         g_assert_null(message);
         g_clear_pointer(&set_resume, g_free);
         PowerCycle refused = { .kind = SLEEP_HIBERNATE, .wake_after_sec = 1000 };
-        g_assert_cmpint(power_backend_check(&ctx, &refused, &set_resume, &message), ==, -EOPNOTSUPP);
+        g_assert_cmpint(power_backend_check(&ctx, &refused, &set_resume, &message), ==, FRIDGE_ERROR_NOT_SUPPORTED);
         g_assert_cmpstr(message, ==, "too long");
         g_assert_null(set_resume);
         g_clear_pointer(&message, g_free);
@@ -225,10 +225,10 @@ static void test_request_contract(void) {
         g_assert_cmpint(power_request_enter(r), ==, -EIO); /* as the worker calls it */
         g_assert_cmpint(((FakeRequest *) r)->entered, ==, 1);
         g_assert_cmpuint(r->slept_usec, ==, 42);
-        CycleError error = CYCLE_ERROR_NONE;
+        FridgeError error = FRIDGE_ERROR_NONE;
         g_autofree char *message = NULL;
         g_assert_cmpint(power_request_describe_failure(r, &error, &message), ==, RESULT_FAILED);
-        g_assert_cmpint(error, ==, CYCLE_ERROR_KERNEL);
+        g_assert_cmpint(error, ==, FRIDGE_ERROR_KERNEL);
         g_assert_cmpstr(message, ==, "special failed");
         g_assert_cmpstr(power_request_transient(r), ==, "try again");
         power_request_restore_after_abort(r);
@@ -408,12 +408,12 @@ static void assert_check(Fixture *f, const PowerCycle *c, int want, const char *
 static void test_check(Fixture *f, gconstpointer data) {
         assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "s2idle", .pm_test = "devices",
                                         .wake_after_sec = 5 }, 0, NULL);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "shallow" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "shallow" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel does not offer shallow in /" POWER_MEM_SLEEP);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "bogus" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "bogus" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel does not offer bogus in /" POWER_PM_TEST);
         f->config->mem_sleep = g_strdup("shallow");
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the configured MemSleep=shallow is not offered in /" POWER_MEM_SLEEP);
         /* the option wins over the configured mode */
         assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "deep" }, 0, NULL);
@@ -421,30 +421,30 @@ static void test_check(Fixture *f, gconstpointer data) {
 
         /* a pm_test run writes no image: no pre-flight */
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "devices" }, 0, NULL);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE }, -ENOMEDIUM,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE }, FRIDGE_ERROR_HIBERNATE_NOT_READY,
                      "/" POWER_RESUME " is missing or malformed (No such file or directory)");
         put(f, POWER_RESUME, "0:0\n");
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HYBRID }, -ENOMEDIUM,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HYBRID }, FRIDGE_ERROR_HIBERNATE_NOT_READY,
                      "cannot read /proc/swaps: No such file or directory");
 
         remove_file(f, POWER_RTC_ALARM);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .wake_after_sec = 5 }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .wake_after_sec = 5 }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
         remove_file(f, POWER_PM_TEST);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "core" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "core" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel has no /" POWER_PM_TEST);
         put(f, POWER_MEM_SLEEP, "[s2idle] [deep]\n");
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "deep" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "deep" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "cannot use deep in /" POWER_MEM_SLEEP ": " POWER_MEM_SLEEP
                      " is unreadable or malformed (Bad message)");
         put(f, POWER_STATE, "freeze disk\n");
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel does not offer mem in /" POWER_STATE);
         put(f, POWER_STATE, "mem [disk\n");
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "/" POWER_STATE " is malformed: not a list of words");
         remove_file(f, POWER_STATE);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "cannot read /" POWER_STATE ": No such file or directory");
 }
 
@@ -453,14 +453,14 @@ static void test_tuxonice_check(Fixture *f, gconstpointer data) {
         put(f, POWER_STATE, "freeze mem\n");
         put_tuxonice(f);
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 5 }, 0, NULL);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .mem_sleep = "shallow" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .mem_sleep = "shallow" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel does not offer shallow in /" POWER_MEM_SLEEP);
         /* a pm_test run is checked as a real one (today's rule), its pm_test word too */
         assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "devices" }, 0, NULL);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "bogus" }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .pm_test = "bogus" }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "the kernel does not offer bogus in /" POWER_PM_TEST);
         remove_file(f, POWER_RTC_ALARM);
-        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 5 }, -EOPNOTSUPP,
+        assert_check(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 5 }, FRIDGE_ERROR_NOT_SUPPORTED,
                      "no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
 }
 
@@ -519,13 +519,13 @@ static void test_prepare(Fixture *f, gconstpointer data) {
 }
 
 /* One failed step of a suspend: the cycle's result, error and message */
-static void expect_failure(Fixture *f, PowerCycle *c, const char *refused, CycleResult result, CycleError error,
+static void expect_failure(Fixture *f, PowerCycle *c, const char *refused, CycleResult result, FridgeError error,
                            const char *message) {
         if (refused)
                 refuse(f, refused);
         g_autoptr(PowerRequest) r = &prepare(f, c)->base;
         g_assert_cmpint(power_request_enter(r), <, 0);
-        CycleError e = CYCLE_ERROR_NONE;
+        FridgeError e = FRIDGE_ERROR_NONE;
         g_autofree char *got = NULL;
         g_assert_cmpint(power_request_describe_failure(r, &e, &got), ==, result);
         g_assert_cmpint(e, ==, error);
@@ -536,20 +536,20 @@ static void expect_failure(Fixture *f, PowerCycle *c, const char *refused, Cycle
 
 static void test_describe_failure(Fixture *f, gconstpointer data) {
         expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .mem_sleep = "s2idle" }, POWER_MEM_SLEEP,
-                       RESULT_FAILED, CYCLE_ERROR_KERNEL,
+                       RESULT_FAILED, FRIDGE_ERROR_KERNEL,
                        "the kernel refused to select the mem_sleep mode s2idle: " ISDIR);
         expect_failure(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .set_resume = "8:3" }, POWER_RESUME,
-                       RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to set the resume device 8:3: " ISDIR);
-        expect_failure(f, &(PowerCycle) { .kind = SLEEP_HYBRID }, POWER_DISK, RESULT_FAILED, CYCLE_ERROR_KERNEL,
+                       RESULT_FAILED, FRIDGE_ERROR_KERNEL, "the kernel refused to set the resume device 8:3: " ISDIR);
+        expect_failure(f, &(PowerCycle) { .kind = SLEEP_HYBRID }, POWER_DISK, RESULT_FAILED, FRIDGE_ERROR_KERNEL,
                        "the kernel refused to select the disk mode suspend: " ISDIR);
         expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "core" }, POWER_PM_TEST,
-                       RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to set pm_test core: " ISDIR);
+                       RESULT_FAILED, FRIDGE_ERROR_KERNEL, "the kernel refused to set pm_test core: " ISDIR);
         expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .wake_after_sec = 4 }, POWER_RTC_ALARM,
-                       RESULT_FAILED, CYCLE_ERROR_KERNEL, "the kernel refused to arm the RTC wake alarm: " ISDIR);
+                       RESULT_FAILED, FRIDGE_ERROR_KERNEL, "the kernel refused to arm the RTC wake alarm: " ISDIR);
         expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .have_wakeup_count = true, .wakeup_count = 16 },
-                       POWER_WAKEUP_COUNT, RESULT_ABORTED, CYCLE_ERROR_WAKEUP_EVENT,
+                       POWER_WAKEUP_COUNT, RESULT_ABORTED, FRIDGE_ERROR_WAKEUP_EVENT,
                        "a wakeup event arrived during the cycle (wakeup_count 16 is stale); not sleeping");
-        expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, POWER_STATE, RESULT_FAILED, CYCLE_ERROR_KERNEL,
+        expect_failure(f, &(PowerCycle) { .kind = SLEEP_SUSPEND }, POWER_STATE, RESULT_FAILED, FRIDGE_ERROR_KERNEL,
                        "the kernel refused to write the sleep state mem: " ISDIR);
 }
 
@@ -568,7 +568,7 @@ static void test_transient(Fixture *f, gconstpointer data) {
         /* EBUSY cannot be had from a plain file: the state write's result by hand */
         ((PowerSysfsRequest *) refused)->error = -EBUSY;
         g_assert_cmpstr(power_request_transient(refused), ==, "the kernel was busy (EBUSY)");
-        CycleError e;
+        FridgeError e;
         g_autofree char *message = NULL;
         g_assert_cmpint(power_request_describe_failure(refused, &e, &message), ==, RESULT_FAILED);
         g_assert_cmpstr(message, ==, "the kernel refused to write the sleep state mem: Device or resource busy");
@@ -617,10 +617,10 @@ static void test_tuxonice_enter(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(limit, ==, "10");
         g_assert_cmpstr(state, ==, "freeze mem disk\n");
         g_assert_cmpstr(disk, ==, "[platform] shutdown reboot suspend test_resume\n");
-        CycleError e;
+        FridgeError e;
         g_autofree char *message = NULL;
         g_assert_cmpint(power_request_describe_failure(r, &e, &message), ==, RESULT_FAILED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_KERNEL);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_KERNEL);
         g_assert_cmpstr(message, ==, "TuxOnIce aborted the hibernation: no storage was available for the image "
                                      "(TOI_NOSTORAGE_AVAILABLE) (last_result 0x5)");
         g_assert_null(power_request_transient(r));
@@ -631,7 +631,7 @@ static void test_tuxonice_enter(Fixture *f, gconstpointer data) {
         g_assert_cmpint(power_request_enter(escaped), ==, -ECANCELED);
         g_autofree char *m2 = NULL;
         g_assert_cmpint(power_request_describe_failure(escaped, &e, &m2), ==, RESULT_ABORTED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_CANCELLED);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_CANCELLED);
 
         /* a note, not a failure: logged by whoever ran it */
         put(f, TUXONICE_LAST_RESULT, "32\n");
@@ -649,10 +649,10 @@ static void test_tuxonice_enter(Fixture *f, gconstpointer data) {
 static void expect_tuxonice_refused(Fixture *f, const char *message) {
         g_autoptr(PowerRequest) r = prepare_tuxonice(f);
         g_assert_cmpint(power_request_enter(r), <, 0);
-        CycleError e;
+        FridgeError e;
         g_autofree char *got = NULL;
         g_assert_cmpint(power_request_describe_failure(r, &e, &got), ==, RESULT_FAILED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_KERNEL);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_KERNEL);
         g_assert_cmpstr(got, ==, message);
 }
 
@@ -676,7 +676,7 @@ static void test_tuxonice_describe_failure(Fixture *f, gconstpointer data) {
         refuse(f, POWER_RTC_ALARM);
         g_autoptr(PowerRequest) r = &prepare(f, &(PowerCycle) { .kind = SLEEP_HIBERNATE, .wake_after_sec = 2 })->base;
         g_assert_cmpint(power_request_enter(r), <, 0);
-        CycleError e;
+        FridgeError e;
         g_autofree char *got = NULL;
         g_assert_cmpint(power_request_describe_failure(r, &e, &got), ==, RESULT_FAILED);
         g_assert_cmpstr(got, ==, "the kernel refused to arm the RTC wake alarm: " ISDIR);
