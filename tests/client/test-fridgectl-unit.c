@@ -253,23 +253,23 @@ static void test_args_good(void) {
         /* Options before and after the command; both value spellings. */
         g_assert_cmpint(PARSE(&a, err, "--bus=session", "suspend", "--dry-run", "--pm-test", "devices",
                               "--mem-sleep=deep", "--wake-after", "30", "--flush-timeout=5000",
-                              "--freeze-timeout", "0", "--json", "--no-progress"), ==, 0);
+                              "--freeze-timeout", "100", "--json", "--no-progress"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_SUSPEND);
         g_assert_cmpint(a.bus, ==, BUS_KIND_SESSION);
-        g_assert_true(a.dry_run && a.json && a.no_progress);
-        g_assert_cmpstr(a.pm_test, ==, "devices");
-        g_assert_cmpstr(a.mem_sleep, ==, "deep");
-        g_assert_true(a.wake_after_sec.set);
-        g_assert_cmpuint(a.wake_after_sec.value, ==, 30);
-        g_assert_cmpuint(a.flush_timeout_ms.value, ==, 5000);
-        g_assert_true(a.freeze_timeout_ms.set);
-        g_assert_cmpuint(a.freeze_timeout_ms.value, ==, 0);
+        g_assert_true(a.sleep.dry_run && a.json && a.no_progress);
+        g_assert_cmpstr(a.sleep.pm_test, ==, "devices");
+        g_assert_cmpstr(a.sleep.mem_sleep, ==, "deep");
+        g_assert_cmpuint(a.sleep.wake_after_sec, ==, 30);
+        g_assert_cmpuint(a.sleep.flush_timeout_ms, ==, 5000);
+        g_assert_cmpuint(a.sleep.freeze_timeout_ms, ==, 100);
+        g_assert_false(a.sleep.queue);
+        g_assert_cmpuint(a.sleep.queue_timeout_ms, ==, 0);
         g_assert_cmpstr(command_sleep_kind(a.command), ==, "suspend");
 
         g_assert_cmpint(PARSE(&a, err, "hybrid-sleep", "--bus-address", "unix:path=/tmp/x"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_HYBRID_SLEEP);
         g_assert_cmpstr(a.bus_address, ==, "unix:path=/tmp/x");
-        g_assert_false(a.wake_after_sec.set);
+        g_assert_cmpuint(a.sleep.wake_after_sec, ==, 0); /* not given */
 
         g_assert_cmpint(PARSE(&a, err, "cancel"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_CANCEL);
@@ -379,7 +379,7 @@ static void test_args_inhibit(void) {
         g_assert_cmpint(PARSE(&a, err, "--json", "inhibitors"), ==, 0);
         g_assert_true(a.json);
         g_assert_cmpint(PARSE(&a, err, "suspend", "--queue"), ==, 0);
-        g_assert_true(a.queue);
+        g_assert_true(a.sleep.queue);
         BAD("--mode: expected \"block\" or \"delay\"", "inhibit", "--mode=sometimes", "--", "true");
         BAD("--mode only applies to inhibit", "hold", "late", "--mode=block", "--", "true");
         BAD("--queue only applies to suspend", "inhibit", "--queue", "--", "true");
