@@ -2,7 +2,8 @@
 /* The documentation follows the tables: fridge.conf(5) documents every key
  * of config_keys[] (range, values, default) and no other; fridgectl(1) and
  * the Sleep comment of dbus/io.fridge.Fridge1.xml document every option of
- * sleep_options[] (type, range, values, what it applies to) and no other.
+ * sleep_options[] (type, range, values, what it applies to) and no other,
+ * and the bash completion offers each flag and its values.
  * A key or option added to a table without its documentation, or left in
  * the documentation after it went, fails here. */
 #include <glib.h>
@@ -292,6 +293,29 @@ static void test_dbus_contract(void) {
                         g_error("the Sleep comment of dbus/io.fridge.Fridge1.xml lacks option %s", sleep_options[i].name);
 }
 
+/* ---- the bash completion and sleep_options[] ---- */
+
+static void test_completion(void) {
+        g_autofree char *text = source_text("completion/fridgectl");
+        const char *start = strstr(text, "local opts_sleep='");
+        g_assert_nonnull(start);
+        start += strlen("local opts_sleep='");
+        g_autofree char *list = g_strndup(start, strcspn(start, "'"));
+        g_auto(GStrv) words = g_regex_split_simple("\\s+", g_strstrip(list), 0, 0);
+        g_assert_cmpuint(g_strv_length(words), ==, sleep_options_count);
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                g_autofree char *word = g_strdup_printf("--%s%s", s->flag, s->metavar ? "=" : "");
+                if (!g_strv_contains((const char *const *) words, word))
+                        g_error("completion/fridgectl's opts_sleep lacks %s", word);
+                if (s->words) {
+                        g_autofree char *joined = g_strjoinv(" ", (char **) s->words);
+                        g_autofree char *values = g_strdup_printf("--%s) values='%s'", s->flag, joined);
+                        assert_says("completion/fridgectl", text, values);
+                }
+        }
+}
+
 /* The reader of the docs finds what it checks: a page without the section
  * would pass every loop above */
 static void test_parsers_find_items(void) {
@@ -310,5 +334,6 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/docs/fridge-conf-5", test_fridge_conf_5);
         g_test_add_func("/docs/fridgectl-1", test_fridgectl_1);
         g_test_add_func("/docs/dbus-contract", test_dbus_contract);
+        g_test_add_func("/docs/completion", test_completion);
         return g_test_run();
 }
