@@ -218,6 +218,24 @@ char *config_key_expected(const ConfigKey *k) {
                                k->max);
 }
 
+void config_keys_clear(Config *c) {
+        for (size_t i = 0; i < config_keys_count; i++) {
+                void *field = (char *) c + config_keys[i].offset;
+                switch (config_keys[i].type) {
+                case CONFIG_KEY_CHOICE:
+                case CONFIG_KEY_NAME:
+                case CONFIG_KEY_DEVICE:
+                        g_clear_pointer((char **) field, g_free);
+                        break;
+                case CONFIG_KEY_ROOTS:
+                        g_clear_pointer((char ***) field, g_strfreev);
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
 gboolean config_key_shows_value(const ConfigKey *k) {
         return !key_types[k->type].hides_value;
 }

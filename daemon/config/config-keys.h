@@ -52,6 +52,9 @@ int config_key_apply(const ConfigKey *k, Config *c, const char *value);
 /* What a value of the key must be, for "expected ..." (free it) */
 char *config_key_expected(const ConfigKey *k);
 
+/* Frees what the keys' fields own (their strings and lists) */
+void config_keys_clear(Config *c);
+
 /* Whether a bad value may be shown in a message (not when it may hold
  * control characters or invalid UTF-8) */
 gboolean config_key_shows_value(const ConfigKey *k);

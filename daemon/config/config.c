@@ -27,15 +27,12 @@ void config_tuxonice_copy(TuxOnIceConfig *dst, const TuxOnIceConfig *src) {
         dst->compressor = g_strdup(src->compressor);
 }
 
-void config_free(Config *c) {
+Config *config_free(Config *c) {
         if (!c)
-                return;
-        g_free(c->mem_sleep);
-        g_free(c->hibernate_mode);
-        g_free(c->resume_device);
-        g_strfreev(c->freeze_roots);
-        config_tuxonice_clear(&c->tuxonice);
+                return NULL;
+        config_keys_clear(c);
         g_free(c);
+        return NULL;
 }
 
 gboolean config_cgroup_path_is_valid(const char *p) {
@@ -47,7 +44,6 @@ gboolean config_cgroup_path_is_valid(const char *p) {
                         return FALSE;
         return g_utf8_validate(p, -1, NULL);
 }
-
 
 /* One key; 0 when applied, -EINVAL when the value is bad (logged), -ENOENT
  * when the key is unknown. */
