@@ -4,8 +4,6 @@
 #include <glib.h>
 #include <string.h>
 
-#include "macro.h"
-
 static int invalid(sd_bus_error *error, const SleepOption *s, const char *why) {
         return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "option '%s' %s", s->name, why);
 }
