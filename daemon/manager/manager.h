@@ -13,6 +13,7 @@
 #include "inhibit.h"
 #include "plan.h"
 #include "power-backend.h"
+#include "sleep-options.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
  * it reports through ManagerOps.
@@ -26,16 +27,8 @@
  *   a negative errno   a plain system failure (no message).
  * Test with `r != 0`, never `r < 0`, which misses the refusals. */
 
-typedef struct CycleOptions {
-        bool dry_run;
-        char *pm_test;            /* NULL: none */
-        char *mem_sleep;          /* NULL: configured, else the kernel's */
-        uint32_t wake_after_sec;  /* 0: none */
-        uint32_t flush_timeout_ms;  /* 0: configured */
-        uint32_t freeze_timeout_ms; /* 0: configured */
-        bool queue;                 /* wait while a block inhibitor is held */
-        uint32_t queue_timeout_ms;  /* 0: QUEUE_TIMEOUT_DEFAULT_MS */
-} CycleOptions;
+/* CycleOptions, what one Sleep asked for, is declared with the table of
+ * Sleep options in sleep-options.h */
 
 void cycle_options_clear(CycleOptions *o);
 
