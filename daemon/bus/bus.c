@@ -26,6 +26,7 @@ static const char *const state_property_names[_PROP_MAX] = {
         [PROP_PHASE] = "Phase",
         [PROP_LAST_RESULT] = "LastResult",
         [PROP_LAST_WAKE_REASON] = "LastWakeReason",
+        [PROP_CYCLE_SETTINGS] = "CycleSettings",
 };
 
 /* ---- Sleep ---- */
@@ -108,6 +109,14 @@ static int property_get_supported_kinds(sd_bus *bus, const char *path, const cha
         return sd_bus_message_append_strv(reply, kinds);
 }
 
+static int property_get_cycle_settings(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply, void *userdata,
+                                      sd_bus_error *error) {
+        Bus *b = userdata;
+        g_auto(GStrv) settings = manager_cycle_settings(b->manager);
+        return sd_bus_message_append_strv(reply, settings);
+}
+
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "s", FRIDGE_VERSION);
@@ -142,6 +151,7 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("Phase", "s", property_get_phase, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Progress", "d", property_get_progress, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ProgressText", "s", property_get_progress_text, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CycleSettings", "as", property_get_cycle_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CanSuspend", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanSuspendReason", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanHibernate", "s", property_get_can, 0, 0),
@@ -190,6 +200,10 @@ static char *state_property_text(const Manager *m, StateProperty p) {
         case PROP_PHASE:            return g_strdup(manager_phase(m));
         case PROP_LAST_RESULT:      return g_strdup(manager_last_result(m));
         case PROP_LAST_WAKE_REASON: return g_strdup(manager_last_wake_reason(m));
+        case PROP_CYCLE_SETTINGS: {
+                g_auto(GStrv) l = manager_cycle_settings(m);
+                return g_strjoinv("\n", l);
+        }
         default:                    g_assert_not_reached();
         }
 }

@@ -154,8 +154,8 @@ void manager_shutdown(Manager *m);
 const char *manager_state(const Manager *m);
 /* The running cycle's state machine state (cycle-state.h's names), "" when idle */
 const char *manager_cycle_state(const Manager *m);
-/* The running cycle's settings as name, value pairs (NULL-terminated; free
- * with g_strfreev), or NULL when idle */
+/* The running cycle's settings, "name=value" each (free with g_strfreev);
+ * empty when idle */
 char **manager_cycle_settings(const Manager *m);
 uint64_t manager_cycle_id(const Manager *m);
 const char *manager_kind(const Manager *m);
