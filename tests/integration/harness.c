@@ -60,6 +60,15 @@ const char *harness_skip_reason(void) {
         return NULL;
 }
 
+void harness_init(int *argc, char ***argv) {
+        g_test_init(argc, argv, NULL);
+        const char *why = harness_skip_reason();
+        if (why) {
+                printf("SKIP: %s\n", why);
+                exit(77);
+        }
+}
+
 /* ---------------------------------------------------------------- time */
 
 static int64_t now_usec(void) {

@@ -116,6 +116,9 @@ typedef struct Harness {
 
 /* Why the integration tests cannot run here, or NULL when they can. */
 const char *harness_skip_reason(void);
+/* g_test_init(), then exits 77 (skip) with the reason when
+ * harness_skip_reason() says the tests cannot run here. */
+void harness_init(int *argc, char ***argv);
 
 /* Starts everything; asserts (and cleans up) on failure. */
 Harness *harness_new(const HarnessOptions *opts);

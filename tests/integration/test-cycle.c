@@ -1165,17 +1165,10 @@ static void test_tuxonice_pm_test_mainline(Fixture *f, gconstpointer data) {
 #define ADD(path, fn) g_test_add("/cycle/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char **argv) {
-        const char *why;
-
-        g_test_init(&argc, &argv, NULL);
-
-        why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
-
+        harness_init(&argc, &argv);
         ADD("suspend-deep", test_suspend_deep);
+        ADD("mem-sleep-restored", test_mem_sleep_restored);
+        ADD("sigterm-in-kernel-restores", test_sigterm_in_kernel_restores);
         ADD("dry-run", test_dry_run);
         ADD("pm-test-devices", test_pm_test_devices);
         ADD("pm-test-restored-on-failure", test_pm_test_restored_on_failure);
@@ -1189,8 +1182,6 @@ int main(int argc, char **argv) {
         ADD("not-supported", test_not_supported);
         ADD("introspection", test_introspection);
         ADD("progress", test_progress);
-        ADD("mem-sleep-restored", test_mem_sleep_restored);
-        ADD("sigterm-in-kernel-restores", test_sigterm_in_kernel_restores);
         ADD("wake-alarm", test_wake_alarm);
         ADD("fridgectl-json-dry-run", test_fridgectl_json_dry_run);
         ADD("fridgectl-failed", test_fridgectl_failed);

@@ -159,12 +159,7 @@ static void test_config_names_device(Fixture *f, gconstpointer data) {
 #define ADD(path, fn) g_test_add("/hibernate/" path, Fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         ADD("no-swap", test_no_swap);
         ADD("swap-too-small", test_swap_too_small);
         ADD("resume-ambiguous", test_resume_ambiguous);

@@ -145,12 +145,7 @@ static void test_root_passes(Fixture *f, gconstpointer data) {
 #define ADD(path, fn) g_test_add("/polkit/" path, Fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         ADD("no-polkit", test_no_polkit);
         ADD("polkit-says-no", test_polkit_says_no);
         ADD("challenge", test_challenge);
