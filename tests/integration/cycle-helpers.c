@@ -2,6 +2,7 @@
 /*
  * The fixture and the checks the test-cycle cases share (see cycle.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,16 +119,23 @@ void assert_no_state_write(Harness *h) {
         }
 }
 
-void assert_log_exactly(Harness *h, const char *const *expected) {
-        g_auto(GStrv) lines = harness_fakesys_log_lines(h);
-        bool same = g_strv_length(lines) == g_strv_length((char **) expected);
+void assert_done_with_log(Harness *h, uint64_t cycle, ...) {
+        g_autoptr(GPtrArray) want = g_ptr_array_new();
+        va_list ap;
 
-        for (guint i = 0; same && lines[i]; i++)
-                same = g_str_equal(lines[i], expected[i]);
+        va_start(ap, cycle);
+        for (const char *l; (l = va_arg(ap, const char *));)
+                g_ptr_array_add(want, (char *) l);
+        va_end(ap);
+        g_ptr_array_add(want, NULL);
+
+        assert_finished(h, cycle, 15000, "done", "", NULL);
+        g_auto(GStrv) lines = harness_fakesys_log_lines(h);
+        bool same = g_strv_equal((const char *const *) lines, (const char *const *) want->pdata);
         if (!same) {
                 g_autofree char *got = g_strjoinv("\n", lines);
-                g_autofree char *want = g_strjoinv("\n", (char **) expected);
-                g_error("fakesys log differs.\nexpected:\n%s\ngot:\n%s", want, got);
+                g_autofree char *expected = g_strjoinv("\n", (char **) want->pdata);
+                g_error("fakesys log differs.\nexpected:\n%s\ngot:\n%s", expected, got);
         }
 }
 

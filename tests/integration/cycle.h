@@ -33,7 +33,9 @@ int log_index(char **lines, const char *line);
 int log_first_prefix(char **lines, const char *prefix);
 int log_last_prefix(char **lines, const char *prefix);
 void assert_no_state_write(Harness *h);
-void assert_log_exactly(Harness *h, const char *const *expected);
+/* CycleFinished(done) within 15 s, and fakesys's log is exactly the lines
+ * given (NULL-terminated) */
+void assert_done_with_log(Harness *h, uint64_t cycle, ...) G_GNUC_NULL_TERMINATED;
 
 /* CycleFinished(result, error) for cycle within timeout_ms, its message
  * containing message_has (unless NULL), and only one */

@@ -183,23 +183,23 @@ char *harness_get_string(Harness *h, const char *name) {
         return ret;
 }
 
-double harness_get_double(Harness *h, const char *name) {
+static void get_trivial(Harness *h, const char *name, char type, void *ret) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
-        double d = 0;
         int r = sd_bus_get_property_trivial(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
-                                            FRIDGE_INTERFACE, name, &e, 'd', &d);
+                                            FRIDGE_INTERFACE, name, &e, type, ret);
         if (r < 0)
                 g_error("Get %s: %s: %s", name, e.name, e.message);
+}
+
+double harness_get_double(Harness *h, const char *name) {
+        double d = 0;
+        get_trivial(h, name, 'd', &d);
         return d;
 }
 
 uint64_t harness_get_u64(Harness *h, const char *name) {
-        sd_bus_error e = SD_BUS_ERROR_NULL;
         uint64_t t = 0;
-        int r = sd_bus_get_property_trivial(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
-                                            FRIDGE_INTERFACE, name, &e, 't', &t);
-        if (r < 0)
-                g_error("Get %s: %s: %s", name, e.name, e.message);
+        get_trivial(h, name, 't', &t);
         return t;
 }
 

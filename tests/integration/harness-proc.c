@@ -173,31 +173,40 @@ char *harness_read_all(int fd) {
         return g_string_free(s, FALSE);
 }
 
-int harness_run(char **argv, int timeout_ms, char **ret_stdout) {
-        int fd = -1;
-        pid_t pid = harness_spawn_bg(argv, &fd);
-        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
-        GString *out = g_string_new(NULL);
+/* Appends what fd has within the deadline; false at EOF, on an error or
+ * when time ran out */
+static bool read_more(int fd, GString *into, int64_t deadline) {
         char buf[4096];
-        int status;
 
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 int ms = remaining_ms(deadline);
                 if (ms <= 0)
-                        break;
+                        return false;
                 int r = poll(&p, 1, ms);
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r <= 0)
-                        break;
+                        return false;
                 ssize_t n = read(fd, buf, sizeof buf);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
-                        break;
-                g_string_append_len(out, buf, n);
+                        return false;
+                g_string_append_len(into, buf, n);
+                return true;
         }
+}
+
+int harness_run(char **argv, int timeout_ms, char **ret_stdout) {
+        int fd = -1;
+        pid_t pid = harness_spawn_bg(argv, &fd);
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
+        GString *out = g_string_new(NULL);
+        int status;
+
+        while (read_more(fd, out, deadline))
+                ;
         close(fd);
         status = harness_wait_pid(pid, remaining_ms(deadline) + 1);
         if (status == -1) {
@@ -212,7 +221,7 @@ int harness_run(char **argv, int timeout_ms, char **ret_stdout) {
         return status;
 }
 
-/* ---------------------------------------------------------------- startup */
+/* ---------------------------------------------------------------- files */
 
 void harness_write_file(const char *path, const char *text) {
         g_autoptr(GError) e = NULL;
@@ -224,24 +233,8 @@ char *harness_read_line(int fd, int timeout_ms) {
         int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
         GString *s = g_string_new(NULL);
 
-        while (!strchr(s->str, '\n')) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                char buf[256];
-                int ms = remaining_ms(deadline);
-                if (ms <= 0)
-                        break;
-                int r = poll(&p, 1, ms);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0)
-                        break;
-                ssize_t n = read(fd, buf, sizeof buf);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                g_string_append_len(s, buf, n);
-        }
+        while (!strchr(s->str, '\n') && read_more(fd, s, deadline))
+                ;
         if (!strchr(s->str, '\n')) {
                 g_string_free(s, TRUE);
                 return NULL;

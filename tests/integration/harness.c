@@ -364,3 +364,13 @@ void harness_free(Harness *h) {
         g_free(h->umockdev_dir);
         g_free(h);
 }
+
+void harness_fixture_setup(HarnessFixture *f, gconstpointer data) {
+        f->h = NULL;
+}
+
+void harness_fixture_teardown(HarnessFixture *f, gconstpointer data) {
+        if (f->h && g_test_failed())
+                harness_dump_fridged_log(f->h);
+        harness_free(f->h);
+}

@@ -249,5 +249,14 @@ bool harness_wait_logind_delay(Harness *h, const char *who, bool held, int timeo
  * third party would (systemctl suspend); 0 or -1 with error and message. */
 int harness_logind_sleep(Harness *h, const char *method, char **ret_error, char **ret_message);
 
+/* The fixture of cases that need nothing but a harness (f->h, which the
+ * case starts); the teardown frees it, after printing fridged's log when
+ * the case failed. */
+typedef struct HarnessFixture {
+        Harness *h;
+} HarnessFixture;
+void harness_fixture_setup(HarnessFixture *f, gconstpointer data);
+void harness_fixture_teardown(HarnessFixture *f, gconstpointer data);
+
 /* Environment-provided paths (NULL when unset). */
 const char *harness_env(const char *name);
