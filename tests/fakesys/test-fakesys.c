@@ -477,11 +477,13 @@ static void test_tuxonice_hibernate(Fs *fs, gconstpointer opts)
 
 static void test_control_errors(Fs *fs, gconstpointer opts)
 {
-        assert_write(fs, "control", "bogus\n", EINVAL);
-        assert_write(fs, "control", "sleep-ms x\n", EINVAL);
-        assert_write(fs, "control", "fail-state ENOTANERRNO\n", EINVAL);
-        assert_write(fs, "control", "hold-write power/nope\n", EINVAL);
-        assert_write(fs, "control", "set power/nope 1\n", EINVAL);
+        static const char *const refused[] = {
+                "bogus\n", "sleep-ms x\n", "fail-state ENOTANERRNO\n", "hold-write power/nope\n",
+                "set power/nope 1\n",
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(refused); i++)
+                assert_write(fs, "control", refused[i], EINVAL);
         /* Several commands in one write. */
         assert_write(fs, "control", "sleep-ms 10\npm-test-delay-ms 5\nwakeup\n", 0);
         assert_read(fs, "sys/power/wakeup_count", "1\n");

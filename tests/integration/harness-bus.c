@@ -82,16 +82,49 @@ static int append_option(sd_bus_message *m, const char *key, const char *type, v
         return sd_bus_message_close_container(m);
 }
 
+static sd_bus_message *new_call(Harness *h, const char *interface, const char *member) {
+        sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(h->bus, &m, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
+                                               interface, member);
+        g_assert_cmpint(r, >=, 0);
+        return m;
+}
+
+/* Sends m (and unrefs it): 0 with the reply in *ret_reply (or unref'd),
+ * or -1 with the error's name and message */
+static int call(Harness *h, sd_bus_message *m, sd_bus_message **ret_reply,
+                char **ret_error, char **ret_message) {
+        sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = sd_bus_call(h->bus, m, CALL_TIMEOUT_USEC, &e, &reply);
+
+        sd_bus_message_unref(m);
+        if (ret_reply)
+                *ret_reply = NULL;
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                harness_take_error(&e, ret_error, ret_message);
+                sd_bus_error_free(&e);
+                return -1;
+        }
+        if (ret_error)
+                *ret_error = NULL;
+        if (ret_message)
+                *ret_message = NULL;
+        if (ret_reply)
+                *ret_reply = reply;
+        else
+                sd_bus_message_unref(reply);
+        return 0;
+}
+
 int harness_sleep(Harness *h, const char *kind, uint64_t *ret_cycle,
                   char **ret_error, char **ret_message, ...) {
-        sd_bus_message *m = NULL, *reply = NULL;
-        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = new_call(h, FRIDGE_INTERFACE, "Sleep"), *reply = NULL;
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(h->bus, &m, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
-                                           FRIDGE_INTERFACE, "Sleep");
-        g_assert_cmpint(r, >=, 0);
         g_assert_cmpint(sd_bus_message_append(m, "s", kind), >=, 0);
         g_assert_cmpint(sd_bus_message_open_container(m, 'a', "{sv}"), >=, 0);
         va_start(ap, ret_message);
@@ -106,65 +139,30 @@ int harness_sleep(Harness *h, const char *kind, uint64_t *ret_cycle,
         va_end(ap);
         g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
 
-        r = sd_bus_call(h->bus, m, CALL_TIMEOUT_USEC, &e, &reply);
-        sd_bus_message_unref(m);
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&e))
-                        sd_bus_error_set_errno(&e, r);
-                harness_take_error(&e, ret_error, ret_message);
-                sd_bus_error_free(&e);
+        if (call(h, m, &reply, ret_error, ret_message) < 0)
                 return -1;
-        }
         uint64_t cycle = 0;
         r = sd_bus_message_read(reply, "t", &cycle);
         g_assert_cmpint(r, >, 0);
         sd_bus_message_unref(reply);
         if (ret_cycle)
                 *ret_cycle = cycle;
-        if (ret_error)
-                *ret_error = NULL;
-        if (ret_message)
-                *ret_message = NULL;
         return 0;
 }
 
 int harness_call(Harness *h, const char *interface, const char *member,
                  sd_bus_message **ret_reply, char **ret_error, char **ret_message,
                  const char *types, ...) {
-        sd_bus_message *m = NULL, *reply = NULL;
-        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = new_call(h, interface, member);
         va_list ap;
-        int r;
 
-        r = sd_bus_message_new_method_call(h->bus, &m, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
-                                           interface, member);
-        g_assert_cmpint(r, >=, 0);
         if (types && *types) {
                 va_start(ap, types);
-                r = sd_bus_message_appendv(m, types, ap);
+                int r = sd_bus_message_appendv(m, types, ap);
                 va_end(ap);
                 g_assert_cmpint(r, >=, 0);
         }
-        r = sd_bus_call(h->bus, m, CALL_TIMEOUT_USEC, &e, &reply);
-        sd_bus_message_unref(m);
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&e))
-                        sd_bus_error_set_errno(&e, r);
-                harness_take_error(&e, ret_error, ret_message);
-                sd_bus_error_free(&e);
-                if (ret_reply)
-                        *ret_reply = NULL;
-                return -1;
-        }
-        if (ret_error)
-                *ret_error = NULL;
-        if (ret_message)
-                *ret_message = NULL;
-        if (ret_reply)
-                *ret_reply = reply;
-        else
-                sd_bus_message_unref(reply);
-        return 0;
+        return call(h, m, ret_reply, ret_error, ret_message);
 }
 
 int harness_cancel(Harness *h, uint64_t cycle, char **ret_error, char **ret_message) {

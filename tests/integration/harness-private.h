@@ -42,6 +42,9 @@ int harness_pidfd_open(pid_t pid);
 /* SIGTERM, wait, SIGKILL, wait. Returns the wait status or -1; *pid = 0. */
 int harness_stop_pid(pid_t *pid, int term_timeout_ms);
 void harness_write_file(const char *path, const char *text);
+/* Waits (bounded by the deadline) until fd is readable; false when time
+ * ran out or poll() failed */
+bool harness_wait_readable(int fd, int64_t deadline);
 /* The first line read from fd within timeout_ms, without its newline, or NULL. */
 char *harness_read_line(int fd, int timeout_ms);
 

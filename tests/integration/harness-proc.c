@@ -175,9 +175,7 @@ char *harness_read_all(int fd) {
 
 /* Appends what fd has within the deadline; false at EOF, on an error or
  * when time ran out */
-static bool read_more(int fd, GString *into, int64_t deadline) {
-        char buf[4096];
-
+bool harness_wait_readable(int fd, int64_t deadline) {
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 int ms = remaining_ms(deadline);
@@ -186,7 +184,15 @@ static bool read_more(int fd, GString *into, int64_t deadline) {
                 int r = poll(&p, 1, ms);
                 if (r < 0 && errno == EINTR)
                         continue;
-                if (r <= 0)
+                return r > 0;
+        }
+}
+
+static bool read_more(int fd, GString *into, int64_t deadline) {
+        char buf[4096];
+
+        for (;;) {
+                if (!harness_wait_readable(fd, deadline))
                         return false;
                 ssize_t n = read(fd, buf, sizeof buf);
                 if (n < 0 && errno == EINTR)

@@ -230,15 +230,8 @@ bool harness_wait_notify(Harness *h, const char *line, int timeout_ms) {
 
         g_assert_cmpint(h->notify_fd, >=, 0);
         for (;;) {
-                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
                 char buf[4096];
-                int ms = remaining_ms(deadline);
-                if (ms <= 0)
-                        return false;
-                int r = poll(&p, 1, ms);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0)
+                if (!harness_wait_readable(h->notify_fd, deadline))
                         return false;
                 ssize_t n = recv(h->notify_fd, buf, sizeof buf - 1, MSG_DONTWAIT);
                 if (n <= 0)
