@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "hibernate.h"
 #include "power.h"
+#include "testdir.h"
 
 /* A sysfs root and a proc root in one temp dir. The swap "partitions" are
  * the host's /dev/loop0 and /dev/loop1 (block 7:0 and 7:1; stat only). */
@@ -23,10 +24,7 @@ typedef struct Fixture {
 #define MEMINFO(anon_kib) "MemTotal: 2000000 kB\nActive(anon): " #anon_kib " kB\nInactive(anon): 0 kB\nDirty: 0 kB\n"
 
 static void put(Fixture *f, const char *path, const char *text) {
-        g_autofree char *p = g_build_filename(f->dir, path, NULL);
-        g_autofree char *parent = g_path_get_dirname(p);
-        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+        testdir_put(f->dir, path, text);
 }
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -41,12 +39,8 @@ static void setup(Fixture *f, gconstpointer data) {
         put(f, "proc/swaps", HEADER);
         f->swapfile = g_build_filename(f->dir, "swapfile", NULL);
         put(f, "swapfile", "");
-        g_autofree char *sys = g_build_filename(f->dir, "sys", NULL);
-        g_autofree char *proc = g_build_filename(f->dir, "proc", NULL);
-        f->sys_fd = root_open(sys);
-        f->proc_fd = root_open(proc);
-        g_assert_cmpint(f->sys_fd, >=, 0);
-        g_assert_cmpint(f->proc_fd, >=, 0);
+        f->sys_fd = testdir_open(f->dir, "sys");
+        f->proc_fd = testdir_open(f->dir, "proc");
 }
 
 static void teardown(Fixture *f, gconstpointer data) {
@@ -54,8 +48,7 @@ static void teardown(Fixture *f, gconstpointer data) {
                 return;
         close(f->sys_fd);
         close(f->proc_fd);
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
-        g_assert_cmpint(system(cmd), ==, 0);
+        testdir_remove(f->dir);
         g_free(f->dir);
         g_free(f->swapfile);
 }
