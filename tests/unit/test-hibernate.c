@@ -76,17 +76,16 @@ static void assert_not_ready(HibernateTarget *t, const char *needle) {
 /* Sets what is not NULL (the swap lines, /proc/meminfo, the kernel's
  * resume device), checks with `configured` and asserts that hibernation is
  * refused for a reason that mentions needle */
-static HibernateTarget *not_ready(Fixture *f, const char *swap_lines, const char *meminfo, const char *resume,
-                                  const char *configured, const char *needle) {
+static void not_ready(Fixture *f, const char *swap_lines, const char *meminfo, const char *resume,
+                      const char *configured, const char *needle) {
         if (swap_lines)
                 swaps(f, swap_lines);
         if (meminfo)
                 put(f, "proc/meminfo", meminfo);
         if (resume)
                 put(f, "sys/sys/power/resume", resume);
-        HibernateTarget *t = check(f, configured);
+        g_autoptr(HibernateTarget) t = check(f, configured);
         assert_not_ready(t, needle);
-        return t;
 }
 
 #define ONE_SWAP "/dev/loop0 partition 1048572 0 -2\n"
@@ -96,7 +95,7 @@ static HibernateTarget *not_ready(Fixture *f, const char *swap_lines, const char
 
 static void test_no_swap(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) t = not_ready(f, NULL, NULL, NULL, NULL, "no swap space is active");
+        not_ready(f, NULL, NULL, NULL, NULL, "no swap space is active");
 }
 
 static void test_one_partition_sets_resume(Fixture *f, gconstpointer data) {
@@ -122,13 +121,14 @@ static void test_resume_already_set(Fixture *f, gconstpointer data) {
 
 static void test_resume_names_no_swap(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) t = not_ready(f, ONE_SWAP, NULL, "8:3\n", NULL,
-                                                 "8:3, which is not an active swap device");
+        not_ready(f, ONE_SWAP, NULL, "8:3\n", NULL, "8:3, which is not an active swap device");
 }
 
 static void test_two_partitions_need_config(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) t = not_ready(f, TWO_SWAPS, NULL, NULL, NULL, "2 swap partitions to choose from");
+        swaps(f, TWO_SWAPS);
+        g_autoptr(HibernateTarget) t = check(f, NULL);
+        assert_not_ready(t, "2 swap partitions to choose from");
         g_assert_nonnull(strstr(t->reason, "ResumeDevice="));
 }
 
@@ -149,11 +149,10 @@ static void test_config_names_device(Fixture *f, gconstpointer data) {
 
 static void test_config_names_bad_device(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) not_swap = not_ready(f, ONE_SWAP, NULL, NULL, "/dev/loop1",
-                                                        "ResumeDevice=/dev/loop1 is not an active swap partition");
-        g_autoptr(HibernateTarget) not_block = not_ready(f, NULL, NULL, NULL, f->swapfile, "is not a block device");
-        g_autoptr(HibernateTarget) missing = not_ready(f, NULL, NULL, NULL, "/dev/no-such-disk",
-                                                       "ResumeDevice=/dev/no-such-disk");
+        not_ready(f, ONE_SWAP, NULL, NULL, "/dev/loop1",
+                  "ResumeDevice=/dev/loop1 is not an active swap partition");
+        not_ready(f, NULL, NULL, NULL, f->swapfile, "is not a block device");
+        not_ready(f, NULL, NULL, NULL, "/dev/no-such-disk", "ResumeDevice=/dev/no-such-disk");
 }
 
 static void test_swap_file(Fixture *f, gconstpointer data) {
@@ -176,22 +175,18 @@ static void test_swap_file(Fixture *f, gconstpointer data) {
 
 static void test_too_small(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) t = not_ready(f, "/dev/loop0 partition 10240 0 -2\n", MEMINFO(30000), NULL, NULL,
-                                                 "swap /dev/loop0 has 10 MiB free, but the image needs about 30 MiB");
+        not_ready(f, "/dev/loop0 partition 10240 0 -2\n", MEMINFO(30000), NULL, NULL,
+                  "swap /dev/loop0 has 10 MiB free, but the image needs about 30 MiB");
 
         /* what is already swapped out is not free */
-        g_autoptr(HibernateTarget) used = not_ready(f, "/dev/loop0 partition 102400 90000 -2\n", MEMINFO(20000),
-                                                    NULL, NULL, "has 12 MiB free");
+        not_ready(f, "/dev/loop0 partition 102400 90000 -2\n", MEMINFO(20000), NULL, NULL, "has 12 MiB free");
 }
 
 static void test_bad_inputs(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) bad_swaps = not_ready(f, "/dev/loop0 partition lots 0 -2\n", NULL, NULL, NULL,
-                                                         "cannot read /proc/swaps");
-        g_autoptr(HibernateTarget) no_anon = not_ready(f, ONE_SWAP, "MemTotal: 1 kB\n", NULL, NULL,
-                                                       "cannot estimate the image size");
-        g_autoptr(HibernateTarget) bad_resume = not_ready(f, NULL, MEMINFO(1), "vdb\n", NULL,
-                                                          "/sys/power/resume is missing or malformed");
+        not_ready(f, "/dev/loop0 partition lots 0 -2\n", NULL, NULL, NULL, "cannot read /proc/swaps");
+        not_ready(f, ONE_SWAP, "MemTotal: 1 kB\n", NULL, NULL, "cannot estimate the image size");
+        not_ready(f, NULL, MEMINFO(1), "vdb\n", NULL, "/sys/power/resume is missing or malformed");
 }
 
 int main(int argc, char **argv) {
