@@ -19,9 +19,11 @@ uint64_t manager_now_usec(void) {
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
+/* Every string option the table has: a new one needs no line here */
 void cycle_options_clear(CycleOptions *o) {
-        g_clear_pointer(&o->pm_test, g_free);
-        g_clear_pointer(&o->mem_sleep, g_free);
+        for (size_t i = 0; i < sleep_options_count; i++)
+                if (sleep_options[i].type == SLEEP_OPTION_STRING)
+                        g_clear_pointer((char **) sleep_option_field(o, &sleep_options[i]), g_free);
 }
 
 /* What a state owns ends with it */
