@@ -147,3 +147,38 @@ void test_fridgectl_busy(Fixture *f, gconstpointer data) {
         g_autofree char *out1 = harness_read_all(out_fd);
         assert_exit("first fridgectl suspend", status, 0, out1);
 }
+
+/* The running cycle's settings, as it resolved them at its start, in
+ * `fridgectl status`; none once it is over */
+void test_fridgectl_status_settings(Fixture *f, gconstpointer data) {
+        if (!need_fridgectl())
+                return;
+        Harness *h = f->h = harness_new(NULL);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        harness_control(h, "sleep-ms 2000");
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 4321, NULL) < 0)
+                g_error("Sleep: %s: %s", err, msg);
+        if (!harness_wait_log_line(h, "power/state mem sleeping", 10000))
+                g_error("the cycle did not reach the state write within 10 s");
+
+        const char *const status[] = { "status", NULL };
+        g_auto(GStrv) argv = fridgectl_argv(h, status);
+        g_autofree char *out = NULL;
+        assert_exit("fridgectl status", harness_run(argv, 10000, &out), 0, out);
+        if (!strstr(out, "Settings:") || !strstr(out, "freeze-timeout-ms=4321") || !strstr(out, "driver=direct"))
+                g_error("fridgectl status does not show the cycle's settings:\n%s", out);
+
+        const char *const json[] = { "--json", "status", NULL };
+        g_auto(GStrv) jargv = fridgectl_argv(h, json);
+        g_autofree char *jout = NULL;
+        assert_exit("fridgectl --json status", harness_run(jargv, 10000, &jout), 0, jout);
+        if (!strstr(jout, "\"CycleSettings\"") || !strstr(jout, "freeze-timeout-ms=4321"))
+                g_error("fridgectl --json status lacks CycleSettings:\n%s", jout);
+
+        g_assert_true(harness_wait_finished(h, cycle, 15000, NULL, NULL, NULL));
+        g_autofree char *after = NULL;
+        assert_exit("fridgectl status after the cycle", harness_run(argv, 10000, &after), 0, after);
+        if (strstr(after, "Settings:"))
+                g_error("fridgectl status shows settings with no cycle running:\n%s", after);
+}

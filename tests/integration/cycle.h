@@ -83,6 +83,7 @@ void test_fridgectl_json_dry_run(Fixture *f, gconstpointer data);
 void test_fridgectl_failed(Fixture *f, gconstpointer data);
 void test_fridgectl_cancelled(Fixture *f, gconstpointer data);
 void test_fridgectl_busy(Fixture *f, gconstpointer data);
+void test_fridgectl_status_settings(Fixture *f, gconstpointer data);
 
 /* cycle-tuxonice.c */
 void test_tuxonice_hibernate(Fixture *f, gconstpointer data);

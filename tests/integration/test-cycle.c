@@ -307,6 +307,7 @@ int main(int argc, char **argv) {
         ADD("fridgectl-failed", test_fridgectl_failed);
         ADD("fridgectl-cancelled", test_fridgectl_cancelled);
         ADD("fridgectl-busy", test_fridgectl_busy);
+        ADD("fridgectl-status-settings", test_fridgectl_status_settings);
         ADD("tuxonice-hibernate", test_tuxonice_hibernate);
         ADD("tuxonice-settings-first", test_tuxonice_settings_first);
         ADD("tuxonice-failures", test_tuxonice_failures);
