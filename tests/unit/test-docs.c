@@ -282,7 +282,8 @@ static void test_dbus_contract(void) {
                         g_autofree char *rest = g_match_info_fetch(m, 3);
                         g_string_assign(desc, rest);
                 } else if (is_more && cur) {
-                        g_string_append_printf(desc, " %s", g_strstrip(g_strdup(*l)));
+                        g_autofree char *more = g_strstrip(g_strdup(*l));
+                        g_string_append_printf(desc, " %s", more);
                 } else if (!is_more)
                         break;
         }
