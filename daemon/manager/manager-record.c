@@ -66,7 +66,11 @@ void manager_report_interrupted(Manager *m) {
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
                                                rec->kind, message);
         g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", rec->phase);
+        /* The entry is about the earlier run's cycle */
+        uint64_t current = log_get_cycle();
+        log_set_cycle(rec->id);
         log_struct_event(LOG_ERR, FRIDGE_MESSAGE_CYCLE_INTERRUPTED, msg, "FRIDGE_RESULT=failed", phase_field, NULL);
+        log_set_cycle(current);
 
         m->last_id = rec->id;
         m->last_kind = sleep_kind_from_string(rec->kind);

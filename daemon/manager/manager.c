@@ -484,6 +484,8 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         cycle_free(m->cycle);
+        if (m->cycle)
+                log_set_cycle(0);
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
         freezer_free(m->freezer);
