@@ -44,6 +44,10 @@ int exit_code_for_call_error(const char *error_name) {
         /* polkit's answer when it would ask, said by a bus in between */
         if (strcmp(error_name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0)
                 return EXIT_CODE_REFUSED;
+        /* A newer fridged's answer this fridgectl does not know yet is still
+         * fridge refusing the call */
+        if (strncmp(error_name, FRIDGE_ERROR_PREFIX, strlen(FRIDGE_ERROR_PREFIX)) == 0)
+                return EXIT_CODE_REFUSED;
         return EXIT_CODE_FAILED;
 }
 

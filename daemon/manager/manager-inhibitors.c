@@ -20,6 +20,7 @@ void manager_on_inhibitor_released(const Inhibitor *i, void *userdata) {
             inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
                 log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
                          (double) (manager_now_usec() - c->delay_start) / USEC_PER_MSEC);
+                manager_cycle_work_done(c);
                 manager_schedule_step(m);
         }
         if (m->ops && m->ops->inhibitor_released)

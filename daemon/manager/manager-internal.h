@@ -70,6 +70,7 @@ typedef struct Cycle {
         char *client_cgroup;            /* exempt for this cycle */
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
+        const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
         unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
         char *retry_why;                /* the transient failure the next attempt follows */
         uint32_t retry_ms;              /* its backoff */
@@ -161,6 +162,12 @@ void manager_prepare_done(int r, void *data, void *userdata);
 void manager_prepare_job_free(void *p);
 int manager_prepare_job_run(void *p);
 void manager_schedule_step(Manager *m);
+/* The state's work is over before its step runs: its timer and tick must
+ * not fire in between (a flush done, a hook's pre come, the delay holders
+ * gone) */
+void manager_cycle_work_done(Cycle *c);
+/* Resumed and LastWakeReason, then on to RESUMING */
+void manager_report_resumed(Manager *m);
 void manager_enter_hook_sleeping(Manager *m);
 void manager_enter_handed_over(Manager *m);
 /* The kernel phase failed: whether another attempt was set up (RETRY_WAITING) */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,13 +21,18 @@ static const char *record_phase_name(const Cycle *c) {
 
 /* A failed write costs only the report after a crash: the cycle goes on */
 void manager_record_update(Manager *m) {
-        const Cycle *c = m->cycle;
-        if (m->state_fd < 0)
+        Cycle *c = m->cycle;
+        const char *phase = record_phase_name(c);
+        /* Two fsyncs a write: states of one phase (resuming after sleeping,
+         * ending where the cycle was) say nothing new to a restart */
+        if (m->state_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
+        c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
-                            .phase = (char *) record_phase_name(c), .started_usec = c->started_usec,
-                            .pid = getpid() };
+                            .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid() };
         int r = record_write(m->state_fd, &rec);
+        if (r < 0)
+                c->recorded_phase = NULL; /* the next state tries again */
         if (r < 0)
                 log_warning_errno(r, "Failed to record cycle %" G_GUINT64_FORMAT " in the state directory: %m",
                                   c->id);

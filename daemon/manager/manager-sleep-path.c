@@ -65,7 +65,7 @@ static void hook_resumed(Manager *m) {
         uint64_t mono = c->resumed_usec - c->pre_monotonic;
         /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
         c->slept_usec = boot > mono ? boot - mono : 0;
-        manager_cycle_event(m, CYCLE_EVENT_DONE);
+        manager_report_resumed(m);
 }
 
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
@@ -95,8 +95,10 @@ static bool hook_join(Manager *m, SleepKind kind) {
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
         c->joined = true;
-        if (c->state == CYCLE_STATE_HANDED_OVER)
+        if (c->state == CYCLE_STATE_HANDED_OVER) {
+                manager_cycle_work_done(c); /* the pre came: its bound is moot */
                 manager_schedule_step(m);
+        }
         return true;
 }
 

@@ -154,6 +154,7 @@ static void flush_done(int r, void *data, void *userdata) {
         Cycle *c = m->cycle;
 
         c->worker = NULL;
+        manager_cycle_work_done(c);
         if (r < 0)
                 log_warning_errno(r, "Writeback reported an error; the data concerned may not be on disk: %m");
         manager_set_progress(m, 1.0, "flushed");
@@ -306,21 +307,28 @@ static PowerCycle cycle_power_cycle(Cycle *c) {
 }
 
 /* Both drivers: the machine is back; thaw next */
-static void enter_resuming(Manager *m) {
+/* Both drivers: the machine is back. Resumed and LastWakeReason go out
+ * before State leaves "sleeping", so a client that reacts to State reads
+ * this wake's reason, not the last one's. */
+void manager_report_resumed(Manager *m) {
         Cycle *c = m->cycle;
         const char *reason = c->wake_reason ? c->wake_reason : "unknown";
         uint64_t slept_usec = c->slept_usec;
         g_free(m->last_wake_reason);
         m->last_wake_reason = g_strdup(reason);
-        char slept[64], reason_field[512];
-        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
-        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
+        g_autofree char *slept = g_strdup_printf("SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
+        g_autofree char *reason_field = g_strdup_printf("FRIDGE_WAKE_REASON=%s", reason);
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
                                                c->id, (double) slept_usec / USEC_PER_SEC, reason);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
         if (m->ops && m->ops->resumed)
                 m->ops->resumed(m->userdata, c->id, slept_usec, reason);
         manager_notify(m, MANAGER_CHANGED_LAST);
+        manager_cycle_event(m, CYCLE_EVENT_DONE);
+}
+
+/* Thaw next */
+static void enter_resuming(Manager *m) {
         manager_set_progress(m, 1.0, "resumed");
         manager_schedule_step(m);
 }
@@ -353,7 +361,7 @@ static void kernel_done(int r, void *data, void *userdata) {
         c->resumed_usec = req->returned_usec;
         c->slept_usec = req->slept_usec;
         c->wake_reason = g_strdup(req->wake_reason);
-        manager_cycle_event(m, CYCLE_EVENT_DONE);
+        manager_report_resumed(m);
 }
 
 static void enter_skipping_kernel(Manager *m) {

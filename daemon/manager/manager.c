@@ -77,6 +77,11 @@ void manager_emit_sleep_imminent(Manager *m) {
                 m->ops->sleep_imminent(m->userdata, c->id, c->kind);
 }
 
+void manager_cycle_work_done(Cycle *c) {
+        c->tick = sd_event_source_disable_unref(c->tick);
+        c->timer = sd_event_source_disable_unref(c->timer);
+}
+
 void manager_schedule_step(Manager *m) {
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_ONESHOT);
 }

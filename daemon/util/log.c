@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,21 +18,34 @@
 #include "util.h"
 
 static int max_level = LOG_INFO;
-static uint64_t cycle_id;
+/* Written by the loop, read by workers too */
+static _Atomic uint64_t cycle_id;
+/* A worker's own: the cycle that started it, which an abandoned worker
+ * outlives */
+static __thread bool thread_has_cycle;
+static __thread uint64_t thread_cycle;
 static LogSink sink;
 static void *sink_userdata;
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void log_set_cycle(uint64_t id) {
         cycle_id = id;
 }
 
 uint64_t log_get_cycle(void) {
-        return cycle_id;
+        return thread_has_cycle ? thread_cycle : cycle_id;
+}
+
+void log_set_thread_cycle(uint64_t id) {
+        thread_has_cycle = true;
+        thread_cycle = id;
 }
 
 void log_set_sink(LogSink s, void *userdata) {
+        pthread_mutex_lock(&sink_lock);
         sink = s;
         sink_userdata = userdata;
+        pthread_mutex_unlock(&sink_lock);
 }
 
 void log_set_max_level(int level) {
@@ -75,13 +90,17 @@ static void log_emit(int level, const char *message, const char *const *fields, 
 
         for (; fields && fields[n] && n < MAX_FIELDS; n++)
                 all[n] = fields[n];
-        if (cycle_id != 0) {
-                snprintf(cycle_field, sizeof(cycle_field), "FRIDGE_CYCLE=%" PRIu64, cycle_id);
+        uint64_t id = log_get_cycle();
+        if (id != 0) {
+                snprintf(cycle_field, sizeof(cycle_field), "FRIDGE_CYCLE=%" PRIu64, id);
                 all[n++] = cycle_field;
         }
         all[n] = NULL;
+        /* Sinks see one entry at a time, whichever thread logs it */
+        pthread_mutex_lock(&sink_lock);
         if (sink)
                 sink(level, message, all, sink_userdata);
+        pthread_mutex_unlock(&sink_lock);
 
         bool journal = under_journal() && (structured || n > 0);
         if (level <= max_level && !(journal && stderr_is_journal())) {
@@ -113,7 +132,7 @@ static void log_emit(int level, const char *message, const char *const *fields, 
 int log_internal(int level, int error, const char *fmt, ...) {
         int r = error < 0 ? error : -error;
 
-        if (level > max_level && !sink)
+        if (level > max_level && !__atomic_load_n(&sink, __ATOMIC_RELAXED))
                 return r;
 
         /* "%m" must name `error`, not whatever errno happens to be now */

@@ -13,10 +13,13 @@ int log_get_max_level(void);
  * The manager sets it when a cycle becomes current and clears it (0) when
  * the cycle is gone. */
 void log_set_cycle(uint64_t id);
+/* The current thread's cycle instead (a worker: the one that started it) */
+void log_set_thread_cycle(uint64_t id);
 uint64_t log_get_cycle(void);
 
 /* Sees every entry as it is logged, whatever the level: its text and its
- * fields ("KEY=value", NULL-terminated). For tests. NULL: none. */
+ * fields ("KEY=value", NULL-terminated). For tests. NULL: none. Called
+ * under a lock, from whichever thread logs (workers too). */
 typedef void (*LogSink)(int level, const char *message, const char *const *fields, void *userdata);
 void log_set_sink(LogSink sink, void *userdata);
 

@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "util.h"
 
 struct Worker {
@@ -21,6 +22,7 @@ struct Worker {
         WorkerDone done;
         void *userdata;
         int result;
+        uint64_t log_cycle; /* the cycle that started it: its lines say so, even abandoned */
 };
 
 static void worker_unref(Worker *w) {
@@ -35,6 +37,7 @@ static void worker_unref(Worker *w) {
 
 static void *worker_thread(void *p) {
         Worker *w = p;
+        log_set_thread_cycle(w->log_cycle);
         w->result = w->fn(w->data);
         uint64_t one = 1;
         /* An eventfd write of 1 cannot block or fail short */
@@ -65,7 +68,7 @@ int worker_start(sd_event *e, WorkerFunc fn, void *data, WorkerFreeFunc free_dat
         }
         *w = (Worker) {
                 .n_ref = 1, .efd = -1, .fn = fn, .data = data, .free_data = free_data,
-                .done = done, .userdata = userdata,
+                .done = done, .userdata = userdata, .log_cycle = log_get_cycle(),
         };
 
         int r;

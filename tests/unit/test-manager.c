@@ -30,6 +30,7 @@ typedef struct Fixture {
         int cancel_r;
         const char *break_wakeup_at; /* make the wakeup_count write-back fail from this state on */
         bool finished;
+        char *state_at_resumed;  /* State when Resumed went out */
         CycleResult result;
         FridgeError error;
         char *message;
@@ -100,7 +101,13 @@ static void on_finished(void *userdata, uint64_t cycle, CycleResult result, Frid
         sd_event_exit(f->event, 0);
 }
 
-static const ManagerOps ops = { .changed = on_changed, .finished = on_finished };
+static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason) {
+        Fixture *f = userdata;
+        g_free(f->state_at_resumed);
+        f->state_at_resumed = g_strdup(manager_state(f->m));
+}
+
+static const ManagerOps ops = { .changed = on_changed, .resumed = on_resumed, .finished = on_finished };
 
 static void setup(Fixture *f, gconstpointer data) {
         f->dir = g_dir_make_tmp("fridge-manager-XXXXXX", NULL);
@@ -197,6 +204,7 @@ static void teardown(Fixture *f, gconstpointer data) {
         g_assert_cmpint(system(cmd), ==, 0);
         g_free(f->dir);
         g_free(f->message);
+        g_free(f->state_at_resumed);
         g_ptr_array_unref(f->entries);
         g_ptr_array_unref(f->states);
 }
@@ -283,6 +291,8 @@ static void test_sleeps(Fixture *f, gconstpointer data) {
         static const char *const path_[] = { "delaying", "preparing", "flushing", "freezing-early", "flushing-again",
                                               "freezing-late", "sleeping", "resuming", "thawing", NULL };
         assert_states(f, path_);
+        /* Resumed (and LastWakeReason) before State leaves "sleeping" */
+        g_assert_cmpstr(f->state_at_resumed, ==, "sleeping");
 }
 
 /* Cancel in each state a direct cycle passes: aborted where the table
