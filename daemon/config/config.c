@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "keyfile.h"
 #include "log.h"
 #include "parse.h"
@@ -44,15 +45,6 @@ void config_free(Config *c) {
         g_free(c);
 }
 
-gboolean config_cgroup_path_is_valid(const char *p) {
-        if (!p || !*p || *p == '/' || strlen(p) > 4096)
-                return FALSE;
-        g_auto(GStrv) parts = g_strsplit(p, "/", -1);
-        for (char **s = parts; *s; s++)
-                if (!**s || strcmp(*s, ".") == 0 || strcmp(*s, "..") == 0)
-                        return FALSE;
-        return g_utf8_validate(p, -1, NULL);
-}
 
 
 typedef struct KeyContext {
@@ -109,7 +101,8 @@ static int set_roots(const KeyContext *k, const char *value, char ***dst) {
                 g_strstrip(*r);
                 if (!**r)
                         continue;
-                if (!config_cgroup_path_is_valid(*r)) {
+                /* UTF-8 as well: a root is logged and sent over the bus */
+                if (!cgroups_path_is_valid(*r) || !g_utf8_validate(*r, -1, NULL)) {
                         bad_value(k, value, "cgroup paths relative to the cgroup mount, without ..");
                         return -EINVAL;
                 }

@@ -75,5 +75,3 @@ int config_load(const char *dir, Config **ret, unsigned *ret_problems);
  * used in messages. */
 unsigned config_apply_text(Config *c, const char *path, const char *text);
 
-/* A relative cgroup path with no "..", no empty or "." components. */
-gboolean config_cgroup_path_is_valid(const char *p);

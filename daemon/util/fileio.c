@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,34 @@ int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const ch
                 return r;
         }
         return fsync(dir_fd) < 0 ? -errno : 0;
+}
+
+int open_dir_beneath(int root_fd, const char *path) {
+        _cleanup_close_ int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+
+        for (const char *p = path; *p;) {
+                size_t n = strcspn(p, "/");
+                if (n == 0) {
+                        p++;
+                        continue;
+                }
+                if (n > NAME_MAX)
+                        return -ENAMETOOLONG;
+                char name[NAME_MAX + 1];
+                memcpy(name, p, n);
+                name[n] = '\0';
+                if (strcmp(name, "..") == 0)
+                        return -EINVAL;
+                int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return -errno;
+                closep(&fd);
+                fd = next;
+                p += n;
+        }
+        return TAKE_FD(fd);
 }
 
 char *strstrip_right(char *s) {

@@ -2,6 +2,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cgroups.h"
 #include "config.h"
 #include "keyfile.h"
 #include "log.h"
@@ -191,13 +192,13 @@ static void test_nul_and_resume_device(void) {
 }
 
 static void test_cgroup_path(void) {
-        g_assert_true(config_cgroup_path_is_valid("user.slice"));
-        g_assert_true(config_cgroup_path_is_valid("user.slice/user-1000.slice"));
-        g_assert_false(config_cgroup_path_is_valid("/user.slice"));
-        g_assert_false(config_cgroup_path_is_valid("user.slice/../x"));
-        g_assert_false(config_cgroup_path_is_valid("a//b"));
-        g_assert_false(config_cgroup_path_is_valid(""));
-        g_assert_false(config_cgroup_path_is_valid("./a"));
+        g_assert_true(cgroups_path_is_valid("user.slice"));
+        g_assert_true(cgroups_path_is_valid("user.slice/user-1000.slice"));
+        g_assert_false(cgroups_path_is_valid("/user.slice"));
+        g_assert_false(cgroups_path_is_valid("user.slice/../x"));
+        g_assert_false(cgroups_path_is_valid("a//b"));
+        g_assert_false(cgroups_path_is_valid(""));
+        g_assert_false(cgroups_path_is_valid("./a"));
 }
 
 static void write_file(const char *dir, const char *name, const char *text) {
