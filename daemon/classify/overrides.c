@@ -2,10 +2,9 @@
 #include "overrides.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "classify.h"
+#include "lease.h"
 #include "log.h"
 
 typedef struct ClassHold {
@@ -14,7 +13,7 @@ typedef struct ClassHold {
         char *cgroup;
         CgroupClass class;
         char *reason;
-        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
+        Lease *lease;
 } ClassHold;
 
 struct Overrides {
@@ -30,7 +29,7 @@ struct Overrides {
 static void class_hold_free(ClassHold *h) {
         if (!h)
                 return;
-        sd_event_source_disable_unref(h->source); /* closes our end (owned by the source) */
+        lease_free(h->lease);
         g_free(h->cgroup);
         g_free(h->reason);
         g_free(h);
@@ -99,40 +98,31 @@ bool overrides_release_hold(Overrides *o, uint64_t id) {
         return true;
 }
 
-static int on_hold_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_lease_ended(void *userdata) {
         ClassHold *h = userdata;
         Overrides *o = h->owner;
         uint64_t id = h->id;
         if (overrides_release_hold(o, id) && o->released)
                 o->released(id, o->userdata);
-        return 0;
 }
 
 int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, const char *who, const char *why,
                        int *ret_fd, uint64_t *ret_hold) {
-        int p[2];
-        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-                return -errno;
-
         ClassHold *h = g_new0(ClassHold, 1);
         *h = (ClassHold) { .owner = o, .id = ++o->next_hold_id, .cgroup = g_strdup(cgroup), .class = class,
                            .reason = g_strdup_printf("held by %s: %s", who, why) };
-        int r = sd_event_add_io(o->event, &h->source, p[0], 0 /* HUP and ERR are always reported */,
-                                on_hold_hangup, h);
+        int fd;
+        int r = lease_new(o->event, "class-hold", on_lease_ended, h, &h->lease, &fd);
         if (r < 0) {
-                close(p[0]);
-                close(p[1]);
                 class_hold_free(h);
                 return r;
         }
-        (void) sd_event_source_set_io_fd_own(h->source, true);
-        (void) sd_event_source_set_description(h->source, "class-hold");
 
         g_hash_table_insert(o->hold_list, &h->id, h);
         rebuild_holds(o);
         log_info("Hold %" G_GUINT64_FORMAT ": %s keeps %s (%s)", h->id, h->cgroup, cgroup_class_to_string(class),
                  h->reason);
-        *ret_fd = p[1];
+        *ret_fd = fd;
         *ret_hold = h->id;
         return 0;
 }

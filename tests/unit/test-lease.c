@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fd-scoped leases: one ends when its holder closes the fd, and ending it
+ * from fridged's side (explicitly or with its owner) leaves the holder's fd
+ * without a reader and calls nobody. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "lease.h"
+#include "macro.h"
+
+typedef struct Seen {
+        unsigned ended;
+        Lease *free_me; /* freed from the callback, as the inhibitors do */
+} Seen;
+
+static void on_ended(void *userdata) {
+        Seen *s = userdata;
+        s->ended++;
+        s->free_me = lease_free(s->free_me);
+}
+
+static void run(sd_event *e) {
+        for (int i = 0; i < 5; i++)
+                g_assert_cmpint(sd_event_run(e, 10 * 1000), >=, 0);
+}
+
+/* Whether the pipe's read end is gone: a write fails with EPIPE (SIGPIPE
+ * is ignored by the test) */
+static bool reader_gone(int fd) {
+        return write(fd, "x", 1) < 0 && errno == EPIPE;
+}
+
+static void test_close_ends(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        Seen s = {};
+        Lease *l = NULL;
+        int fd = -1;
+        g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+        g_assert_nonnull(l);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(fcntl(fd, F_GETFD) & FD_CLOEXEC, !=, 0);
+        s.free_me = l;
+
+        run(e);
+        g_assert_cmpuint(s.ended, ==, 0); /* held while the holder keeps its end */
+        g_assert_false(reader_gone(fd));
+        close(fd);
+        run(e);
+        g_assert_cmpuint(s.ended, ==, 1);
+        g_assert_null(s.free_me);
+        run(e);
+        g_assert_cmpuint(s.ended, ==, 1);
+}
+
+static void test_release_ends_quietly(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        Seen s = {};
+        Lease *l = NULL;
+        int fd = -1;
+        g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+
+        g_assert_null(lease_free(l));
+        g_assert_true(reader_gone(fd));
+        close(fd);
+        run(e);
+        g_assert_cmpuint(s.ended, ==, 0);
+        g_assert_null(lease_free(NULL));
+}
+
+static void test_free_with_owner(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        Seen s = {};
+        int fd = -1;
+        {
+                g_autoptr(Lease) l = NULL;
+                g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+                g_assert_false(reader_gone(fd));
+        }
+        g_assert_true(reader_gone(fd));
+        close(fd);
+        run(e);
+        g_assert_cmpuint(s.ended, ==, 0);
+        g_assert_cmpuint(sd_event_get_state(e), ==, SD_EVENT_INITIAL);
+}
+
+/* Nobody to tell: the hung-up pipe must not keep the loop busy */
+static void test_no_callback(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        g_autoptr(Lease) l = NULL;
+        int fd = -1;
+        g_assert_cmpint(lease_new(e, "test", NULL, NULL, &l, &fd), ==, 0);
+        close(fd);
+        g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 1);
+        g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 0); /* timed out: nothing left to dispatch */
+}
+
+int main(int argc, char **argv) {
+        signal(SIGPIPE, SIG_IGN);
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/lease/close-ends", test_close_ends);
+        g_test_add_func("/lease/release-ends-quietly", test_release_ends_quietly);
+        g_test_add_func("/lease/free-with-owner", test_free_with_owner);
+        g_test_add_func("/lease/no-callback", test_no_callback);
+        return g_test_run();
+}
