@@ -9,6 +9,7 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "bus-dict.h"
 #include "bus-json.h"
 #include "bus-util.h"
 #include "cmd.h"
@@ -80,33 +81,24 @@ static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+typedef struct ChangedLine {
+        const Monitor *mon;
+        JsonObject *j;
+} ChangedLine;
+
+static int print_entry(sd_bus_message *m, const char *name, void *userdata) {
+        ChangedLine *c = userdata;
+        line_key(c->mon, c->j, name);
+        return bus_json_write_value(m, stdout);
+}
+
 /* The changed dictionary, entry by entry, as key=value or a JSON object. */
 static int print_changed(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
-        const char *name;
-        int r;
-
         if (mon->args->json) {
                 json_object_key(j, "changed");
                 return bus_json_write_value(m, stdout);
         }
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r < 0)
-                        return r;
-                line_key(mon, j, name);
-                r = bus_json_write_value(m, stdout);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return bus_dict_read(m, print_entry, &(ChangedLine) { mon, j });
 }
 
 static void strv_freep(char ***l) {
