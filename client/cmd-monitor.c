@@ -101,15 +101,9 @@ static int print_changed(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
         return bus_dict_read(m, print_entry, &(ChangedLine) { mon, j });
 }
 
-static void strv_freep(char ***l) {
-        for (char **i = *l; i && *i; i++)
-                free(*i);
-        free(*l);
-}
-
 /* Always in JSON; for people only when there is something to say. */
 static int print_invalidated(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
-        _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_strv_free_ char **names = NULL;
         int r;
 
         r = sd_bus_message_read_strv(m, &names);
@@ -174,21 +168,6 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return sd_event_exit(mon->event, EXIT_CODE_DONE);
 }
 
-static int setup_signals(Monitor *mon) {
-        sigset_t mask;
-        int r;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-        r = sd_event_add_signal(mon->event, NULL, SIGINT, on_exit_signal, mon);
-        if (r < 0)
-                return r;
-        return sd_event_add_signal(mon->event, NULL, SIGTERM, on_exit_signal, mon);
-}
-
 int cmd_monitor(const Args *a, sd_bus *bus) {
         static const FridgeHandlers handlers = {
                 .signal = on_fridge_signal,
@@ -204,7 +183,7 @@ int cmd_monitor(const Args *a, sd_bus *bus) {
         if (r < 0)
                 return report_errno(a, "cannot set up the event loop", r);
         mon.event = event;
-        r = setup_signals(&mon);
+        r = event_add_exit_signals(event, on_exit_signal, on_exit_signal, &mon);
         if (r < 0)
                 return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
         r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);

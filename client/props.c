@@ -37,12 +37,6 @@ static const PropSpec prop_table[] = {
 };
 #undef P
 
-static void strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-}
-
 void fridge_props_done(FridgeProps *p) {
         for (size_t i = 0; i < ELEMENTSOF(prop_table); i++) {
                 void *field = (char *) p + prop_table[i].offset;

@@ -7,6 +7,7 @@
 
 #include "keyfile.h"
 #include "log.h"
+#include "util.h"
 
 static void class_rule_free(ClassRule *rule) {
         if (!rule)
@@ -214,10 +215,6 @@ int class_rules_add_text(ClassRules *r, const char *path, const char *text) {
         return 0;
 }
 
-static int compare_names(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 /* basename → full path of the file that wins, a later dir replacing an earlier one. */
 static void collect_dir(const char *dir, GHashTable *files) {
         g_autoptr(GError) error = NULL;
@@ -256,14 +253,7 @@ int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_pr
         for (const char *const *d = dirs; d && *d; d++)
                 collect_dir(*d, files);
 
-        /* The keys stay owned by the table: names only borrows them */
-        g_autoptr(GPtrArray) names = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer name;
-        g_hash_table_iter_init(&it, files);
-        while (g_hash_table_iter_next(&it, &name, NULL))
-                g_ptr_array_add(names, name);
-        g_ptr_array_sort(names, compare_names);
+        g_autoptr(GPtrArray) names = hash_table_sorted_keys(files);
 
         unsigned problems = 0;
         for (guint i = 0; i < names->len; i++)

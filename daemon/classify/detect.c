@@ -55,34 +55,27 @@ int detect_parse_syscall(const char *text, long *ret_nr) {
 
 /* The name a person knows the call by, or NULL when it cleans no data. */
 static const char *sync_syscall_name(long nr) {
-#ifdef SYS_sync
-        if (nr == SYS_sync)
-                return "sync";
-#endif
-#ifdef SYS_fsync
-        if (nr == SYS_fsync)
-                return "fsync";
-#endif
-#ifdef SYS_fdatasync
-        if (nr == SYS_fdatasync)
-                return "fdatasync";
-#endif
-#ifdef SYS_syncfs
-        if (nr == SYS_syncfs)
-                return "syncfs";
-#endif
-#ifdef SYS_msync
-        if (nr == SYS_msync)
-                return "msync";
-#endif
+        /* Every architecture has the first five; 32-bit ARM has only the
+         * second sync_file_range, x86 only the first */
+        static const struct {
+                long nr;
+                const char *name;
+        } calls[] = {
+                { SYS_sync, "sync" },
+                { SYS_fsync, "fsync" },
+                { SYS_fdatasync, "fdatasync" },
+                { SYS_syncfs, "syncfs" },
+                { SYS_msync, "msync" },
 #ifdef SYS_sync_file_range
-        if (nr == SYS_sync_file_range)
-                return "sync_file_range";
+                { SYS_sync_file_range, "sync_file_range" },
 #endif
 #ifdef SYS_sync_file_range2
-        if (nr == SYS_sync_file_range2)
-                return "sync_file_range2";
+                { SYS_sync_file_range2, "sync_file_range2" },
 #endif
+        };
+        for (size_t i = 0; i < ELEMENTSOF(calls); i++)
+                if (calls[i].nr == nr)
+                        return calls[i].name;
         return NULL;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The walker that never follows a symlink, and read-then-parse. */
+/* The walker that never follows a symlink, read-then-parse, sorted keys. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -9,6 +9,7 @@
 
 #include "fileio.h"
 #include "parse.h"
+#include "util.h"
 
 typedef struct Tree {
         char *base;
@@ -99,11 +100,28 @@ static void test_read_parsed(Tree *t, gconstpointer data) {
         g_assert_cmpuint(mi, ==, 3);
 }
 
+static void test_sorted_keys(void) {
+        g_autoptr(GHashTable) t = g_hash_table_new(g_str_hash, g_str_equal);
+        const char *keys[] = { "pear", "apple", "fig", "banana", "apple2" };
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+                g_hash_table_insert(t, (gpointer) keys[i], GUINT_TO_POINTER(i));
+        g_autoptr(GPtrArray) sorted = hash_table_sorted_keys(t);
+        g_assert_cmpuint(sorted->len, ==, 5);
+        const char *want[] = { "apple", "apple2", "banana", "fig", "pear" };
+        for (guint i = 0; i < sorted->len; i++)
+                g_assert_cmpstr(sorted->pdata[i], ==, want[i]);
+        g_assert_true(sorted->pdata[0] == keys[1]); /* borrowed, not copied */
+        g_hash_table_remove_all(t);
+        g_autoptr(GPtrArray) none = hash_table_sorted_keys(t);
+        g_assert_cmpuint(none->len, ==, 0);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add("/fileio/beneath/real-dirs", Tree, NULL, tree_set_up, test_walks_real_dirs, tree_tear_down);
         g_test_add("/fileio/beneath/refuses-symlinks", Tree, NULL, tree_set_up, test_refuses_symlinks,
                    tree_tear_down);
         g_test_add("/fileio/read-parsed", Tree, NULL, tree_set_up, test_read_parsed, tree_tear_down);
+        g_test_add_func("/util/sorted-keys", test_sorted_keys);
         return g_test_run();
 }
