@@ -37,12 +37,13 @@ int ledger_open(const char *dir, Ledger **ret) {
         return 0;
 }
 
-void ledger_free(Ledger *l) {
+Ledger *ledger_free(Ledger *l) {
         if (!l)
-                return;
+                return NULL;
         closep(&l->dir_fd);
         g_free(l->dir);
         g_free(l);
+        return NULL;
 }
 
 int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {

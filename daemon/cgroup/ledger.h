@@ -11,7 +11,7 @@ typedef struct Ledger Ledger;
 
 /* Creates DIR (0755) if needed; the file is DIR/frozen. */
 int ledger_open(const char *dir, Ledger **ret);
-void ledger_free(Ledger *l);
+Ledger *ledger_free(Ledger *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ledger, ledger_free)
 
 /* Appends the cgroups (NULL-terminated) and fsyncs once, before any of

@@ -23,11 +23,12 @@ ClassRules *class_rules_new(void) {
         return r;
 }
 
-void class_rules_free(ClassRules *r) {
+ClassRules *class_rules_free(ClassRules *r) {
         if (!r)
-                return;
+                return NULL;
         g_ptr_array_unref(r->rules);
         g_free(r);
+        return NULL;
 }
 
 bool class_glob_match(const char *glob, const char *s, bool path) {

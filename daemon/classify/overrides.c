@@ -46,14 +46,15 @@ Overrides *overrides_new(sd_event *e, OverridesReleased released, void *userdata
         return o;
 }
 
-void overrides_free(Overrides *o) {
+Overrides *overrides_free(Overrides *o) {
         if (!o)
-                return;
+                return NULL;
         g_hash_table_unref(o->hold_list);
         g_hash_table_unref(o->holds);
         g_hash_table_unref(o->by_target);
         sd_event_unref(o->event);
         g_free(o);
+        return NULL;
 }
 
 void overrides_set(Overrides *o, const char *target, CgroupClass class, const char *who) {

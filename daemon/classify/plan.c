@@ -57,11 +57,12 @@ static void plan_entry_free(PlanEntry *e) {
         g_free(e);
 }
 
-void plan_free(Plan *p) {
+Plan *plan_free(Plan *p) {
         if (!p)
-                return;
+                return NULL;
         g_ptr_array_unref(p->entries);
         g_free(p);
+        return NULL;
 }
 
 static const char *const unit_suffixes[] = {

@@ -46,7 +46,7 @@ typedef struct Plan {
         unsigned n_late;
 } Plan;
 
-void plan_free(Plan *p);
+Plan *plan_free(Plan *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
 
 /* Reduces the tree to the fewest cgroups to write. The roots are the freeze

@@ -34,15 +34,16 @@ void config_tuxonice_copy(TuxOnIceConfig *dst, const TuxOnIceConfig *src) {
         dst->compressor = g_strdup(src->compressor);
 }
 
-void config_free(Config *c) {
+Config *config_free(Config *c) {
         if (!c)
-                return;
+                return NULL;
         g_free(c->mem_sleep);
         g_free(c->hibernate_mode);
         g_free(c->resume_device);
         g_strfreev(c->freeze_roots);
         config_tuxonice_clear(&c->tuxonice);
         g_free(c);
+        return NULL;
 }
 
 

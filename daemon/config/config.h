@@ -62,7 +62,7 @@ typedef struct Config {
 } Config;
 
 Config *config_new_default(void);
-void config_free(Config *c);
+Config *config_free(Config *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Config, config_free)
 
 /* Reads DIR/fridge.conf, then DIR/fridge.conf.d/\*.conf in name order, later

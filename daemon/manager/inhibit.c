@@ -58,12 +58,13 @@ Inhibitors *inhibit_new(sd_event *e, InhibitReleased released, void *userdata) {
         return r;
 }
 
-void inhibit_free(Inhibitors *r) {
+Inhibitors *inhibit_free(Inhibitors *r) {
         if (!r)
-                return;
+                return NULL;
         g_hash_table_unref(r->by_id);
         sd_event_unref(r->event);
         g_free(r);
+        return NULL;
 }
 
 bool inhibit_release(Inhibitors *r, uint64_t id) {

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,19 +31,14 @@ int read_file_at(int root_fd, const char *path, char **ret) {
                 return -errno;
 
         size_t size = 0, allocated = 4096;
-        _cleanup_free_ char *buf = malloc(allocated + 1);
-        if (!buf)
-                return -ENOMEM;
+        g_autofree char *buf = g_malloc(allocated + 1);
 
         for (;;) {
                 if (size == allocated) {
                         if (allocated >= READ_FILE_MAX)
                                 return -EFBIG;
                         allocated *= 2;
-                        char *n = realloc(buf, allocated + 1);
-                        if (!n)
-                                return -ENOMEM;
-                        buf = n;
+                        buf = g_realloc(buf, allocated + 1);
                 }
                 ssize_t k = read(fd, buf + size, allocated - size);
                 if (k < 0) {
@@ -59,7 +53,7 @@ int read_file_at(int root_fd, const char *path, char **ret) {
         buf[size] = '\0';
         if (memchr(buf, '\0', size))
                 return -EBADMSG;
-        *ret = TAKE_PTR(buf);
+        *ret = g_steal_pointer(&buf);
         return 0;
 }
 

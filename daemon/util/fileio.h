@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <glib.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +39,7 @@ int open_dir_beneath(int root_fd, const char *path);
  * &count). The read's error, else the parser's answer. */
 #define read_parsed_at(root_fd, path, parse, ...)                              \
         ({                                                                      \
-                _cleanup_free_ char *_text = NULL;                              \
+                g_autofree char *_text = NULL;                                  \
                 int _r = read_file_at((root_fd), (path), &_text);               \
                 _r < 0 ? _r : parse(_text, __VA_ARGS__);                        \
         })
