@@ -14,11 +14,12 @@
 #include "parse.h"
 #include "util.h"
 
-ClassChoice *class_choice_new(CgroupClass class, const char *reason) {
+int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret) {
         ClassChoice *c = g_new0(ClassChoice, 1);
         c->class = class;
         c->reason = g_strdup(reason);
-        return c;
+        *ret = c;
+        return 0;
 }
 
 void class_choice_free(ClassChoice *c) {
@@ -37,7 +38,9 @@ GHashTable *classify_copy_choices(GHashTable *t) {
         g_hash_table_iter_init(&i, t);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 const ClassChoice *c = v;
-                g_hash_table_insert(copy, g_strdup(k), class_choice_new(c->class, c->reason));
+                ClassChoice *dup;
+                (void) class_choice_new(c->class, c->reason, &dup); /* cannot fail */
+                g_hash_table_insert(copy, g_strdup(k), dup);
         }
         return copy;
 }
@@ -167,7 +170,8 @@ static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, u
         g_autofree char *reason = NULL;
         bool inherit, runtime;
         CgroupClass class = decide(w, path, inherited, &reason, &inherit, &runtime);
-        PlanNode *node = plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path));
+        PlanNode *node;
+        (void) plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path), &node); /* cannot fail */
 
         ClassChoice self = { .class = class, .reason = reason, .runtime = runtime };
         walk_children(w, node, inherit ? &self : inherited, depth);

@@ -18,7 +18,7 @@ typedef struct ClassChoice {
         bool runtime; /* from SetClass: outranks the classes.d rules of descendants */
 } ClassChoice;
 
-ClassChoice *class_choice_new(CgroupClass class, const char *reason);
+int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret);
 void class_choice_free(ClassChoice *c);
 
 typedef struct ClassifyInput {

@@ -64,7 +64,9 @@ void overrides_set(Overrides *o, const char *target, CgroupClass class, const ch
                 return;
         }
         g_autofree char *reason = g_strdup_printf("SetClass by %s", who);
-        g_hash_table_replace(o->by_target, g_strdup(target), class_choice_new(class, reason));
+        ClassChoice *c;
+        (void) class_choice_new(class, reason, &c); /* cannot fail */
+        g_hash_table_replace(o->by_target, g_strdup(target), c);
         log_info("%s set the class of %s to %s", who, target, cgroup_class_to_string(class));
 }
 
@@ -85,7 +87,9 @@ static void rebuild_holds(Overrides *o) {
         g_hash_table_remove_all(o->holds);
         for (guint i = 0; i < sorted->len; i++) {
                 const ClassHold *h = sorted->pdata[i];
-                g_hash_table_replace(o->holds, g_strdup(h->cgroup), class_choice_new(h->class, h->reason));
+                ClassChoice *c;
+                (void) class_choice_new(h->class, h->reason, &c); /* cannot fail */
+                g_hash_table_replace(o->holds, g_strdup(h->cgroup), c);
         }
 }
 

@@ -24,14 +24,15 @@ CgroupClass cgroup_class_from_string(const char *s) {
         return _CLASS_INVALID;
 }
 
-PlanNode *plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes) {
+int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret) {
         PlanNode *n = g_new0(PlanNode, 1);
         n->path = g_strdup(path);
         n->class = class;
         n->reason = g_strdup(reason ? reason : "");
         n->has_processes = has_processes;
         n->children = g_ptr_array_new_with_free_func((GDestroyNotify) plan_node_free);
-        return n;
+        *ret = n;
+        return 0;
 }
 
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child) {

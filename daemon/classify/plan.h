@@ -27,7 +27,7 @@ typedef struct PlanNode {
         GPtrArray *children;  /* PlanNode*, owned */
 } PlanNode;
 
-PlanNode *plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes);
+int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret);
 /* Adds child (taken) to parent; returns child. */
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child);
 void plan_node_free(PlanNode *n);

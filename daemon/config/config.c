@@ -9,7 +9,7 @@
 #include "log.h"
 #include "parse.h"
 
-Config *config_new_default(void) {
+int config_new_default(Config **ret) {
         Config *c = g_new0(Config, 1);
         c->driver = DRIVER_AUTO;
         c->hibernate_mode = g_strdup("platform");
@@ -22,7 +22,8 @@ Config *config_new_default(void) {
         c->delay_timeout_ms = 5000;
         c->hook_timeout_ms = 120000;
         c->tuxonice = (TuxOnIceConfig) { .image_size_limit = TUXONICE_IMAGE_SIZE_LIMIT_UNSET, .enable_escape = -1 };
-        return c;
+        *ret = c;
+        return 0;
 }
 
 void config_tuxonice_clear(TuxOnIceConfig *t) {
@@ -287,7 +288,10 @@ static int compare_names(gconstpointer a, gconstpointer b) {
 }
 
 int config_load(const char *dir, Config **ret, unsigned *ret_problems) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = NULL;
+        int r = config_new_default(&c);
+        if (r < 0)
+                return r;
         g_autofree char *main_path = g_build_filename(dir, "fridge.conf", NULL);
         unsigned problems = apply_file(c, main_path);
 

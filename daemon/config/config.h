@@ -61,7 +61,7 @@ typedef struct Config {
         TuxOnIceConfig tuxonice;
 } Config;
 
-Config *config_new_default(void);
+int config_new_default(Config **ret);
 Config *config_free(Config *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Config, config_free)
 
