@@ -46,11 +46,9 @@ typedef struct Cycle {
         char *wake_reason;
 } Cycle;
 
-static void cycle_freep(Cycle **p) {
-        Cycle *c = *p;
-
+static Cycle *cycle_free(Cycle *c) {
         if (!c)
-                return;
+                return NULL;
         terminal_restore();
         /* The bus first: it is attached to the event loop. */
         sd_bus_detach_event(c->bus);
@@ -60,6 +58,11 @@ static void cycle_freep(Cycle **p) {
         free(c->text);
         free(c->wake_reason);
         free(c);
+        return NULL;
+}
+
+static void cycle_freep(Cycle **p) {
+        cycle_free(*p);
 }
 
 static CycleView cycle_view(const Cycle *c) {
