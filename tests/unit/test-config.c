@@ -7,9 +7,15 @@
 #include "keyfile.h"
 #include "log.h"
 
-static void test_defaults(void) {
-        g_autoptr(Config) c = NULL;
+/* config_new_default() as an expression */
+static Config *defaults(void) {
+        Config *c = NULL;
         g_assert_cmpint(config_new_default(&c), ==, 0);
+        return c;
+}
+
+static void test_defaults(void) {
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
         g_assert_cmpstr(c->hibernate_mode, ==, "platform");
@@ -19,8 +25,7 @@ static void test_defaults(void) {
 }
 
 static void test_values(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         unsigned problems = config_apply_text(c, "t.conf",
                                               "[Sleep]\nMemSleep=deep\nHibernateMode=shutdown\n"
                                               "[Flush]\nTimeoutMs=500\nOnTimeout=continue\n"
@@ -35,8 +40,7 @@ static void test_values(void) {
 }
 
 static void test_bad_values_keep_defaults(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         /* each bad line is reported and skipped; the good one still applies */
         unsigned problems = config_apply_text(c, "bad.conf",
                                               "[Flush]\nTimeoutMs=abc\nOnTimeout=maybe\n"
@@ -53,8 +57,7 @@ static void test_bad_values_keep_defaults(void) {
 }
 
 static void test_hook_timeout(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(c->hook_timeout_ms, ==, 120000);
         g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\nDriver=logind\n"), ==, 0);
         g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
@@ -65,16 +68,14 @@ static void test_hook_timeout(void) {
 }
 
 static void test_tuxonice_defaults_keep_the_kernels(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
         g_assert_null(c->tuxonice.compressor);
         g_assert_cmpint(c->tuxonice.enable_escape, ==, -1);
 }
 
 static void test_tuxonice_values(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         unsigned problems = config_apply_text(c, "t.conf",
                                               "[TuxOnIce]\nImageSizeLimit=2048\nCompressor=lz4\nEnableEscape=yes\n");
         g_assert_cmpuint(problems, ==, 0);
@@ -104,8 +105,7 @@ static const char tuxonice_bad_text[] = "[TuxOnIce]\n"
                                         "Ratio=2\n";
 
 static void test_tuxonice_bad_values_skipped(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(config_apply_text(c, "bad.conf", tuxonice_bad_text), ==, 4);
         g_assert_cmpuint(config_apply_text(c, "big.conf", "[TuxOnIce]\nImageSizeLimit=2147483648\n"), ==, 1);
         g_assert_cmpuint(config_apply_text(c, "long.conf",
@@ -120,8 +120,7 @@ static void test_tuxonice_bad_values_skipped(void) {
 static void test_tuxonice_bad_values_logged(void) {
         if (g_test_subprocess()) {
                 log_set_max_level(LOG_WARNING);
-                g_autoptr(Config) c = NULL;
-                g_assert_cmpint(config_new_default(&c), ==, 0);
+                g_autoptr(Config) c = defaults();
                 (void) config_apply_text(c, "/etc/fridge/fridge.conf", tuxonice_bad_text);
                 return;
         }
@@ -134,8 +133,7 @@ static void test_tuxonice_bad_values_logged(void) {
 }
 
 static void test_tuxonice_copy(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         TuxOnIceConfig copy;
         g_assert_cmpuint(config_apply_text(c, "t.conf", "[TuxOnIce]\nCompressor=lzo\nImageSizeLimit=0\n"), ==, 0);
         config_tuxonice_copy(&copy, &c->tuxonice);
@@ -147,8 +145,7 @@ static void test_tuxonice_copy(void) {
 }
 
 static void test_syntax_error(void) {
-        g_autoptr(Config) c = NULL;
-        g_assert_cmpint(config_new_default(&c), ==, 0);
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(config_apply_text(c, "syntax.conf", "[Flush\nTimeoutMs=500\n"), ==, 1);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
 }
@@ -188,8 +185,7 @@ static void test_nul_and_resume_device(void) {
                 config_load(dir, &c, &problems);
                 g_assert_cmpuint(problems, ==, 1);
                 g_assert_cmpuint(c->retries, ==, 0); /* the default: the file was ignored */
-                g_autoptr(Config) d = NULL;
-                g_assert_cmpint(config_new_default(&d), ==, 0);
+                g_autoptr(Config) d = defaults();
                 g_assert_cmpuint(config_apply_text(d, "r.conf", "[Sleep]\nResumeDevice=/dev/\xff\n"), ==, 1);
                 g_assert_null(d->resume_device);
                 return;

@@ -34,14 +34,26 @@ static bool reader_gone(int fd) {
         return write(fd, "x", 1) < 0 && errno == EPIPE;
 }
 
-static void test_close_ends(void) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+static sd_event *loop(void) {
+        sd_event *e = NULL;
         g_assert_cmpint(sd_event_new(&e), >=, 0);
-        Seen s = {};
+        return e;
+}
+
+static Lease *take(sd_event *e, LeaseEnded ended, Seen *s, int *ret_fd) {
         Lease *l = NULL;
-        int fd = -1;
-        g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+        *ret_fd = -1;
+        g_assert_cmpint(lease_new(e, "test", ended, s, &l, ret_fd), ==, 0);
         g_assert_nonnull(l);
+        g_assert_cmpint(*ret_fd, >=, 0);
+        return l;
+}
+
+static void test_close_ends(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = loop();
+        Seen s = {};
+        int fd;
+        Lease *l = take(e, on_ended, &s, &fd);
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(fcntl(fd, F_GETFD) & FD_CLOEXEC, !=, 0);
         s.free_me = l;
@@ -58,12 +70,10 @@ static void test_close_ends(void) {
 }
 
 static void test_release_ends_quietly(void) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        _cleanup_(sd_event_unrefp) sd_event *e = loop();
         Seen s = {};
-        Lease *l = NULL;
-        int fd = -1;
-        g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+        int fd;
+        Lease *l = take(e, on_ended, &s, &fd);
 
         g_assert_null(lease_free(l));
         g_assert_true(reader_gone(fd));
@@ -74,13 +84,11 @@ static void test_release_ends_quietly(void) {
 }
 
 static void test_free_with_owner(void) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        _cleanup_(sd_event_unrefp) sd_event *e = loop();
         Seen s = {};
-        int fd = -1;
+        int fd;
         {
-                g_autoptr(Lease) l = NULL;
-                g_assert_cmpint(lease_new(e, "test", on_ended, &s, &l, &fd), ==, 0);
+                g_autoptr(Lease) l = take(e, on_ended, &s, &fd);
                 g_assert_false(reader_gone(fd));
         }
         g_assert_true(reader_gone(fd));
@@ -92,11 +100,9 @@ static void test_free_with_owner(void) {
 
 /* Nobody to tell: the hung-up pipe must not keep the loop busy */
 static void test_no_callback(void) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        g_assert_cmpint(sd_event_new(&e), >=, 0);
-        g_autoptr(Lease) l = NULL;
-        int fd = -1;
-        g_assert_cmpint(lease_new(e, "test", NULL, NULL, &l, &fd), ==, 0);
+        _cleanup_(sd_event_unrefp) sd_event *e = loop();
+        int fd;
+        g_autoptr(Lease) l = take(e, NULL, NULL, &fd);
         close(fd);
         g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 1);
         g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 0); /* timed out: nothing left to dispatch */
