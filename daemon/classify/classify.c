@@ -22,15 +22,25 @@ int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret) {
         return 0;
 }
 
-void class_choice_free(ClassChoice *c) {
+ClassChoice *class_choice_free(ClassChoice *c) {
         if (!c)
-                return;
+                return NULL;
         g_free(c->reason);
         g_free(c);
+        return NULL;
+}
+
+/* GLib's containers take a destroy function that returns nothing */
+static void class_choice_destroy(gpointer c) {
+        class_choice_free(c);
+}
+
+GHashTable *class_choice_table_new(void) {
+        return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, class_choice_destroy);
 }
 
 GHashTable *classify_copy_choices(GHashTable *t) {
-        GHashTable *copy = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        GHashTable *copy = class_choice_table_new();
         if (!t)
                 return copy;
         GHashTableIter i;
@@ -187,7 +197,7 @@ static GPtrArray *read_mounts(int proc_fd) {
 }
 
 int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
-        g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func((GDestroyNotify) plan_node_free);
+        g_autoptr(GPtrArray) roots = plan_node_array_new();
         g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
         Walk w = { .in = in, .mounts = mounts };
 

@@ -19,7 +19,9 @@ typedef struct ClassChoice {
 } ClassChoice;
 
 int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret);
-void class_choice_free(ClassChoice *c);
+ClassChoice *class_choice_free(ClassChoice *c);
+/* path or unit → ClassChoice*, both owned by the table */
+GHashTable *class_choice_table_new(void);
 
 typedef struct ClassifyInput {
         int cgroup_fd;

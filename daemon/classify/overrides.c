@@ -40,8 +40,8 @@ Overrides *overrides_new(sd_event *e, OverridesReleased released, void *userdata
         o->event = sd_event_ref(e);
         o->released = released;
         o->userdata = userdata;
-        o->by_target = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
-        o->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        o->by_target = class_choice_table_new();
+        o->holds = class_choice_table_new();
         o->hold_list = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) class_hold_free);
         return o;
 }

@@ -30,7 +30,9 @@ typedef struct PlanNode {
 int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret);
 /* Adds child (taken) to parent; returns child. */
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child);
-void plan_node_free(PlanNode *n);
+PlanNode *plan_node_free(PlanNode *n);
+/* An array that owns the nodes it holds. */
+GPtrArray *plan_node_array_new(void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlanNode, plan_node_free)
 
 typedef struct PlanEntry {
