@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "inhibit.h"
 #include "lease.h"
 #include "macro.h"
+#include "overrides.h"
 
 typedef struct Seen {
         unsigned ended;
@@ -89,13 +91,46 @@ static void test_free_with_owner(void) {
         int fd;
         {
                 g_autoptr(Lease) l = take(e, on_ended, &s, &fd);
+                g_assert_nonnull(l);
                 g_assert_false(reader_gone(fd));
         }
         g_assert_true(reader_gone(fd));
         close(fd);
         run(e);
         g_assert_cmpuint(s.ended, ==, 0);
-        g_assert_cmpuint(sd_event_get_state(e), ==, SD_EVENT_INITIAL);
+}
+
+static void on_hold_released(uint64_t hold, void *userdata) {
+        *(uint64_t *) userdata = hold;
+}
+
+/* Both users: a class hold ends when its holder closes the fd, and freeing
+ * the registries ends every lease they hold */
+static void test_owners(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = loop();
+        uint64_t released = 0, hold, kept, id;
+        int hold_fd, kept_fd, inhibit_fd;
+        Overrides *o = overrides_new(e, on_hold_released, &released);
+        g_assert_cmpint(overrides_add_hold(o, "user.slice/a.scope", CLASS_LATE, "me", "test", &hold_fd, &hold), ==, 0);
+        g_assert_cmpint(overrides_add_hold(o, "user.slice/b.scope", CLASS_LATE, "me", "test", &kept_fd, &kept), ==, 0);
+        Inhibitors *r = inhibit_new(e, NULL, NULL);
+        Inhibitor t = { .who = (char *) "me", .why = (char *) "test", .mode = INHIBIT_BLOCK, .sender = (char *) ":1.1" };
+        g_assert_cmpint(inhibit_add(r, &t, &inhibit_fd, &id), ==, 0);
+
+        close(hold_fd);
+        run(e);
+        g_assert_cmpuint(released, ==, hold);
+        g_assert_null(g_hash_table_lookup(overrides_holds(o), "user.slice/a.scope"));
+        g_assert_nonnull(g_hash_table_lookup(overrides_holds(o), "user.slice/b.scope"));
+
+        g_assert_false(reader_gone(kept_fd));
+        g_assert_false(reader_gone(inhibit_fd));
+        g_assert_null(overrides_free(o));
+        g_assert_null(inhibit_free(r));
+        g_assert_true(reader_gone(kept_fd));
+        g_assert_true(reader_gone(inhibit_fd));
+        close(kept_fd);
+        close(inhibit_fd);
 }
 
 /* Nobody to tell: the hung-up pipe must not keep the loop busy */
@@ -103,6 +138,7 @@ static void test_no_callback(void) {
         _cleanup_(sd_event_unrefp) sd_event *e = loop();
         int fd;
         g_autoptr(Lease) l = take(e, NULL, NULL, &fd);
+        g_assert_nonnull(l);
         close(fd);
         g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 1);
         g_assert_cmpint(sd_event_run(e, 10 * 1000), ==, 0); /* timed out: nothing left to dispatch */
@@ -115,5 +151,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/lease/release-ends-quietly", test_release_ends_quietly);
         g_test_add_func("/lease/free-with-owner", test_free_with_owner);
         g_test_add_func("/lease/no-callback", test_no_callback);
+        g_test_add_func("/lease/owners", test_owners);
         return g_test_run();
 }
