@@ -184,7 +184,7 @@ static void on_cycle_finished(Cycle *c, const char *result, const char *error, c
         };
 
         output_finished(&c->out, &v, &o);
-        cycle_end(c, exit_code_for_result(result));
+        cycle_end(c, exit_code_for_finished(result, error));
 }
 
 static int handle_fridge_signal(Cycle *c, sd_bus_message *m) {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "fridge-error.h"
 #include "macro.h"
 
 static bool str_in(const char *s, const char *const *list, size_t n) {
@@ -23,21 +24,25 @@ int exit_code_for_result(const char *result) {
         return EXIT_CODE_FAILED;
 }
 
-int exit_code_for_call_error(const char *error_name) {
-        /* Refusals the caller can act on (wait, ask an admin, change the
-         * request) are 4; anything else means the call did not get through. */
-        static const char *const refusals[] = {
-                "org.freedesktop.DBus.Error.AccessDenied",
-                "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
-        };
+/* A cycle's error says how it ended more precisely than its result; the
+ * result decides only for an error this fridgectl does not know. */
+int exit_code_for_finished(const char *result, const char *error_name) {
+        int code = exit_code_for_result(result);
+        FridgeError e = fridge_error_from_name(error_name);
 
+        if (code == EXIT_CODE_DONE || e < 0 || fridge_error_info(e)->cycle_exit < 0)
+                return code;
+        return fridge_error_info(e)->cycle_exit;
+}
+
+int exit_code_for_call_error(const char *error_name) {
         if (!error_name || !*error_name)
                 return EXIT_CODE_DONE;
-        if (strcmp(error_name, "org.freedesktop.DBus.Error.InvalidArgs") == 0)
-                return EXIT_CODE_USAGE;
-        if (strncmp(error_name, FRIDGE_ERROR_PREFIX, strlen(FRIDGE_ERROR_PREFIX)) == 0)
-                return EXIT_CODE_REFUSED;
-        if (str_in(error_name, refusals, ELEMENTSOF(refusals)))
+        FridgeError e = fridge_error_from_name(error_name);
+        if (e >= 0)
+                return fridge_error_info(e)->call_exit;
+        /* polkit's answer when it would ask, said by a bus in between */
+        if (strcmp(error_name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0)
                 return EXIT_CODE_REFUSED;
         return EXIT_CODE_FAILED;
 }

@@ -1,25 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* fridgectl's exit codes, and the one place that maps a cycle result or a
- * D-Bus error name to them (documented in --help). */
-
-enum {
-        EXIT_CODE_DONE    = 0,  /* done, dry-run, or the command succeeded */
-        EXIT_CODE_FAILED  = 1,  /* the cycle failed, or fridged unreachable */
-        EXIT_CODE_USAGE   = 2,  /* bad command line, or InvalidArgs from fridged */
-        EXIT_CODE_ABORTED = 3,  /* the cycle was aborted (cancelled) */
-        EXIT_CODE_REFUSED = 4,  /* fridged refused the call: Busy, AccessDenied, … */
-};
+/* The one place that maps a cycle's end or a D-Bus error name to
+ * fridgectl's exit codes (documented in --help), by fridge-error.h's table. */
 
 #include <stdbool.h>
 
-#define FRIDGE_ERROR_PREFIX "io.fridge.Fridge1.Error."
+/* EXIT_CODE_*, and each error's exit code, are declared with the errors */
+#include "fridge-error.h"
 
 /* CycleFinished's result → exit code. Unknown results count as failures. */
 int exit_code_for_result(const char *result);
 
-/* The error name of a failed method call → exit code. */
+/* CycleFinished's result and error name → exit code: the error's, unless
+ * the result is done or dry-run or the error is not fridge's. */
+int exit_code_for_finished(const char *result, const char *error_name);
+
+/* The error name of a failed method call → exit code: the table's, 1 for a
+ * name not in it. */
 int exit_code_for_call_error(const char *error_name);
 
 /* True when the error means fridged is not there to answer at all. */

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The object: Sleep and its options, the properties, the signals and their
+ * emission. The other methods are in bus-methods.c. */
 #include "bus.h"
 
 #include <errno.h>
@@ -7,27 +9,16 @@
 #include <sys/types.h>
 #include <string.h>
 
+#include "bus-internal.h"
 #include "fridge-config.h"
 #include "log.h"
 #include "plan.h"
 #include "polkit.h"
 #include "util.h"
 
-#define ERROR_PREFIX FRIDGE_INTERFACE ".Error."
 #define EMIT_INTERVAL_USEC (100 * USEC_PER_MSEC) /* progress at most ~10 Hz */
 
 #define WAKE_AFTER_MAX_SEC 31536000U
-
-/* The state-like properties, sent at once when they change */
-typedef enum StateProperty {
-        PROP_STATE,
-        PROP_CYCLE_ID,
-        PROP_KIND,
-        PROP_PHASE,
-        PROP_LAST_RESULT,
-        PROP_LAST_WAKE_REASON,
-        _PROP_MAX,
-} StateProperty;
 
 static const char *const state_property_names[_PROP_MAX] = {
         [PROP_STATE] = "State",
@@ -37,55 +28,6 @@ static const char *const state_property_names[_PROP_MAX] = {
         [PROP_LAST_RESULT] = "LastResult",
         [PROP_LAST_WAKE_REASON] = "LastWakeReason",
 };
-
-struct Bus {
-        Polkit *polkit;
-        GHashTable *holders;    /* sender → HolderTrack*: its holds and inhibitors end with its connection */
-        sd_bus *bus;
-        Manager *manager;
-        sd_bus_slot *vtable_slot;
-        sd_event_source *throttle;
-        uint64_t last_progress_emit;
-        bool progress_pending;
-        char *sent[_PROP_MAX]; /* what clients were last told, as text */
-};
-
-const char *bus_cycle_error_name(CycleError e) {
-        static const char *const names[_CYCLE_ERROR_MAX] = {
-                [CYCLE_ERROR_NONE] = "",
-                [CYCLE_ERROR_CANCELLED] = ERROR_PREFIX "Cancelled",
-                [CYCLE_ERROR_WAKEUP_EVENT] = ERROR_PREFIX "WakeupEvent",
-                [CYCLE_ERROR_KERNEL] = ERROR_PREFIX "Kernel",
-                [CYCLE_ERROR_FLUSH_TIMEOUT] = ERROR_PREFIX "FlushTimeout",
-                [CYCLE_ERROR_FREEZE_TIMEOUT] = ERROR_PREFIX "FreezeTimeout",
-                [CYCLE_ERROR_NOT_SUPPORTED] = ERROR_PREFIX "NotSupported",
-                [CYCLE_ERROR_THAW_FAILED] = ERROR_PREFIX "ThawFailed",
-                [CYCLE_ERROR_INTERNAL] = "org.freedesktop.DBus.Error.Failed",
-                [CYCLE_ERROR_INHIBITED] = ERROR_PREFIX "Inhibited",
-                [CYCLE_ERROR_INTERRUPTED] = ERROR_PREFIX "Interrupted",
-        };
-        return e < _CYCLE_ERROR_MAX ? names[e] : names[CYCLE_ERROR_INTERNAL];
-}
-
-int bus_error_from_errno(sd_bus_error *error, int r, const char *message) {
-        const char *name;
-        switch (-r) {
-        case EBUSY:       name = ERROR_PREFIX "Busy"; break;
-        case EOPNOTSUPP:  name = ERROR_PREFIX "NotSupported"; break;
-        case ENOMEDIUM:   name = ERROR_PREFIX "HibernateNotReady"; break;
-        case ESRCH:       name = ERROR_PREFIX "NoSuchCycle"; break;
-        case EINPROGRESS: name = ERROR_PREFIX "TooLate"; break;
-        case EAGAIN:      name = ERROR_PREFIX "Inhibited"; break;
-        case EDQUOT:
-        case ENFILE:      name = SD_BUS_ERROR_LIMITS_EXCEEDED; break;
-        case EINVAL:      name = SD_BUS_ERROR_INVALID_ARGS; break;
-        case EACCES:
-        case EPERM:       name = SD_BUS_ERROR_ACCESS_DENIED; break;
-        default:
-                return sd_bus_error_set_errnof(error, r, "%s", message ? message : errno_text(r));
-        }
-        return sd_bus_error_set(error, name, message ? message : errno_text(r));
-}
 
 /* ---- Sleep options ---- */
 
@@ -218,35 +160,8 @@ static int read_options(sd_bus_message *msg, CycleOptions *o, sd_bus_error *erro
         return sd_bus_message_exit_container(msg);
 }
 
-/* ---- methods ---- */
 
-static void caller_creds(sd_bus_message *msg, uid_t *ret_uid, pid_t *ret_pid) {
-        sd_bus_creds *creds = NULL;
-        *ret_uid = (uid_t) -1;
-        *ret_pid = 0;
-        if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
-                (void) sd_bus_creds_get_euid(creds, ret_uid);
-                (void) sd_bus_creds_get_pid(creds, ret_pid);
-        }
-        sd_bus_creds_unref(creds);
-}
-
-static pid_t caller_pid(sd_bus_message *msg) {
-        uid_t uid;
-        pid_t pid;
-        caller_creds(msg, &uid, &pid);
-        return pid;
-}
-
-/* After the arguments are checked (a bad call is InvalidArgs for anyone),
- * before anything changes. 0: polkit was asked and the call comes back
- * with the answer; the handler then returns 1 (the reply is still owed). */
-#define AUTHORIZE(b, msg, action, error)                                      \
-        do {                                                                   \
-                int _r = polkit_verify((b)->polkit, (msg), (action), (error)); \
-                if (_r <= 0)                                                   \
-                        return _r < 0 ? _r : 1;                                \
-        } while (0)
+/* ---- Sleep ---- */
 
 static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
@@ -258,386 +173,26 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return r;
         SleepKind kind = sleep_kind_from_string(kind_name);
         if (kind < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
+                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
         r = read_options(msg, &opts, error);
         if (r < 0)
                 return r;
         if (opts.mem_sleep && kind != SLEEP_SUSPEND)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
+                                      "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
         if (opts.queue_timeout_ms && !opts.queue)
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "option 'queue-timeout-ms' applies only with option 'queue' true");
+                return bus_error_set(error, FRIDGE_ERROR_INVALID_ARGS,
+                                     "option 'queue-timeout-ms' applies only with option 'queue' true");
         AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
 
         uint64_t id;
         g_autofree char *why = NULL;
-        manager_set_client_pid(b->manager, caller_pid(msg));
+        manager_set_client_pid(b->manager, bus_caller_pid(msg));
         r = manager_start(b->manager, kind, &opts, &id, &why);
-        if (r < 0)
-                return bus_error_from_errno(error, r, why);
+        if (r != 0)
+                return bus_error_set(error, r, why);
         return sd_bus_reply_method_return(msg, "t", id);
-}
-
-static int method_cancel(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        uint64_t id;
-
-        int r = sd_bus_message_read(msg, "t", &id);
-        if (r < 0)
-                return r;
-        AUTHORIZE(b, msg, POLKIT_ACTION_SLEEP, error);
-        r = manager_cancel(b->manager, id, "cancelled by user");
-        if (r == -ESRCH) {
-                g_autofree char *why = id == 0 ? g_strdup("no cycle is running")
-                                               : g_strdup_printf("cycle %" G_GUINT64_FORMAT " is not running", id);
-                return bus_error_from_errno(error, r, why);
-        }
-        if (r == -EINPROGRESS)
-                return bus_error_from_errno(error, r, "the cycle is past the point of no return");
-        if (r < 0)
-                return bus_error_from_errno(error, r, NULL);
-        return sd_bus_reply_method_return(msg, NULL);
-}
-
-/* systemd-sleep's words: suspend-then-hibernate starts as a suspend (the
- * hibernation that may follow comes with hooks of its own) */
-static SleepKind hook_kind_from_string(const char *s) {
-        return g_str_equal(s, "suspend-then-hibernate") ? SLEEP_SUSPEND : sleep_kind_from_string(s);
-}
-
-/* The deferred answer to a Hook call; owns the message's reference */
-static void on_hook_done(void *userdata, uint64_t cycle, int r, CycleError error, const char *message) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
-        if (r >= 0)
-                r = sd_bus_reply_method_return(msg, "t", cycle);
-        else
-                r = sd_bus_reply_method_errorf(msg, bus_cycle_error_name(error), "cycle %" G_GUINT64_FORMAT ": %s",
-                                               cycle, message);
-        if (r < 0)
-                log_warning_errno(r, "Failed to answer the sleep hook: %m");
-}
-
-static int method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        const char *when, *kind_name;
-
-        int r = sd_bus_message_read(msg, "ss", &when, &kind_name);
-        if (r < 0)
-                return r;
-        bool pre = g_str_equal(when, "pre");
-        if (!pre && !g_str_equal(when, "post"))
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "when '%s' is not one of pre, post",
-                                         when);
-        SleepKind kind = hook_kind_from_string(kind_name);
-        if (kind < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "kind '%s' is not one of suspend, hibernate, hybrid-sleep, "
-                                         "suspend-then-hibernate", kind_name);
-        AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
-
-        uint64_t id;
-        g_autofree char *why = NULL;
-        /* The reply comes later, from on_hook_done: it owns this reference */
-        sd_bus_message_ref(msg);
-        if (pre) {
-                manager_set_client_pid(b->manager, caller_pid(msg));
-                r = manager_hook_pre(b->manager, kind, on_hook_done, msg, &id, &why);
-        } else
-                r = manager_hook_post(b->manager, kind, on_hook_done, msg, &id, &why);
-        if (r < 0) {
-                sd_bus_message_unref(msg);
-                return bus_error_from_errno(error, r, why);
-        }
-        return 1;
-}
-
-static int method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        g_autoptr(Plan) plan = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-
-        int r = manager_get_plan(b->manager, &plan);
-        if (r < 0)
-                return bus_error_from_errno(error, r, "cannot read the cgroup tree");
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssss)");
-        if (r < 0)
-                return r;
-        for (guint i = 0; i < plan->entries->len; i++) {
-                const PlanEntry *e = plan->entries->pdata[i];
-                r = sd_bus_message_append(reply, "(ssss)", e->cgroup, e->unit, cgroup_class_to_string(e->class),
-                                          e->reason);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        const char *target, *class_name;
-
-        int r = sd_bus_message_read(msg, "ss", &target, &class_name);
-        if (r < 0)
-                return r;
-        if (*class_name && cgroup_class_from_string(class_name) < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "class '%s' is not one of early, late, nofreeze (or empty to clear)",
-                                         class_name);
-        AUTHORIZE(b, msg, POLKIT_ACTION_CONFIGURE, error);
-
-        g_autofree char *who = g_strdup_printf("pid %d", (int) caller_pid(msg));
-        r = manager_set_class(b->manager, target, *class_name ? class_name : NULL, who);
-        if (r == -EINVAL || r == -ENOENT)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "unit_or_cgroup '%s' is neither a unit name nor an existing cgroup path "
-                                         "(relative, no .., no symlinks)", target);
-        if (r == -EPERM)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "unit_or_cgroup '%s' is outside the freeze roots", target);
-        if (r == -EOPNOTSUPP)
-                return bus_error_from_errno(error, r, "there is no cgroup v2 hierarchy to freeze");
-        if (r < 0)
-                return bus_error_from_errno(error, r, NULL);
-        return sd_bus_reply_method_return(msg, NULL);
-}
-
-/* Each hold keeps a pipe end open in fridged: bounded per caller so no
- * one can use up its fds (which a thaw needs) */
-#define HOLDS_PER_CONNECTION_MAX 16
-
-/* One track per connection that holds classes or inhibitors, not one per
- * hold: each track costs a match rule at the bus daemon, which bounds those
- * per connection. When the connection goes, so does all it held. */
-typedef struct HolderTrack {
-        Bus *bus;
-        char *sender;
-        GArray *holds;          /* its HoldClass ids (uint64_t); the manager counts its inhibitors */
-        sd_bus_track *track;
-} HolderTrack;
-
-static void holder_track_free(HolderTrack *t) {
-        if (!t)
-                return;
-        sd_bus_track_unref(t->track);
-        g_array_unref(t->holds);
-        g_free(t->sender);
-        g_free(t);
-}
-
-static void holder_drop_if_idle(Bus *b, const char *sender) {
-        HolderTrack *t = g_hash_table_lookup(b->holders, sender);
-        if (t && t->holds->len == 0 && manager_inhibitors_of(b->manager, sender) == 0)
-                g_hash_table_remove(b->holders, sender);
-}
-
-static int on_holder_gone(sd_bus_track *track, void *userdata) {
-        HolderTrack *t = userdata;
-        Bus *b = t->bus;
-        /* Each release calls back and the last one frees t: work on copies */
-        g_autofree char *sender = g_strdup(t->sender);
-        g_autoptr(GArray) holds = g_array_copy(t->holds);
-        for (guint i = 0; i < holds->len; i++)
-                manager_release_hold(b->manager, g_array_index(holds, uint64_t, i));
-        manager_release_inhibitors_of(b->manager, sender);
-        g_hash_table_remove(b->holders, sender); /* in case it held nothing */
-        return 0;
-}
-
-static void on_hold_released(void *userdata, uint64_t id) {
-        Bus *b = userdata;
-        GHashTableIter i;
-        gpointer v;
-        g_hash_table_iter_init(&i, b->holders);
-        while (g_hash_table_iter_next(&i, NULL, &v)) {
-                HolderTrack *t = v;
-                for (guint k = 0; k < t->holds->len; k++)
-                        if (g_array_index(t->holds, uint64_t, k) == id) {
-                                g_array_remove_index_fast(t->holds, k);
-                                g_autofree char *sender = g_strdup(t->sender);
-                                holder_drop_if_idle(b, sender);
-                                return;
-                        }
-        }
-}
-
-static void on_inhibitor_released(void *userdata, const char *sender) {
-        holder_drop_if_idle(userdata, sender);
-}
-
-/* The track of the caller's connection, made on its first hold; NULL
- * without a sender (a direct connection: the fd alone then ends it) */
-static int track_holder(Bus *b, sd_bus_message *msg, HolderTrack **ret) {
-        const char *sender = sd_bus_message_get_sender(msg);
-        HolderTrack *t = sender ? g_hash_table_lookup(b->holders, sender) : NULL;
-        *ret = t;
-        if (!sender || t)
-                return 0;
-        t = g_new0(HolderTrack, 1);
-        t->bus = b;
-        t->sender = g_strdup(sender);
-        t->holds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-        int r = sd_bus_track_new(b->bus, &t->track, on_holder_gone, t);
-        if (r >= 0)
-                r = sd_bus_track_add_sender(t->track, msg);
-        if (r < 0) {
-                holder_track_free(t);
-                return r;
-        }
-        g_hash_table_replace(b->holders, t->sender, t);
-        *ret = t;
-        return 0;
-}
-
-/* Watches the caller's connection and hands it `fd` (ours is closed: the
- * reply holds its own copy) */
-static int track_and_reply(Bus *b, sd_bus_message *msg, int fd, HolderTrack **ret) {
-        int r = track_holder(b, msg, ret);
-        if (r >= 0)
-                r = sd_bus_reply_method_return(msg, "h", fd);
-        close(fd);
-        return r;
-}
-
-/* Such strings end up in the journal and in GetPlan: no forged lines */
-static bool has_control_chars(const char *s) {
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                if (*p < 0x20 || *p == 0x7f)
-                        return true;
-        return false;
-}
-
-/* HoldClass and Inhibit name their holder alike */
-static int check_who_why(const char *who, const char *why, sd_bus_error *error) {
-        if (!*who || strlen(who) > 256 || has_control_chars(who))
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "who must be 1 to 256 bytes without control characters");
-        if (strlen(why) > 1024 || has_control_chars(why))
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "why must be at most 1024 bytes without control characters");
-        return 0;
-}
-
-static unsigned holds_of(Bus *b, const char *sender) {
-        HolderTrack *t = sender ? g_hash_table_lookup(b->holders, sender) : NULL;
-        return t ? t->holds->len : 0;
-}
-
-static int method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        const char *class_name, *who, *why;
-
-        int r = sd_bus_message_read(msg, "sss", &class_name, &who, &why);
-        if (r < 0)
-                return r;
-        CgroupClass class = cgroup_class_from_string(class_name);
-        if (class < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "class '%s' is not one of early, late, nofreeze", class_name);
-        r = check_who_why(who, why, error);
-        if (r < 0)
-                return r;
-
-        if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "this connection already holds %u classes", HOLDS_PER_CONNECTION_MAX);
-        AUTHORIZE(b, msg, POLKIT_ACTION_INHIBIT, error);
-        int fd;
-        uint64_t id;
-        r = manager_add_hold(b->manager, caller_pid(msg), class, who, why, &fd, &id);
-        /* The caller (the holder) is the implicit argument here: a cgroup
-         * that cannot be read is as unholdable as one outside the roots */
-        if (r == -EPERM)
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "the caller's cgroup is outside the freeze roots; nothing to hold");
-        if (r == -ESRCH)
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
-                                        "nothing to hold");
-        if (r < 0)
-                return bus_error_from_errno(error, r, r == -EOPNOTSUPP ? "there is no cgroup v2 hierarchy" : NULL);
-
-        HolderTrack *t;
-        r = track_and_reply(b, msg, fd, &t);
-        if (r < 0) {
-                manager_release_hold(b->manager, id);
-                return r;
-        }
-        if (t)
-                g_array_append_val(t->holds, id);
-        return r;
-}
-
-static int inhibit_error(sd_bus_error *error, int r) {
-        if (r == -EDQUOT)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "this connection already holds %u inhibitors", INHIBITORS_PER_SENDER_MAX);
-        if (r == -ENFILE)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "fridged already keeps %u inhibitors", INHIBITORS_MAX);
-        return bus_error_from_errno(error, r, NULL);
-}
-
-static int method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        const char *who, *why, *mode_name;
-
-        int r = sd_bus_message_read(msg, "sss", &who, &why, &mode_name);
-        if (r < 0)
-                return r;
-        r = check_who_why(who, why, error);
-        if (r < 0)
-                return r;
-        InhibitMode mode = inhibit_mode_from_string(mode_name);
-        if (mode < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "mode '%s' is not one of block, delay",
-                                         mode_name);
-        AUTHORIZE(b, msg, POLKIT_ACTION_INHIBIT, error);
-
-        Inhibitor tmpl = { .mode = mode, .who = (char *) who, .why = (char *) why,
-                           .sender = (char *) sd_bus_message_get_sender(msg) };
-        caller_creds(msg, &tmpl.uid, &tmpl.pid);
-        int fd;
-        uint64_t id;
-        r = manager_inhibit(b->manager, &tmpl, &fd, &id);
-        if (r < 0)
-                return inhibit_error(error, r);
-        HolderTrack *t;
-        r = track_and_reply(b, msg, fd, &t);
-        if (r < 0)
-                manager_release_inhibitor(b->manager, id);
-        return r;
-}
-
-static int method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        g_autoptr(GPtrArray) all = manager_list_inhibitors(b->manager);
-
-        int r = sd_bus_message_new_method_return(msg, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssssuu)");
-        if (r < 0)
-                return r;
-        for (guint i = 0; i < all->len; i++) {
-                const Inhibitor *in = all->pdata[i];
-                r = sd_bus_message_append(reply, "(ssssuu)", in->who, in->why, inhibit_mode_to_string(in->mode),
-                                          in->sender, (uint32_t) in->uid, (uint32_t) in->pid);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
 }
 
 /* ---- properties ---- */
@@ -701,20 +256,20 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Sleep", SD_BUS_ARGS("s", kind, "a{sv}", options), SD_BUS_RESULT("t", cycle),
                                 method_sleep, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_ARGS("t", cycle), SD_BUS_NO_RESULT, method_cancel,
+        SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_ARGS("t", cycle), SD_BUS_NO_RESULT, bus_method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Hook", SD_BUS_ARGS("s", when, "s", kind), SD_BUS_RESULT("t", cycle), method_hook,
+        SD_BUS_METHOD_WITH_ARGS("Hook", SD_BUS_ARGS("s", when, "s", kind), SD_BUS_RESULT("t", cycle), bus_method_hook,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetPlan", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssss)", plan), method_get_plan,
+        SD_BUS_METHOD_WITH_ARGS("GetPlan", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssss)", plan), bus_method_get_plan,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetClass", SD_BUS_ARGS("s", unit_or_cgroup, "s", class), SD_BUS_NO_RESULT,
-                                method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("HoldClass", SD_BUS_ARGS("s", class, "s", who, "s", why), SD_BUS_RESULT("h", fd),
-                                method_hold_class, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_hold_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Inhibit", SD_BUS_ARGS("s", who, "s", why, "s", mode), SD_BUS_RESULT("h", fd),
-                                method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("a(ssssuu)", inhibitors), method_list_inhibitors,
+                                SD_BUS_RESULT("a(ssssuu)", inhibitors), bus_method_list_inhibitors,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
@@ -840,11 +395,11 @@ static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, cons
                 log_warning_errno(r, "Failed to emit Resumed: %m");
 }
 
-static void on_finished(void *userdata, uint64_t cycle, CycleResult result, CycleError error,
+static void on_finished(void *userdata, uint64_t cycle, CycleResult result, FridgeError error,
                         const char *message) {
         Bus *b = userdata;
         int r = sd_bus_emit_signal(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "CycleFinished", "tsss", cycle,
-                                   cycle_result_to_string(result), bus_cycle_error_name(error), message);
+                                   cycle_result_to_string(result), fridge_error_name(error), message);
         if (r < 0)
                 log_warning_errno(r, "Failed to emit CycleFinished: %m");
         /* On the socket before the manager forgets the cycle's record */
@@ -856,13 +411,13 @@ static const ManagerOps bus_manager_ops = {
         .sleep_imminent = on_sleep_imminent,
         .resumed = on_resumed,
         .finished = on_finished,
-        .hold_released = on_hold_released,
-        .inhibitor_released = on_inhibitor_released,
+        .hold_released = bus_on_hold_released,
+        .inhibitor_released = bus_on_inhibitor_released,
 };
 
 int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         Bus *b = g_new0(Bus, 1);
-        b->holders = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify) holder_track_free);
+        b->holders = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify) bus_holder_track_free);
         b->polkit = polkit_new();
         b->bus = sd_bus_ref(bus);
         b->manager = m;

@@ -13,8 +13,7 @@ typedef struct Bus Bus;
 int bus_new(sd_bus *bus, Manager *m, Bus **ret);
 Bus *bus_free(Bus *b);
 
-/* The one place errors become D-Bus error names */
-const char *bus_cycle_error_name(CycleError e);
-int bus_error_from_errno(sd_bus_error *error, int r, const char *message);
+/* Errors become D-Bus error names in bus-error.h's bus_error_set, from
+ * fridge-error.h's table */
 
 extern const sd_bus_vtable fridge_vtable[];

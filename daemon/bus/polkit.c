@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "bus-error.h"
 #include "log.h"
 #include "util.h"
 
@@ -124,16 +125,16 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
         uid_t uid;
         int r = sender_uid(msg, &uid);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
-                                         action, errno_text(r));
+                return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
+                                      action, errno_text(r));
         if (uid == 0)
                 return 1;
 
         Query *q = g_hash_table_lookup(p->queries, msg);
         if (!q) {
                 r = ask(p, msg, action);
-                return r < 0 ? sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
-                                                 action, errno_text(r))
+                return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
+                                              action, errno_text(r))
                              : 0;
         }
         if (!q->answered)
@@ -143,6 +144,6 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
         g_hash_table_remove(p->queries, msg);
         if (allowed)
                 return 1;
-        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",
-                                 (unsigned) uid, action, why);
+        return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",
+                              (unsigned) uid, action, why);
 }

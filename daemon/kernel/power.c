@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devices.h"
@@ -12,7 +13,6 @@
 #include "log.h"
 #include "parse.h"
 #include "time-util.h"
-#include "tuxonice.h"
 #include "util.h"
 
 void power_caps_free(PowerCaps *c) {
@@ -62,7 +62,6 @@ int power_caps_read(int fd, PowerCaps **ret) {
         read_words(fd, c, POWER_DISK, &c->disk, &c->disk_current);
         read_words(fd, c, POWER_PM_TEST, &c->pm_test, NULL);
         c->has_rtc = faccessat(fd, POWER_RTC_ALARM, W_OK, 0) >= 0;
-        c->tuxonice = tuxonice_present(fd);
 
         *ret = g_steal_pointer(&c);
         return 0;
@@ -76,60 +75,148 @@ const char *power_state_for_kind(SleepKind kind) {
         return kind == SLEEP_SUSPEND ? "mem" : "disk";
 }
 
-const char *power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode, const char **ret_reason) {
+PowerAnswer power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode, const char **ret_reason) {
         const char *state = power_state_for_kind(kind);
         const char *reason = "";
-        const char *answer = "yes";
+        PowerAnswer answer = POWER_ANSWER_YES;
 
-        /* TuxOnIce hibernates by itself, whatever state and disk offer */
-        if (kind == SLEEP_HIBERNATE && c->tuxonice) {
-                if (ret_reason)
-                        *ret_reason = reason;
-                return answer;
-        }
         if (!has(c->states, state)) {
                 reason = kind == SLEEP_SUSPEND ? "the kernel does not offer mem in /" POWER_STATE
                                                : "the kernel does not offer disk in /" POWER_STATE;
-                answer = "na";
+                answer = POWER_ANSWER_NA;
         } else if (kind != SLEEP_SUSPEND && !c->disk) {
                 reason = "the kernel has no usable /" POWER_DISK;
-                answer = "na";
+                answer = POWER_ANSWER_NA;
         } else if (kind == SLEEP_HYBRID && !has(c->disk, "suspend")) {
                 reason = "the kernel does not offer the suspend mode in /" POWER_DISK;
-                answer = "na";
+                answer = POWER_ANSWER_NA;
         } else if (kind == SLEEP_HIBERNATE && disk_mode && !has(c->disk, disk_mode)) {
                 reason = "the configured HibernateMode is not offered in /" POWER_DISK;
-                answer = "no";
+                answer = POWER_ANSWER_NO;
         }
         if (ret_reason)
                 *ret_reason = reason;
         return answer;
 }
 
-void power_request_free(PowerRequest *r) {
-        if (!r)
-                return;
-        if (r->sysfs_fd >= 0)
-                close(r->sysfs_fd);
-        g_free(r->state);
-        g_free(r->mem_sleep);
-        g_free(r->disk_mode);
-        g_free(r->pm_test);
-        g_free(r->resume);
-        g_free(r->saved_mem_sleep);
-        g_free(r->wake_reason);
-        devices_wakeup_snapshot_free(r->count_sources);
-        g_free(r->saved_disk_mode);
-        config_tuxonice_clear(&r->tuxonice_config);
-        g_free(r);
+int power_check_read_caps(int sysfs_fd, PowerCaps **ret_caps, char **ret_message) {
+        int r = power_caps_read(sysfs_fd, ret_caps);
+        if (r < 0) {
+                *ret_message = r == -EBADMSG ? g_strdup("/" POWER_STATE " is malformed: not a list of words")
+                                             : g_strdup_printf("cannot read /" POWER_STATE ": %s", errno_text(r));
+                return FRIDGE_ERROR_NOT_SUPPORTED;
+        }
+        return 0;
 }
 
-void power_restore_after_abort(int sysfs_fd, const PowerRequest *r) {
+static int check_word(const PowerCaps *caps, char **offered, const char *word, const char *file,
+                      char **ret_message) {
+        if (has(offered, word))
+                return 0;
+        /* absent and malformed are different troubles for whoever reads this */
+        if (!offered && caps->problem && strstr(caps->problem, file))
+                *ret_message = g_strdup_printf("cannot use %s in /%s: %s", word, file, caps->problem);
+        else
+                *ret_message = offered ? g_strdup_printf("the kernel does not offer %s in /%s", word, file)
+                                       : g_strdup_printf("the kernel has no /%s", file);
+        return FRIDGE_ERROR_NOT_SUPPORTED;
+}
+
+int power_check_options(const PowerCaps *caps, const Config *config, const PowerCycle *cycle, char **ret_message) {
+        int r;
+        if (cycle->mem_sleep &&
+            (r = check_word(caps, caps->mem_sleep, cycle->mem_sleep, POWER_MEM_SLEEP, ret_message)) != 0)
+                return r;
+        if (cycle->kind == SLEEP_SUSPEND && !cycle->mem_sleep && config->mem_sleep &&
+            !has(caps->mem_sleep, config->mem_sleep)) {
+                *ret_message = g_strdup_printf("the configured MemSleep=%s is not offered in /" POWER_MEM_SLEEP,
+                                               config->mem_sleep);
+                return FRIDGE_ERROR_NOT_SUPPORTED;
+        }
+        if (cycle->pm_test && (r = check_word(caps, caps->pm_test, cycle->pm_test, POWER_PM_TEST, ret_message)) != 0)
+                return r;
+        if (cycle->wake_after_sec > 0 && !caps->has_rtc) {
+                *ret_message = g_strdup("no RTC wake alarm (class/rtc/rtc0/wakealarm) to wake the machine with");
+                return FRIDGE_ERROR_NOT_SUPPORTED;
+        }
+        return 0;
+}
+
+int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle) {
+        r->sysfs_fd = fcntl(sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        if (r->sysfs_fd < 0)
+                return -errno;
+        r->state = g_strdup(power_state_for_kind(cycle->kind));
+        r->pm_test = g_strdup(cycle->pm_test);
+        r->resume = g_strdup(cycle->set_resume);
+        r->wake_after_sec = cycle->wake_after_sec;
+        r->write_wakeup_count = cycle->have_wakeup_count;
+        r->wakeup_count = cycle->wakeup_count;
+        r->count_sources = g_steal_pointer(&cycle->count_sources);
+        return 0;
+}
+
+void power_sysfs_request_clear(PowerSysfsRequest *r) {
+        if (r->sysfs_fd >= 0)
+                close(r->sysfs_fd);
+        r->sysfs_fd = -1;
+        g_clear_pointer(&r->state, g_free);
+        g_clear_pointer(&r->mem_sleep, g_free);
+        g_clear_pointer(&r->disk_mode, g_free);
+        g_clear_pointer(&r->pm_test, g_free);
+        g_clear_pointer(&r->resume, g_free);
+        g_clear_pointer(&r->saved_mem_sleep, g_free);
+        g_clear_pointer(&r->saved_disk_mode, g_free);
+        g_clear_pointer(&r->base.wake_reason, g_free);
+        g_clear_pointer(&r->count_sources, devices_wakeup_snapshot_free);
+}
+
+void power_sysfs_restore_after_abort(const PowerSysfsRequest *r) {
         int k;
-        if (r->pm_test && (k = write_file_at(sysfs_fd, POWER_PM_TEST, "none")) < 0)
+        if (r->pm_test && (k = write_file_at(r->sysfs_fd, POWER_PM_TEST, "none")) < 0)
                 log_warning_errno(k, "Failed to restore pm_test to none: %m");
-        if (r->wake_after_sec > 0 && (k = write_file_at(sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
+        if (r->wake_after_sec > 0 && (k = write_file_at(r->sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
                 log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
+}
+
+char *power_refused_message(const char *action, const char *what, int error) {
+        what = what ? what : "";
+        return g_strdup_printf("the kernel refused to %s%s%s: %s", action, *what ? " " : "", what,
+                               errno_text(error));
+}
+
+CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError *ret_error, char **ret_message) {
+        if (r->failed_step == POWER_STEP_WAKEUP_COUNT) {
+                *ret_error = FRIDGE_ERROR_WAKEUP_EVENT;
+                if (r->base.wake_reason && !g_str_equal(r->base.wake_reason, "unknown"))
+                        *ret_message = g_strdup_printf("a wakeup event from %s arrived during the cycle; not sleeping",
+                                                       r->base.wake_reason);
+                else
+                        *ret_message = g_strdup_printf("a wakeup event arrived during the cycle (wakeup_count %u is "
+                                                       "stale); not sleeping", r->wakeup_count);
+                return RESULT_ABORTED;
+        }
+        const char *what = r->failed_step == POWER_STEP_STATE ? r->state
+                         : r->failed_step == POWER_STEP_MEM_SLEEP ? r->mem_sleep
+                         : r->failed_step == POWER_STEP_DISK ? r->disk_mode
+                         : r->failed_step == POWER_STEP_RESUME ? r->resume
+                         : r->failed_step == POWER_STEP_PM_TEST ? r->pm_test : "";
+        *ret_error = FRIDGE_ERROR_KERNEL;
+        *ret_message = power_refused_message(power_step_to_string(r->failed_step), what, r->error);
+        return RESULT_FAILED;
+}
+
+const char *power_sysfs_transient(const PowerSysfsRequest *r) {
+        if (r->failed_step == POWER_STEP_WAKEUP_COUNT)
+                return "a wakeup event arrived";
+        if (r->failed_step == POWER_STEP_STATE && r->error == -EBUSY)
+                return "the kernel was busy (EBUSY)";
+        return NULL;
+}
+
+char *power_sysfs_summary(const PowerSysfsRequest *r, const char *via) {
+        return g_strdup_printf("%s%s%s%s", r->state, via ? via : "", r->pm_test ? ", pm_test " : "",
+                               r->pm_test ? r->pm_test : "");
 }
 
 int power_read_wakeup_count(int sysfs_fd, uint32_t *ret) {
@@ -150,15 +237,12 @@ const char *power_step_to_string(PowerStep s) {
                 [POWER_STEP_RTC] = "arm the RTC wake alarm",
                 [POWER_STEP_WAKEUP_COUNT] = "write wakeup_count",
                 [POWER_STEP_STATE] = "write the sleep state",
-                [POWER_STEP_TUXONICE_SETTINGS] = "apply the TuxOnIce setting",
-                [POWER_STEP_TUXONICE_HIBERNATE] = "start a TuxOnIce hibernation with",
-                [POWER_STEP_TUXONICE_LAST_RESULT] = "give TuxOnIce's result in",
-                [POWER_STEP_TUXONICE_ABORTED] = "hibernate through TuxOnIce",
+                [POWER_STEP_BACKEND] = "",
         };
         return s < ELEMENTSOF(names) ? names[s] : "";
 }
 
-static int step(PowerRequest *r, PowerStep s, const char *path, const char *value) {
+static int step(PowerSysfsRequest *r, PowerStep s, const char *path, const char *value) {
         int e = write_file_at(r->sysfs_fd, path, value);
         if (e < 0) {
                 r->failed_step = s;
@@ -180,13 +264,13 @@ static char *current_mode_if_other(int fd, const char *path, const char *wanted)
 }
 
 /* The part before the point of no return; each step's failure stops it */
-static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_set) {
+static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, bool *pm_test_set, bool *alarm_set) {
         char buf[32];
 
-        if (r->tuxonice) {
-                int e = tuxonice_apply(r->sysfs_fd, &r->tuxonice_config, &r->failed_setting);
+        if (before) {
+                int e = before(r);
                 if (e < 0) {
-                        r->failed_step = POWER_STEP_TUXONICE_SETTINGS;
+                        r->failed_step = POWER_STEP_BACKEND;
                         r->error = e;
                         return e;
                 }
@@ -224,7 +308,7 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
                 if (step(r, POWER_STEP_WAKEUP_COUNT, POWER_WAKEUP_COUNT, buf) < 0) {
                         if (r->count_sources) {
                                 g_autoptr(WakeupSnapshot) now = devices_wakeup_snapshot(r->sysfs_fd);
-                                r->wake_reason = devices_wake_reason(r->count_sources, now);
+                                r->base.wake_reason = devices_wake_reason(r->count_sources, now);
                         }
                         return r->error;
                 }
@@ -232,42 +316,31 @@ static int power_prepare_kernel(PowerRequest *r, bool *pm_test_set, bool *alarm_
         return 0;
 }
 
-/* The point of no return through TuxOnIce: its do_hibernate write returns
- * after resume, or after an abort that only last_result tells of */
-static int enter_tuxonice(PowerRequest *r) {
-        int e = step(r, POWER_STEP_TUXONICE_HIBERNATE, TUXONICE_DO_HIBERNATE, "1");
-        if (e < 0)
-                return e;
-        e = tuxonice_read_result(r->sysfs_fd, &r->tuxonice_result);
-        if (e < 0) {
-                r->failed_step = POWER_STEP_TUXONICE_LAST_RESULT;
-                r->error = e;
-        } else if (tuxonice_result_failed(r->tuxonice_result)) {
-                r->failed_step = POWER_STEP_TUXONICE_ABORTED;
-                r->error = e = -ECANCELED;
-        }
-        return e;
-}
-
-int power_enter(void *request) {
-        PowerRequest *r = request;
+int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write) {
         bool pm_test_set = false, alarm_set = false;
 
-        int e = power_prepare_kernel(r, &pm_test_set, &alarm_set);
+        int e = power_prepare_kernel(r, before, &pm_test_set, &alarm_set);
         if (e >= 0) {
-                g_autoptr(WakeupSnapshot) before = devices_wakeup_snapshot(r->sysfs_fd);
+                g_autoptr(WakeupSnapshot) snap0 = devices_wakeup_snapshot(r->sysfs_fd);
                 uint64_t boot0 = now(CLOCK_BOOTTIME), mono0 = now(CLOCK_MONOTONIC);
                 r->entered_usec = now(CLOCK_REALTIME);
-                e = r->tuxonice ? enter_tuxonice(r) : step(r, POWER_STEP_STATE, POWER_STATE, r->state);
+                if (write) {
+                        e = write(r);
+                        if (e < 0) {
+                                r->failed_step = POWER_STEP_BACKEND;
+                                r->error = e;
+                        }
+                } else
+                        e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now(CLOCK_BOOTTIME), mono1 = now(CLOCK_MONOTONIC);
-                r->returned_usec = mono1;
+                r->base.returned_usec = mono1;
                 if (e >= 0) { /* only a write that returned at resume was woken by something */
                         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
-                        r->wake_reason = devices_wake_reason(before, after);
+                        r->base.wake_reason = devices_wake_reason(snap0, after);
                 }
                 /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
                 uint64_t db = boot1 - boot0, dm = mono1 - mono0;
-                r->slept_usec = db > dm ? db - dm : 0;
+                r->base.slept_usec = db > dm ? db - dm : 0;
         }
 
         /* Leave the kernel as we found it, whatever happened above */

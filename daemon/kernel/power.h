@@ -8,8 +8,10 @@
 #include "config.h"
 #include "cycle.h"
 #include "devices.h"
+#include "power-backend.h"
 
-/* The kernel's /sys/power interface (mainline backend). Every path is
+/* The kernel's /sys/power interface: what the mainline backend and the
+ * TuxOnIce backend (a patched mainline kernel) share. Every path is
  * relative to the sysfs root fd. */
 
 #define POWER_STATE        "sys/power/state"
@@ -28,7 +30,6 @@ typedef struct PowerCaps {
         char *disk_current;
         char **pm_test;
         bool has_rtc;
-        bool tuxonice;          /* hibernation goes through sys/power/tuxonice */
         char *problem;          /* why a file could not be used, for reasons */
 } PowerCaps;
 
@@ -39,12 +40,24 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerCaps, power_caps_free)
  * then absent and `problem` says why. Fails only when `state` is unusable. */
 int power_caps_read(int sysfs_fd, PowerCaps **ret);
 
-/* "yes" | "no" | "na"; *ret_reason (static or caps-owned) says why when not
- * "yes". `disk_mode` is the configured hibernate mode. */
-const char *power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode, const char **ret_reason);
+/* The reason of "na" for every kind when power_caps_read() failed */
+#define POWER_STATE_UNUSABLE "/" POWER_STATE " is missing, unreadable or malformed"
+
+/* What the mainline kernel offers for `kind`; *ret_reason (static or
+ * caps-owned) says why when not "yes", "" otherwise. `disk_mode` is the
+ * configured hibernate mode. */
+PowerAnswer power_can(const PowerCaps *c, SleepKind kind, const char *disk_mode, const char **ret_reason);
 
 /* The word for /sys/power/state. */
 const char *power_state_for_kind(SleepKind kind);
+
+/* A cycle's options against the kernel, before the cycle starts (both
+ * backends on /sys/power): reads the caps into *ret_caps, or refuses with
+ * FRIDGE_ERROR_NOT_SUPPORTED and *ret_message. */
+int power_check_read_caps(int sysfs_fd, PowerCaps **ret_caps, char **ret_message);
+/* The mem_sleep, pm_test and wake alarm options (and the configured
+ * MemSleep for a suspend): 0, or FRIDGE_ERROR_NOT_SUPPORTED with *ret_message. */
+int power_check_options(const PowerCaps *caps, const Config *config, const PowerCycle *cycle, char **ret_message);
 
 typedef enum PowerStep {
         POWER_STEP_NONE,
@@ -55,14 +68,13 @@ typedef enum PowerStep {
         POWER_STEP_RTC,
         POWER_STEP_WAKEUP_COUNT,
         POWER_STEP_STATE,
-        POWER_STEP_TUXONICE_SETTINGS,
-        POWER_STEP_TUXONICE_HIBERNATE,
-        POWER_STEP_TUXONICE_LAST_RESULT,
-        POWER_STEP_TUXONICE_ABORTED,  /* do_hibernate ran, last_result says it aborted */
+        POWER_STEP_BACKEND,      /* one of the backend's own steps: it says which */
 } PowerStep;
 
-/* One kernel phase, run on a worker thread: it touches nothing but itself. */
-typedef struct PowerRequest {
+/* A kernel phase through /sys/power: the mainline backend's request, and
+ * the start of the TuxOnIce backend's (which shares its steps). */
+typedef struct PowerSysfsRequest {
+        PowerRequest base;
         int sysfs_fd;            /* owned (a dup) */
         char *state;
         char *mem_sleep;         /* NULL: leave as is */
@@ -73,8 +85,6 @@ typedef struct PowerRequest {
         bool write_wakeup_count;
         uint32_t wakeup_count;
         WakeupSnapshot *count_sources; /* owned: the sources' counts when wakeup_count was read */
-        bool tuxonice;           /* do_hibernate instead of the state write */
-        TuxOnIceConfig tuxonice_config;
 
         /* what the kernel had before, put back after the state write */
         char *saved_mem_sleep;
@@ -83,27 +93,44 @@ typedef struct PowerRequest {
         /* results */
         PowerStep failed_step;
         int error;               /* negative errno of the failed step */
-        const char *failed_setting; /* the TuxOnIce file of POWER_STEP_TUXONICE_SETTINGS */
-        uint64_t tuxonice_result; /* last_result after do_hibernate */
-        uint64_t slept_usec;
         uint64_t entered_usec;   /* CLOCK_REALTIME at the state write */
-        uint64_t returned_usec;  /* CLOCK_MONOTONIC when the state write returned */
-        char *wake_reason;       /* the wakeup sources that moved, or "unknown" */
-} PowerRequest;
+} PowerSysfsRequest;
 
-void power_request_free(PowerRequest *r);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerRequest, power_request_free)
+/* The fields every /sys/power cycle sets: the fd, the state word for the
+ * kind, pm_test, resume, the alarm and the wakeup_count handshake (whose
+ * sources it takes from `cycle`). Fails only when the fd cannot be duplicated. */
+int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle);
+void power_sysfs_request_clear(PowerSysfsRequest *r);
 
-/* Selects modes (or applies the TuxOnIce settings), arms the alarm, writes
- * wakeup_count back, then the state (or TuxOnIce's do_hibernate);
- * restores pm_test and clears the alarm whatever happened. Returns 0 or the
- * failed step's negative errno (also in r->error / r->failed_step). */
-int power_enter(void *request);
+/* A backend's own part of the kernel phase: 0 or the negative errno, with
+ * failed_step POWER_STEP_BACKEND and the backend's note of which step. */
+typedef int (*PowerSysfsHook)(PowerSysfsRequest *r);
+
+/* Runs `before` (NULL: nothing), selects modes, arms the alarm, writes
+ * wakeup_count back, then `write` (NULL: the state write: the point of no
+ * return); restores pm_test and clears the alarm whatever happened.
+ * Returns 0 or the failed step's negative errno (also in r->error /
+ * r->failed_step). */
+int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write);
 
 /* For a stop while the state write is pending (the worker will never get
  * to its own clean-up): puts pm_test and the RTC alarm back. Reads only the
  * fields the worker never changes. */
-void power_restore_after_abort(int sysfs_fd, const PowerRequest *r);
+void power_sysfs_restore_after_abort(const PowerSysfsRequest *r);
+
+/* How a failed mainline step ends the cycle: a spoiled wakeup_count
+ * handshake is an abort for a wakeup event, any other refusal the kernel's
+ * failure. Not for POWER_STEP_BACKEND. */
+CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError *ret_error, char **ret_message);
+/* "the kernel refused to <action>[ <what>]: <error>" */
+char *power_refused_message(const char *action, const char *what, int error);
+
+/* A wakeup event or a busy kernel (EBUSY from the state write): why trying
+ * again later may work, or NULL */
+const char *power_sysfs_transient(const PowerSysfsRequest *r);
+
+/* "mem", "disk, pm_test devices", with `via` (" through TuxOnIce") after the state */
+char *power_sysfs_summary(const PowerSysfsRequest *r, const char *via);
 
 /* Reads wakeup_count (may block in the kernel while events are in
  * progress, hence for workers). */

@@ -116,16 +116,16 @@ bool tuxonice_result_failed(uint64_t result) {
         return result & BIT(TOI_ABORTED);
 }
 
-CycleResult tuxonice_result_outcome(uint64_t result, CycleError *ret_error) {
+CycleResult tuxonice_result_outcome(uint64_t result, FridgeError *ret_error) {
         if (result & BIT(TOI_ABORT_REQUESTED)) {
-                *ret_error = CYCLE_ERROR_CANCELLED;
+                *ret_error = FRIDGE_ERROR_CANCELLED;
                 return RESULT_ABORTED;
         }
         if (result & BIT(TOI_WAKEUP_EVENT)) {
-                *ret_error = CYCLE_ERROR_WAKEUP_EVENT;
+                *ret_error = FRIDGE_ERROR_WAKEUP_EVENT;
                 return RESULT_ABORTED;
         }
-        *ret_error = CYCLE_ERROR_KERNEL;
+        *ret_error = FRIDGE_ERROR_KERNEL;
         return RESULT_FAILED;
 }
 

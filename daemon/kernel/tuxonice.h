@@ -90,7 +90,7 @@ bool tuxonice_result_failed(uint64_t result);
 /* How the cycle ends for a failed result: an abort the user asked for at
  * the console is a cancel, a wakeup event is the same as with the mainline
  * backend, everything else is the kernel's failure. */
-CycleResult tuxonice_result_outcome(uint64_t result, CycleError *ret_error);
+CycleResult tuxonice_result_outcome(uint64_t result, FridgeError *ret_error);
 
 /* "no storage was available for the image (TOI_NOSTORAGE_AVAILABLE); ..."
  * for every set bit in bit order, unknown bits in hex. "" for 0. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The design's words as types: kind, phase, result, and the errors a cycle
- * can end with. Only bus.c turns a CycleError into a D-Bus error name. */
+/* The design's words as types: kind, phase and result. The errors a cycle
+ * can end with are FridgeErrors (fridge-error.h, shared with fridgectl). */
+
+#include "fridge-error.h"
 
 typedef enum SleepKind {
         SLEEP_SUSPEND,
@@ -32,21 +34,6 @@ typedef enum CycleResult {
         RESULT_DRY_RUN,
         _RESULT_MAX,
 } CycleResult;
-
-typedef enum CycleError {
-        CYCLE_ERROR_NONE,
-        CYCLE_ERROR_CANCELLED,
-        CYCLE_ERROR_WAKEUP_EVENT,
-        CYCLE_ERROR_KERNEL,
-        CYCLE_ERROR_FLUSH_TIMEOUT,
-        CYCLE_ERROR_FREEZE_TIMEOUT,
-        CYCLE_ERROR_NOT_SUPPORTED,
-        CYCLE_ERROR_THAW_FAILED,
-        CYCLE_ERROR_INTERNAL,
-        CYCLE_ERROR_INHIBITED,
-        CYCLE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
-        _CYCLE_ERROR_MAX,
-} CycleError;
 
 const char *sleep_kind_to_string(SleepKind k);
 SleepKind sleep_kind_from_string(const char *s);

@@ -96,11 +96,16 @@ unsigned inhibit_count_sender(const Inhibitors *r, const char *sender) {
         return n;
 }
 
-int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id) {
-        if (g_hash_table_size(r->by_id) >= INHIBITORS_MAX)
-                return -ENFILE;
-        if (inhibit_count_sender(r, tmpl->sender) >= INHIBITORS_PER_SENDER_MAX)
-                return -EDQUOT;
+int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
+        if (g_hash_table_size(r->by_id) >= INHIBITORS_MAX) {
+                *ret_message = g_strdup_printf("fridged already keeps %u inhibitors", INHIBITORS_MAX);
+                return FRIDGE_ERROR_LIMITS_EXCEEDED;
+        }
+        if (inhibit_count_sender(r, tmpl->sender) >= INHIBITORS_PER_SENDER_MAX) {
+                *ret_message = g_strdup_printf("this connection already holds %u inhibitors",
+                                               INHIBITORS_PER_SENDER_MAX);
+                return FRIDGE_ERROR_LIMITS_EXCEEDED;
+        }
 
         Entry *e = g_new0(Entry, 1);
         e->owner = r;

@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "fridge-error.h"
+
 /* The registry of inhibitors, logind's pattern: each one is a pipe whose
  * read end fridged watches and whose write end the holder keeps. When the
  * holder closes it (or dies, which closes it) the read end hangs up and
@@ -51,9 +53,10 @@ InhibitMode inhibit_mode_from_string(const char *s);
 
 /* Adds an inhibitor like `tmpl` (its id is ignored); *ret_fd is the
  * holder's end of the pipe (the caller passes it on and closes its copy).
- * -EDQUOT: the sender holds INHIBITORS_PER_SENDER_MAX already; -ENFILE:
- * INHIBITORS_MAX are held. */
-int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id);
+ * 0, a negative errno, or FRIDGE_ERROR_LIMITS_EXCEEDED when the sender
+ * holds INHIBITORS_PER_SENDER_MAX already or INHIBITORS_MAX are held
+ * (*ret_message says which). */
+int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message);
 
 /* Ends one inhibitor; false when there is none of that id. */
 bool inhibit_release(Inhibitors *r, uint64_t id);

@@ -2,10 +2,12 @@
 #pragma once
 
 /* Private to the manager's files: the cycle and the manager's state, and
- * the steps they share. manager.c runs the phases; manager-retry.c tries
- * the kernel phase again; manager-sleep-path.c is systemd's sleep path
- * (the hook and the logind driver). The manager stays the only sequencer:
- * the three files are one module, split for reading. */
+ * the steps they share. manager.c holds the API and the transition that
+ * every change of state goes through; manager-states.c is what each state
+ * does when it is entered; manager-retry.c tries the kernel phase again;
+ * manager-sleep-path.c is systemd's sleep path (the hook and the logind
+ * driver). The manager stays the only sequencer: the files are one
+ * module, split for reading. */
 
 #include "manager.h"
 
@@ -14,6 +16,8 @@
 
 #include "classes.h"
 #include "config.h"
+#include "cycle-settings.h"
+#include "cycle-state.h"
 #include "devices.h"
 #include "freezer.h"
 #include "inhibit.h"
@@ -21,18 +25,11 @@
 #include "logind.h"
 #include "overrides.h"
 #include "plan.h"
-#include "power.h"
+#include "power-backend.h"
 #include "record.h"
 #include "worker.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
-
-/* Who writes /sys/power/state for a cycle */
-typedef enum CycleDriver {
-        CYCLE_DRIVER_DIRECT,    /* fridged, from its worker */
-        CYCLE_DRIVER_HOOK,      /* systemd-sleep, between the hook's pre and post */
-        CYCLE_DRIVER_LOGIND,    /* as HOOK, after fridged asked logind to sleep */
-} CycleDriver;
 
 /* A Hook call waiting for its answer */
 typedef struct HookWaiter {
@@ -43,8 +40,9 @@ typedef struct HookWaiter {
 typedef struct Cycle {
         uint64_t id;
         SleepKind kind;
-        CycleOptions opts;
-        Phase phase;
+        CycleState state;
+        CycleState ended_in;            /* the state the result was decided in early, else invalid */
+        CycleSettings *settings;        /* resolved at the start; the cycle reads nothing else */
         double progress;
         char *progress_text;
 
@@ -54,38 +52,35 @@ typedef struct Cycle {
         uint64_t flush_start_kib;
         char *set_resume;               /* MAJ:MIN for /sys/power/resume, from the pre-flight */
 
-        Worker *worker;                 /* the phase's blocking work, if any */
+        /* What the current state owns; every transition stops all of it */
+        Worker *worker;                 /* the state's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timeout;       /* the bound of the queue, the delay wait or the flush */
+        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook) or the retry backoff */
 
-        bool queued;                    /* waiting for the block inhibitors to go */
-        bool delay_waiting;             /* in prepare, waiting for delay inhibitors */
         uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
         uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
 
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
+        char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
         char *client_cgroup;            /* exempt for this cycle */
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
-        bool retry_waiting;             /* thawed, waiting out the backoff before the next attempt */
-        CycleDriver driver;
-        bool handed_over;               /* logind was asked to sleep; the hook's pre comes next */
-        bool joined;                    /* the hook's pre belongs to this cycle */
+        char *retry_why;                /* the transient failure the next attempt follows */
+        uint32_t retry_ms;              /* its backoff */
+        bool joined;                    /* the hook's pre belongs to this cycle (logind driver) */
         bool imminent_sent;             /* SleepImminent went out (once per cycle) */
-        bool waiting_post;              /* frozen; systemd-sleep writes the state */
         HookWaiter pre, post;
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
-        sd_event_source *hook_timeout;  /* awake time bound on waiting for a hook */
 
-        bool ending;                    /* result decided early: straight to thaw */
         CycleResult result;
-        CycleError error;
+        FridgeError error;
         char *message;
 } Cycle;
 
@@ -94,6 +89,7 @@ struct Manager {
         Config *config;
         int sysfs_fd;
         int proc_fd;
+        const PowerBackend *const *power_backends; /* NULL: the built-in ones */
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;
@@ -133,21 +129,39 @@ typedef struct PrepareJob {
 
 #define TAKE_ID(id) ({ uint64_t _id = (id); (id) = 0; _id; })
 
-void manager_end_cycle_early(Manager *m, CycleResult result, CycleError error, const char *fmt, ...)
+/* The one way a cycle changes state: checks the move against the table,
+ * stops what the old state owned, logs the move, records it, tells the
+ * bus layer, and runs what the new state does on entry. */
+void manager_transition(Manager *m, CycleState to);
+/* An event of the current state, through cycle_state_next() */
+void manager_cycle_event(Manager *m, CycleEvent e);
+CycleFacts manager_cycle_facts(const Manager *m);
+/* What each state does when it is entered (manager-states.c) */
+void manager_enter_state(Manager *m, CycleState s);
+/* The phase the cycle is in (ENDING keeps the one it ended in) */
+Phase manager_cycle_phase(const Cycle *c);
+bool manager_cycle_blocked(const Manager *m);
+int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+
+void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
+/* FINISHED: CycleFinished goes out and the cycle is freed */
+void manager_cycle_finish(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
 void manager_emit_sleep_imminent(Manager *m);
-void manager_enter_kernel_hook(Manager *m);
-void manager_hand_over_to_logind(Manager *m);
-void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, CycleError error, const char *message);
+void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
 void manager_notify(Manager *m, unsigned what);
 uint64_t manager_now_usec(void);
 void manager_prepare_done(int r, void *data, void *userdata);
 void manager_prepare_job_free(void *p);
 int manager_prepare_job_run(void *p);
-bool manager_retry_kernel(Manager *m, const PowerRequest *req);
-void manager_report_resumed(Manager *m, uint64_t slept_usec, const char *reason);
 void manager_schedule_step(Manager *m);
+void manager_enter_hook_sleeping(Manager *m);
+void manager_enter_handed_over(Manager *m);
+/* The kernel phase failed: whether another attempt was set up (RETRY_WAITING) */
+bool manager_retry_kernel(Manager *m, const PowerRequest *req);
+void manager_enter_retry_waiting(Manager *m);
+void manager_enter_retry_preparing(Manager *m);
 void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

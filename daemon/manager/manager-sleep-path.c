@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The manager: systemd's sleep path, the hook (Hook pre/post) and the logind driver. */
+/* The manager: systemd's sleep path, the hook (Hook pre/post) and the logind
+ * driver: the states HANDED_OVER and HOOK_SLEEPING. */
 #include "manager-internal.h"
 
 #include <time.h>
 
 #include "log.h"
+#include "power.h"
 #include "util.h"
 
 static uint64_t boottime_usec(void) {
@@ -16,13 +18,12 @@ static uint64_t boottime_usec(void) {
 static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
-        uint32_t ms = m->config->hook_timeout_ms;
-        if (c->waiting_post) {
-                c->waiting_post = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+        uint32_t ms = c->settings->hook_timeout_ms;
+        if (c->state == CYCLE_STATE_HOOK_SLEEPING) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
         } else
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the sleep hook's pre never came within %u ms after logind was asked to sleep "
                                 "(is fridge's system-sleep hook installed?)", ms);
         return 0;
@@ -32,14 +33,13 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
  * not count, only the awake time a hook is overdue */
 static int arm_hook_timeout(Manager *m) {
         Cycle *c = m->cycle;
-        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
-        return sd_event_add_time_relative(m->event, &c->hook_timeout, CLOCK_MONOTONIC,
-                                          (uint64_t) m->config->hook_timeout_ms * USEC_PER_MSEC, 0, on_hook_timeout,
-                                          m);
+        return sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
+                                          (uint64_t) c->settings->hook_timeout_ms * USEC_PER_MSEC, 0,
+                                          on_hook_timeout, m);
 }
 
 /* Frozen: systemd-sleep writes the state once the hook's pre returns */
-void manager_enter_kernel_hook(Manager *m) {
+void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
@@ -47,36 +47,33 @@ void manager_enter_kernel_hook(Manager *m) {
         c->pre_monotonic = manager_now_usec();
         int r = arm_hook_timeout(m);
         if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
                                 errno_text(r));
                 return;
         }
-        c->waiting_post = true;
         manager_set_progress(m, 0.0, "sleeping (systemd-sleep writes %s)", power_state_for_kind(c->kind));
-        manager_notify(m, MANAGER_CHANGED_STATE);
         log_info("Cycle %" G_GUINT64_FORMAT ": frozen; systemd-sleep writes the state", c->id);
-        manager_hook_waiter_complete(&c->pre, c->id, 0, CYCLE_ERROR_NONE, NULL);
+        manager_hook_waiter_complete(&c->pre, c->id, 0, FRIDGE_ERROR_NONE, NULL);
 }
 
 static void hook_resumed(Manager *m) {
         Cycle *c = m->cycle;
-        c->waiting_post = false;
-        c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(m->sysfs_fd);
-        g_autofree char *reason = devices_wake_reason(c->wakeup_sources, after);
+        c->wake_reason = devices_wake_reason(c->wakeup_sources, after);
         uint64_t boot = boottime_usec() - c->pre_boottime;
         c->resumed_usec = manager_now_usec();
         uint64_t mono = c->resumed_usec - c->pre_monotonic;
         /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
-        manager_report_resumed(m, boot > mono ? boot - mono : 0, reason);
+        c->slept_usec = boot > mono ? boot - mono : 0;
+        manager_cycle_event(m, CYCLE_EVENT_DONE);
 }
 
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                       char **ret_message) {
         Cycle *c = m->cycle;
-        if (!c || !c->waiting_post || c->ending) {
+        if (!c || c->state != CYCLE_STATE_HOOK_SLEEPING) {
                 *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
-                return -ESRCH;
+                return FRIDGE_ERROR_NO_SUCH_CYCLE;
         }
         if (kind != c->kind)
                 log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
@@ -89,27 +86,25 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
 
 /* A logind-driven Sleep waits for the pre of the hook that logind's sleep
  * runs: that pre carries the same cycle on */
-static int hook_join(Manager *m, SleepKind kind) {
+static bool hook_join(Manager *m, SleepKind kind) {
         Cycle *c = m->cycle;
-        if (!c || c->driver != CYCLE_DRIVER_LOGIND || c->joined || c->ending)
-                return -EBUSY;
+        if (!c || c->settings->driver != CYCLE_DRIVER_LOGIND || c->joined || c->state == CYCLE_STATE_ENDING ||
+            c->state == CYCLE_STATE_THAWING)
+                return false;
         if (kind != c->kind)
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
         c->joined = true;
-        if (c->handed_over) {
-                c->handed_over = false;
-                c->hook_timeout = sd_event_source_disable_unref(c->hook_timeout);
+        if (c->state == CYCLE_STATE_HANDED_OVER)
                 manager_schedule_step(m);
-        }
-        return 0;
+        return true;
 }
 
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message) {
-        if (hook_join(m, kind) < 0) {
+        if (!hook_join(m, kind)) {
                 int r = manager_check_idle(m, ret_message);
-                if (r < 0)
+                if (r != 0)
                         return r;
                 CycleOptions none = {};
                 manager_cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
@@ -126,22 +121,19 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
         Cycle *c = m->cycle;
         if (r >= 0 || !c || c->id != m->logind_cycle)
                 return;
-        c->handed_over = false;
-        manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "logind refused to sleep: %s",
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "logind refused to sleep: %s",
                         message ? message : errno_text(r));
 }
 
-void manager_hand_over_to_logind(Manager *m) {
+void manager_enter_handed_over(Manager *m) {
         Cycle *c = m->cycle;
-        c->handed_over = true;
         m->logind_cycle = c->id;
         manager_set_progress(m, 1.0, "handing over to logind");
         int r = logind_sleep(m->logind, c->kind, on_logind_sleep_done, m);
         if (r >= 0)
                 r = arm_hook_timeout(m);
         if (r < 0) {
-                c->handed_over = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot ask logind to sleep: %s",
                                 errno_text(r));
                 return;
         }
@@ -171,12 +163,11 @@ void manager_on_prepare_for_sleep(void *manager, bool start) {
                 return;
         }
         m->reserved_id = 0;
-        if (c && c->waiting_post && !c->ending) {
+        if (c && c->state == CYCLE_STATE_HOOK_SLEEPING) {
                 log_warning("logind reports the resume before the sleep hook's post came; thawing now");
                 hook_resumed(m);
-        } else if (c && c->handed_over && !c->ending) {
-                c->handed_over = false;
-                manager_end_cycle_early(m, RESULT_FAILED, CYCLE_ERROR_INTERNAL,
+        } else if (c && c->state == CYCLE_STATE_HANDED_OVER) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
                                 "the system slept without fridge's sleep hook (is it installed?); nothing was frozen");
         }
 }

@@ -12,10 +12,19 @@
 #include "logind.h"
 #include "inhibit.h"
 #include "plan.h"
-#include "power.h"
+#include "power-backend.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
- * it reports through ManagerOps. */
+ * it reports through ManagerOps.
+ *
+ * Errors, in two tiers: a call that can be refused (manager_start,
+ * manager_cancel, manager_set_class, manager_add_hold, manager_inhibit,
+ * manager_hook_pre, manager_hook_post) returns
+ *   0                  done;
+ *   a FridgeError > 0  refused: the caller's answer (fridge-error.h),
+ *                      and *ret_message (owned by the caller) says why;
+ *   a negative errno   a plain system failure (no message).
+ * Test with `r != 0`, never `r < 0`, which misses the refusals. */
 
 typedef struct CycleOptions {
         bool dry_run;
@@ -40,7 +49,7 @@ typedef struct ManagerOps {
         void (*changed)(void *userdata, unsigned what);
         void (*sleep_imminent)(void *userdata, uint64_t cycle, SleepKind kind);
         void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
-        void (*finished)(void *userdata, uint64_t cycle, CycleResult result, CycleError error, const char *message);
+        void (*finished)(void *userdata, uint64_t cycle, CycleResult result, FridgeError error, const char *message);
         void (*hold_released)(void *userdata, uint64_t hold);
         /* an inhibitor of `sender` ended, whatever ended it */
         void (*inhibitor_released)(void *userdata, const char *sender);
@@ -56,6 +65,7 @@ typedef struct ManagerParams {
         const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
         const char *const *class_dirs;  /* classes.d directories, lowest priority first */
         Config *config;                 /* taken */
+        const PowerBackend *const *power_backends; /* NULL-terminated; NULL: the built-in ones */
 } ManagerParams;
 
 int manager_new(const ManagerParams *p, Manager **ret);
@@ -65,12 +75,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
 void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata);
 
 /* Starts a cycle; phases run from the event loop, so the caller can reply
- * before any of them reports. -EBUSY: one is running or queued.
- * -EOPNOTSUPP: the kernel lacks what was asked for; *ret_message says what.
- * -EAGAIN: a block inhibitor is held and opts->queue is not set; the
- * message names the holders. With opts->queue the cycle waits (State
- * "queued") until the last block inhibitor goes, bounded by
- * opts->queue_timeout_ms. */
+ * before any of them reports. Refusals: Busy (one is running or queued);
+ * NotSupported (the kernel lacks what was asked for, or Driver=logind
+ * without logind); HibernateNotReady (nowhere to hibernate to); Inhibited
+ * (a block inhibitor is held and opts->queue is not set; the message names
+ * the holders). With opts->queue the cycle waits (State "queued") until
+ * the last block inhibitor goes, bounded by opts->queue_timeout_ms. */
 int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_id, char **ret_message);
 
 /* The process that starts the next cycle: its cgroup is never frozen, so
@@ -85,23 +95,24 @@ void manager_exempt_pid(Manager *m, pid_t pid, const char *reason);
 int manager_get_plan(Manager *m, Plan **ret);
 
 /* SetClass: `target` is a unit name or a cgroup path below a freeze root;
- * class NULL removes the override. -EINVAL (bad target), -EPERM (outside
- * the roots). */
-int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who);
+ * class NULL removes the override. Refusals: InvalidArgs (bad target or
+ * class, or outside the roots), NotSupported (a path without cgroup v2). */
+int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who,
+                      char **ret_message);
 
 /* HoldClass: the cgroup of `pid` keeps `class` while the returned fd (the
- * caller's end of a pipe) stays open. -EOPNOTSUPP without cgroup v2,
- * -ESRCH when the caller's cgroup cannot be told, -EPERM when it is
+ * caller's end of a pipe) stays open. Refusals: NotSupported without
+ * cgroup v2; InvalidArgs when the caller's cgroup cannot be told or is
  * outside the freeze roots. */
 int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
-                     int *ret_fd, uint64_t *ret_hold);
+                     int *ret_fd, uint64_t *ret_hold, char **ret_message);
 /* Ends a hold (its connection went away); no-op when already gone. */
 void manager_release_hold(Manager *m, uint64_t hold);
 
 /* Inhibit: `tmpl` says who, why, mode, and the holder's bus name, uid and
- * pid; *ret_fd is the holder's end. -EDQUOT: the sender holds the most it
- * may; -ENFILE: fridged holds the most it will. */
-int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id);
+ * pid; *ret_fd is the holder's end. Refusal: LimitsExceeded (the sender
+ * holds the most it may, or fridged holds the most it will). */
+int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message);
 /* Ends one inhibitor; no-op when already gone. */
 void manager_release_inhibitor(Manager *m, uint64_t id);
 /* Ends every inhibitor of `sender` (its connection went away). */
@@ -113,9 +124,9 @@ GPtrArray *manager_list_inhibitors(const Manager *m);
 /* The cgroup v2 mount, or NULL when there is none (nothing is frozen). */
 const char *manager_cgroup_root(const Manager *m);
 
-/* Cancels cycle `id` (0: the running one). -ESRCH: no such cycle running.
- * -EINPROGRESS: past the point of no return. */
-int manager_cancel(Manager *m, uint64_t id, const char *why);
+/* Cancels cycle `id` (0: the running one). Refusals: NoSuchCycle (no such
+ * cycle running), TooLate (past the point of no return). */
+int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message);
 
 /* Once the bus name is owned: a cycle that an earlier fridged left
  * unfinished (its record in the state directory; what it froze was thawed
@@ -126,10 +137,11 @@ void manager_report_interrupted(Manager *m);
  * Sleep handed over to logind, else starts a new cycle; it is done when the
  * cycle is frozen and waits in phase kernel while systemd-sleep writes the
  * state. The hook's `post` thaws and finishes that cycle. `done` is called
- * exactly once for each call that returned >= 0: r >= 0 when that point was
+ * exactly once for each call that returned 0: r >= 0 when that point was
  * reached (post: the cycle finished done), else with the cycle's error and
- * message. -EBUSY: another cycle runs; -ESRCH (post): no cycle waits for it. */
-typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, CycleError error, const char *message);
+ * message. Refusals: Busy (pre: another cycle runs), NoSuchCycle (post: no
+ * cycle waits for it). */
+typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message);
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message);
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
@@ -147,6 +159,11 @@ void manager_shutdown(Manager *m);
 
 /* Properties */
 const char *manager_state(const Manager *m);
+/* The running cycle's state machine state (cycle-state.h's names), "" when idle */
+const char *manager_cycle_state(const Manager *m);
+/* The running cycle's settings as name, value pairs (NULL-terminated; free
+ * with g_strfreev), or NULL when idle */
+char **manager_cycle_settings(const Manager *m);
 uint64_t manager_cycle_id(const Manager *m);
 const char *manager_kind(const Manager *m);
 const char *manager_phase(const Manager *m);

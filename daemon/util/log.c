@@ -2,6 +2,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +16,22 @@
 #include "util.h"
 
 static int max_level = LOG_INFO;
+static uint64_t cycle_id;
+static LogSink sink;
+static void *sink_userdata;
+
+void log_set_cycle(uint64_t id) {
+        cycle_id = id;
+}
+
+uint64_t log_get_cycle(void) {
+        return cycle_id;
+}
+
+void log_set_sink(LogSink s, void *userdata) {
+        sink = s;
+        sink_userdata = userdata;
+}
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -31,30 +48,6 @@ const char *errno_text(int negative_errno) {
         return strerror_r(e, buf, sizeof(buf));
 }
 
-int log_internal(int level, int error, const char *fmt, ...) {
-        int r = error < 0 ? error : -error;
-
-        if (level > max_level)
-                return r;
-
-        /* "%m" must name `error`, not whatever errno happens to be now */
-        int saved = errno;
-        if (error != 0)
-                errno = -r;
-
-        va_list ap;
-        va_start(ap, fmt);
-        /* The <N> prefix lets journald assign the priority when stderr is a journal stream */
-        if (getenv("JOURNAL_STREAM"))
-                fprintf(stderr, "<%d>", level);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-
-        errno = saved;
-        return r;
-}
-
 /* JOURNAL_STREAM names the journal's stream as DEV:INODE; it may be
  * inherited by a process whose stderr went elsewhere */
 static bool stderr_is_journal(void) {
@@ -66,40 +59,94 @@ static bool stderr_is_journal(void) {
         return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
 }
 
-void log_struct_event(int level, const char *message_id, const char *message, ...) {
-        /* Under systemd the structured entry is the journal's copy; a second
-         * one through stderr would show every event twice */
-        bool journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
-        if (level <= max_level && !(journal && stderr_is_journal()))
+static bool under_journal(void) {
+        return getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+}
+
+#define MAX_FIELDS 16
+
+/* One entry: to the sink, to stderr (unless the structured copy goes to
+ * the journal that stderr also reaches: every line would show twice), and
+ * as a structured entry when there are fields to keep */
+static void log_emit(int level, const char *message, const char *const *fields, bool structured) {
+        char cycle_field[64];
+        const char *all[MAX_FIELDS + 2];
+        size_t n = 0;
+
+        for (; fields && fields[n] && n < MAX_FIELDS; n++)
+                all[n] = fields[n];
+        if (cycle_id != 0) {
+                snprintf(cycle_field, sizeof(cycle_field), "FRIDGE_CYCLE=%" PRIu64, cycle_id);
+                all[n++] = cycle_field;
+        }
+        all[n] = NULL;
+        if (sink)
+                sink(level, message, all, sink_userdata);
+
+        bool journal = under_journal() && (structured || n > 0);
+        if (level <= max_level && !(journal && stderr_is_journal())) {
+                /* The <N> prefix lets journald assign the priority when stderr is a journal stream */
+                if (getenv("JOURNAL_STREAM"))
+                        fprintf(stderr, "<%d>", level);
                 fprintf(stderr, "%s\n", message);
-        if (!journal)
+        }
+        if (!journal || (!structured && level > max_level))
                 return;
 
-        struct iovec iov[16];
-        char *owned[16];
-        size_t n = 0;
-        owned[n] = NULL;
-        if (asprintf(&owned[n], "MESSAGE_ID=%s", message_id) < 0)
-                return;
-        n++;
-        if (asprintf(&owned[n], "MESSAGE=%s", message) < 0)
-                goto finish;
-        n++;
-        if (asprintf(&owned[n], "PRIORITY=%d", level) < 0)
-                goto finish;
-        n++;
+        struct iovec iov[MAX_FIELDS + 4];
+        char *owned[MAX_FIELDS + 4];
+        size_t k = 0;
+        if (asprintf(&owned[k], "MESSAGE=%s", message) >= 0)
+                k++;
+        if (asprintf(&owned[k], "PRIORITY=%d", level) >= 0)
+                k++;
+        for (size_t i = 0; i < n; i++)
+                if ((owned[k] = strdup(all[i])))
+                        k++;
+        for (size_t i = 0; i < k; i++)
+                iov[i] = (struct iovec) { .iov_base = owned[i], .iov_len = strlen(owned[i]) };
+        (void) sd_journal_sendv(iov, (int) k);
+        for (size_t i = 0; i < k; i++)
+                free(owned[i]);
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        int r = error < 0 ? error : -error;
+
+        if (level > max_level && !sink)
+                return r;
+
+        /* "%m" must name `error`, not whatever errno happens to be now */
+        int saved = errno;
+        if (error != 0)
+                errno = -r;
 
         va_list ap;
-        va_start(ap, message);
-        for (const char *f; n < ELEMENTSOF(owned) && (f = va_arg(ap, const char *)); n++)
-                if (!(owned[n] = strdup(f)))
-                        break;
+        va_start(ap, fmt);
+        char *message = NULL;
+        if (vasprintf(&message, fmt, ap) < 0)
+                message = NULL;
         va_end(ap);
+        if (message)
+                log_emit(level, message, NULL, false);
+        free(message);
 
-        for (size_t i = 0; i < n; i++)
-                iov[i] = (struct iovec) { .iov_base = owned[i], .iov_len = strlen(owned[i]) };
-        (void) sd_journal_sendv(iov, (int) n);
-finish:
-        for (size_t i = 0; i < n; i++)
-                free(owned[i]);
+        errno = saved;
+        return r;
+}
+
+void log_struct_event(int level, const char *message_id, const char *message, ...) {
+        char id_field[64];
+        const char *fields[MAX_FIELDS + 1];
+        size_t n = 0;
+
+        snprintf(id_field, sizeof(id_field), "MESSAGE_ID=%s", message_id);
+        fields[n++] = id_field;
+        va_list ap;
+        va_start(ap, message);
+        for (const char *f; n < MAX_FIELDS - 1 && (f = va_arg(ap, const char *)); n++)
+                fields[n] = f;
+        va_end(ap);
+        fields[n] = NULL;
+        log_emit(level, message, fields, true);
 }

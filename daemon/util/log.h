@@ -2,10 +2,23 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 void log_set_max_level(int level);
 int log_get_max_level(void);
+
+/* The cycle being run: while it is set, every entry carries
+ * FRIDGE_CYCLE=<id> (under the journal as a field, always to the sink).
+ * The manager sets it when a cycle becomes current and clears it (0) when
+ * the cycle is gone. */
+void log_set_cycle(uint64_t id);
+uint64_t log_get_cycle(void);
+
+/* Sees every entry as it is logged, whatever the level: its text and its
+ * fields ("KEY=value", NULL-terminated). For tests. NULL: none. */
+typedef void (*LogSink)(int level, const char *message, const char *const *fields, void *userdata);
+void log_set_sink(LogSink sink, void *userdata);
 
 /* Logs at LOG_* level; returns -abs(error) (or 0) so callers can `return log_...`. */
 int log_internal(int level, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -32,3 +45,5 @@ void log_struct_event(int level, const char *message_id, const char *message, ..
 #define FRIDGE_MESSAGE_LEDGER_THAW  "4a5b2e0a8f0d4c31a1c9e2f6b7d80105"
 /* a cycle an earlier fridged left unfinished, reported at start-up */
 #define FRIDGE_MESSAGE_CYCLE_INTERRUPTED "4a5b2e0a8f0d4c31a1c9e2f6b7d80106"
+/* a cycle moved from one state to another (FRIDGE_STATE, FRIDGE_PREVIOUS_STATE) */
+#define FRIDGE_MESSAGE_CYCLE_STATE "4a5b2e0a8f0d4c31a1c9e2f6b7d80107"

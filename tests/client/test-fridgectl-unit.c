@@ -197,6 +197,24 @@ static void test_exit_code_results(void) {
         g_assert_cmpint(exit_code_for_result(NULL), ==, 1);
 }
 
+/* CycleFinished: the error's exit code where the table has one for a
+ * cycle's end, else the result's */
+static void test_exit_code_finished(void) {
+        g_assert_cmpint(exit_code_for_finished("done", ""), ==, 0);
+        g_assert_cmpint(exit_code_for_finished("dry-run", ""), ==, 0);
+        g_assert_cmpint(exit_code_for_finished("aborted", FRIDGE_ERROR_PREFIX "Cancelled"), ==, 3);
+        g_assert_cmpint(exit_code_for_finished("aborted", FRIDGE_ERROR_PREFIX "WakeupEvent"), ==, 3);
+        g_assert_cmpint(exit_code_for_finished("failed", FRIDGE_ERROR_PREFIX "FreezeTimeout"), ==, 1);
+        g_assert_cmpint(exit_code_for_finished("failed", "org.freedesktop.DBus.Error.Failed"), ==, 1);
+        /* the error decides where the result is one this fridgectl does not know */
+        g_assert_cmpint(exit_code_for_finished("exploded", FRIDGE_ERROR_PREFIX "Cancelled"), ==, 3);
+        /* no cycle ends with Busy, nor with a name not in the table: the result decides */
+        g_assert_cmpint(exit_code_for_finished("aborted", FRIDGE_ERROR_PREFIX "Busy"), ==, 3);
+        g_assert_cmpint(exit_code_for_finished("aborted", "x.y.Unknown"), ==, 3);
+        g_assert_cmpint(exit_code_for_finished("failed", ""), ==, 1);
+        g_assert_cmpint(exit_code_for_finished(NULL, NULL), ==, 1);
+}
+
 static void test_exit_code_errors(void) {
         static const char *const refusals[] = {
                 "Busy", "NotSupported", "Inhibited", "HibernateNotReady", "TooLate", "NoSuchCycle",
@@ -214,6 +232,14 @@ static void test_exit_code_errors(void) {
         g_assert_cmpint(exit_code_for_call_error("System.Error.ENOENT"), ==, 1);
         /* A name that only starts like ours is not ours. */
         g_assert_cmpint(exit_code_for_call_error("io.fridge.Fridge1.ErrorX"), ==, 1);
+        /* By the table, not by the prefix: a name it does not hold is a
+         * failure; a Hook answered with its cycle's error is a refusal */
+        g_assert_cmpint(exit_code_for_call_error(FRIDGE_ERROR_PREFIX "NoSuchThing"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error(FRIDGE_ERROR_PREFIX "FreezeTimeout"), ==, 4);
+        g_assert_cmpint(exit_code_for_call_error(FRIDGE_ERROR_PREFIX "Interrupted"), ==, 4);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.Failed"), ==, 1);
+        g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"), ==, 4);
 
         g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.ServiceUnknown"));
         g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.NameHasNoOwner"));
@@ -672,6 +698,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/json/object", test_json_object);
         g_test_add_func("/exit-code/results", test_exit_code_results);
         g_test_add_func("/exit-code/errors", test_exit_code_errors);
+        g_test_add_func("/exit-code/finished", test_exit_code_finished);
         g_test_add_func("/args/good", test_args_good);
         g_test_add_func("/args/bad", test_args_bad);
         g_test_add_func("/args/hold", test_args_hold);

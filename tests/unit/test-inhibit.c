@@ -22,7 +22,9 @@ static uint64_t add(Inhibitors *r, const char *who, const char *why, InhibitMode
         Inhibitor t = { .who = (char *) who, .why = (char *) why, .mode = mode, .sender = (char *) sender,
                         .uid = 1000, .pid = pid };
         uint64_t id = 0;
-        g_assert_cmpint(inhibit_add(r, &t, ret_fd, &id), ==, 0);
+        g_autofree char *refusal = NULL;
+        g_assert_cmpint(inhibit_add(r, &t, ret_fd, &id, &refusal), ==, 0);
+        g_assert_null(refusal);
         g_assert_cmpint(*ret_fd, >=, 0);
         return id;
 }
@@ -106,7 +108,10 @@ static void test_caps(void) {
         }
         Inhibitor t = { .who = (char *) "many", .mode = INHIBIT_BLOCK, .sender = (char *) ":1.5" };
         uint64_t id;
-        g_assert_cmpint(inhibit_add(r, &t, &fd, &id), ==, -EDQUOT);
+        g_autofree char *refusal = NULL;
+        g_assert_cmpint(inhibit_add(r, &t, &fd, &id, &refusal), ==, FRIDGE_ERROR_LIMITS_EXCEEDED);
+        g_assert_cmpstr(refusal, ==, "this connection already holds 16 inhibitors");
+        g_clear_pointer(&refusal, g_free);
         /* other connections may, up to the global cap */
         unsigned n = INHIBITORS_PER_SENDER_MAX;
         for (unsigned s = 0; n < INHIBITORS_MAX; s++) {
@@ -117,13 +122,15 @@ static void test_caps(void) {
                 }
         }
         t.sender = (char *) ":3.0";
-        g_assert_cmpint(inhibit_add(r, &t, &fd, &id), ==, -ENFILE);
+        g_assert_cmpint(inhibit_add(r, &t, &fd, &id, &refusal), ==, FRIDGE_ERROR_LIMITS_EXCEEDED);
+        g_assert_cmpstr(refusal, ==, "fridged already keeps 1024 inhibitors");
+        g_clear_pointer(&refusal, g_free);
         for (guint i = 0; i < fds->len; i++)
                 close(g_array_index(fds, int, i));
         while (sd_event_run(e, 0) > 0)
                 ;
         g_assert_cmpuint(inhibit_count(r, INHIBIT_DELAY, 0) + inhibit_count(r, INHIBIT_BLOCK, 0), ==, 0);
-        g_assert_cmpint(inhibit_add(r, &t, &fd, &id), ==, 0);
+        g_assert_cmpint(inhibit_add(r, &t, &fd, &id, &refusal), ==, 0);
         close(fd);
         g_clear_pointer(&r, inhibit_free);
         sd_event_unref(e);

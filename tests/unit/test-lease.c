@@ -115,7 +115,8 @@ static void test_owners(void) {
         g_assert_cmpint(overrides_add_hold(o, "user.slice/b.scope", CLASS_LATE, "me", "test", &kept_fd, &kept), ==, 0);
         Inhibitors *r = inhibit_new(e, NULL, NULL);
         Inhibitor t = { .who = (char *) "me", .why = (char *) "test", .mode = INHIBIT_BLOCK, .sender = (char *) ":1.1" };
-        g_assert_cmpint(inhibit_add(r, &t, &inhibit_fd, &id), ==, 0);
+        g_autofree char *message = NULL;
+        g_assert_cmpint(inhibit_add(r, &t, &inhibit_fd, &id, &message), ==, 0);
 
         close(hold_fd);
         run(e);

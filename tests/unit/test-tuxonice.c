@@ -75,13 +75,13 @@ static void test_notes_are_not_failures(void) {
 }
 
 static void test_outcome(void) {
-        CycleError e;
+        FridgeError e;
         g_assert_cmpint(tuxonice_result_outcome(BIT(TOI_ABORTED) | BIT(TOI_NOSTORAGE_AVAILABLE), &e), ==, RESULT_FAILED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_KERNEL);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_KERNEL);
         g_assert_cmpint(tuxonice_result_outcome(BIT(TOI_ABORTED) | BIT(TOI_ABORT_REQUESTED), &e), ==, RESULT_ABORTED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_CANCELLED);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_CANCELLED);
         g_assert_cmpint(tuxonice_result_outcome(BIT(TOI_ABORTED) | BIT(TOI_WAKEUP_EVENT), &e), ==, RESULT_ABORTED);
-        g_assert_cmpint(e, ==, CYCLE_ERROR_WAKEUP_EVENT);
+        g_assert_cmpint(e, ==, FRIDGE_ERROR_WAKEUP_EVENT);
 }
 
 static void test_parse(void) {

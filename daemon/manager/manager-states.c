@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager: what each state of a cycle does when it is entered, and the
+ * completions of its work. Each state's work ends by scheduling the step
+ * (its DONE event) or by ending the cycle early; where it goes next is
+ * cycle_state_next()'s to say, and manager_transition() moves it there. */
+#include "manager-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flush.h"
+#include "freezer.h"
+#include "log.h"
+#include "power.h"
+#include "progress.h"
+#include "util.h"
+#include "worker.h"
+
+/* ---- delaying, preparing ---- */
+
+void manager_prepare_job_free(void *p) {
+        PrepareJob *j = p;
+        if (j->sysfs_fd >= 0)
+                close(j->sysfs_fd);
+        devices_wakeup_snapshot_free(j->sources);
+        g_free(j);
+}
+
+int manager_prepare_job_run(void *p) {
+        PrepareJob *j = p;
+        /* Read at the start so that any wakeup event during the cycle makes
+         * the later write-back fail: the kernel's race-free handshake. The
+         * sources' counts then name whoever spoils it. */
+        int r = power_read_wakeup_count(j->sysfs_fd, &j->wakeup_count);
+        j->sources = devices_wakeup_snapshot(j->sysfs_fd);
+        return r;
+}
+
+void manager_prepare_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PrepareJob *j = data;
+
+        c->worker = NULL;
+        devices_wakeup_snapshot_free(c->wakeup_sources);
+        c->wakeup_sources = g_steal_pointer(&j->sources);
+        /* A retry's read stands alone: a stale count from the first would spoil it */
+        c->have_wakeup_count = r >= 0;
+        if (r >= 0)
+                c->wakeup_count = j->wakeup_count;
+        else if (r != -ENOENT)
+                log_warning_errno(r, "Failed to read wakeup_count, sleeping without the wakeup handshake: %m");
+        manager_set_progress(m, 1.0, "prepared");
+        manager_schedule_step(m);
+}
+
+static void prepare_start_work(Manager *m) {
+        Cycle *c = m->cycle;
+        /* Detection is re-run every cycle: a FUSE server or a syncing
+         * process may have appeared since the last one */
+        int r = manager_build_plan(m, c->client_cgroup, c->settings->freeze_roots, &c->plan);
+        if (r < 0) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                                errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups", c->id, c->plan->n_early,
+                 c->plan->n_late);
+
+        PrepareJob *j = g_new0(PrepareJob, 1);
+        j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        manager_set_progress(m, 0.0, "preparing");
+        r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done, m, &m->cycle->worker);
+        if (r < 0)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the prepare phase: %s",
+                                errno_text(r));
+}
+
+static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *late = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        log_warning("Cycle %" G_GUINT64_FORMAT ": delay inhibitors still held after %u ms, going on without "
+                    "them: %s", c->id, c->settings->delay_timeout_ms, late);
+        manager_cycle_event(m, CYCLE_EVENT_TIMEOUT);
+        return 0;
+}
+
+/* Delay holders were told (SleepImminent) and get until they close their
+ * fds, bounded: only those held at the signal count, so one that takes a
+ * new lock on the signal cannot stall the cycle until the timeout. */
+static int delay_wait_start(Manager *m) {
+        Cycle *c = m->cycle;
+        uint32_t ms = c->settings->delay_timeout_ms;
+        unsigned n = inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        if (n == 0)
+                return 0;
+        if (ms == 0) {
+                g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+                log_info("Cycle %" G_GUINT64_FORMAT ": not waiting for delay inhibitors ([Delay] TimeoutMs=0): %s",
+                         c->id, who);
+                return 0;
+        }
+        int r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
+                                           (uint64_t) ms * USEC_PER_MSEC, 0, on_delay_timeout, m);
+        if (r < 0)
+                return r;
+        c->delay_start = manager_now_usec();
+        manager_set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
+        return 1;
+}
+
+static void enter_delaying(Manager *m) {
+        Cycle *c = m->cycle;
+        /* Before anything is flushed or frozen, so delay holders can still
+         * act (lock the screen, save state) and what they write is flushed */
+        manager_emit_sleep_imminent(m);
+        c->delay_before = inhibit_next_id(m->inhibitors);
+        int r = delay_wait_start(m);
+        if (r < 0)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot wait for delay inhibitors: %s",
+                                errno_text(r));
+        else if (r == 0)
+                manager_schedule_step(m);
+}
+
+/* ---- flush, flush-again ---- */
+
+static void flush_update_progress(Manager *m) {
+        Cycle *c = m->cycle;
+        uint64_t now_kib;
+        char size[32];
+
+        if (flush_read_dirty(m->proc_fd, &now_kib) < 0)
+                return; /* progress is a nicety; the flush goes on */
+        manager_set_progress(m, progress_flush_fraction(c->flush_start_kib, now_kib), "%s %s",
+                     c->state == CYCLE_STATE_FLUSHING ? "flushing" : "flushing again",
+                     progress_format_kib(now_kib, size, sizeof(size)));
+}
+
+static int on_flush_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        flush_update_progress(m);
+        (void) sd_event_source_set_time(s, usec + FLUSH_TICK_USEC);
+        return 0;
+}
+
+static void flush_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        c->worker = NULL;
+        if (r < 0)
+                log_warning_errno(r, "Writeback reported an error; the data concerned may not be on disk: %m");
+        manager_set_progress(m, 1.0, "flushed");
+        manager_schedule_step(m);
+}
+
+static int on_flush_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        uint64_t kib = 0;
+        char size[32] = "an unknown amount";
+
+        if (flush_read_dirty(m->proc_fd, &kib) >= 0)
+                progress_format_kib(kib, size, sizeof(size));
+
+        if (c->settings->flush_on_timeout == FLUSH_ON_TIMEOUT_CONTINUE) {
+                log_warning("Writeback did not finish within %u ms (%s still dirty); going on as configured",
+                            c->settings->flush_timeout_ms, size);
+                manager_cycle_event(m, CYCLE_EVENT_TIMEOUT);
+                return 0;
+        }
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FLUSH_TIMEOUT,
+                        "writeback did not finish within %u ms (%s still dirty)", c->settings->flush_timeout_ms,
+                        size);
+        return 0;
+}
+
+static int flush_arm_timers(Manager *m) {
+        Cycle *c = m->cycle;
+        uint64_t now;
+        int r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time(m->event, &c->tick, CLOCK_MONOTONIC, now + FLUSH_TICK_USEC, 10 * USEC_PER_MSEC,
+                              on_flush_tick, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(c->tick, SD_EVENT_ON);
+        return sd_event_add_time(m->event, &c->timer, CLOCK_MONOTONIC,
+                                 now + (uint64_t) c->settings->flush_timeout_ms * USEC_PER_MSEC, 0,
+                                 on_flush_timeout, m);
+}
+
+static void enter_flush(Manager *m) {
+        Cycle *c = m->cycle;
+        char **mounts = NULL;
+
+        int k = flush_read_dirty(m->proc_fd, &c->flush_start_kib);
+        if (k < 0) {
+                /* the flush itself does not need the figure: it goes on, without progress */
+                log_warning_errno(k, "Cannot read Dirty/Writeback from /proc/meminfo, flushing without progress: %m");
+                c->flush_start_kib = 0;
+        }
+        if (flush_list_mounts(m->proc_fd, &mounts) < 0)
+                mounts = NULL; /* logged; the job falls back to sync() */
+        flush_update_progress(m);
+
+        int r = worker_start(m->event, flush_job_run, flush_job_new(mounts), flush_job_free, flush_done, m,
+                             &c->worker);
+        if (r >= 0)
+                r = flush_arm_timers(m);
+        if (r < 0)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start writeback: %s",
+                                errno_text(r));
+}
+
+/* ---- freeze-early, freeze-late ---- */
+
+static const char *stage_name(Phase p) {
+        return p == PHASE_FREEZE_EARLY ? "early" : "late";
+}
+
+static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
+        Manager *m = userdata;
+        manager_set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)", frozen, total,
+                     stage_name(manager_cycle_phase(m->cycle)));
+}
+
+static void on_freeze_done(Freezer *f, int r, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+
+        if (r == -ETIMEDOUT) {
+                g_autofree char *blockers = freezer_describe_blockers(f);
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FREEZE_TIMEOUT,
+                                "cgroups did not freeze within %u ms: %s", c->settings->freeze_timeout_ms,
+                                blockers);
+                return;
+        }
+        if (r < 0) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                                stage_name(manager_cycle_phase(c)), errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen in %.2f ms (%u cgroups frozen so far)", c->id,
+                 stage_name(manager_cycle_phase(c)), (double) (manager_now_usec() - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
+        manager_schedule_step(m);
+}
+
+static char **stage_cgroups(const Plan *plan, CgroupClass class) {
+        g_autoptr(GPtrArray) out = g_ptr_array_new();
+        for (guint i = 0; plan && i < plan->entries->len; i++) {
+                const PlanEntry *e = plan->entries->pdata[i];
+                if (e->class == class)
+                        g_ptr_array_add(out, e->cgroup);
+        }
+        g_ptr_array_add(out, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+static void enter_freeze(Manager *m, Phase p) {
+        Cycle *c = m->cycle;
+        g_autofree char **cgroups = stage_cgroups(c->plan, p == PHASE_FREEZE_EARLY ? CLASS_EARLY : CLASS_LATE);
+        unsigned n = g_strv_length(cgroups);
+
+        manager_set_progress(m, 0.0, "freezing 0/%u (%s)", n, stage_name(p));
+        if (!c->freezer || n == 0) {
+                manager_set_progress(m, 1.0, "freezing 0/0 (%s)", stage_name(p));
+                manager_schedule_step(m);
+                return;
+        }
+        uint32_t ms = c->settings->freeze_timeout_ms;
+        c->stage_start = manager_now_usec();
+        int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
+                                     on_freeze_done, m);
+        if (r < 0)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
+                                stage_name(p), errno_text(r));
+}
+
+/* ---- kernel ---- */
+
+/* The kernel phase reads the cycle's settings, never the live
+ * configuration: `snapshot` borrows them for the backend */
+static PowerContext cycle_power_context(const Manager *m, Config *snapshot) {
+        const CycleSettings *s = m->cycle->settings;
+        *snapshot = (Config) { .mem_sleep = s->mem_sleep, .hibernate_mode = s->hibernate_mode,
+                               .tuxonice = s->tuxonice };
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = snapshot,
+                                .backends = m->power_backends };
+}
+
+/* The request takes the wakeup sources */
+static PowerCycle cycle_power_cycle(Cycle *c) {
+        const CycleSettings *s = c->settings;
+        return (PowerCycle) { .kind = c->kind, .pm_test = s->pm_test, .mem_sleep = s->mem_sleep,
+                              .wake_after_sec = s->wake_after_sec, .set_resume = c->set_resume,
+                              .have_wakeup_count = c->have_wakeup_count, .wakeup_count = c->wakeup_count,
+                              .count_sources = g_steal_pointer(&c->wakeup_sources) };
+}
+
+/* Both drivers: the machine is back; thaw next */
+static void enter_resuming(Manager *m) {
+        Cycle *c = m->cycle;
+        const char *reason = c->wake_reason ? c->wake_reason : "unknown";
+        uint64_t slept_usec = c->slept_usec;
+        g_free(m->last_wake_reason);
+        m->last_wake_reason = g_strdup(reason);
+        char slept[64], reason_field[512];
+        g_snprintf(slept, sizeof(slept), "SLEPT_USEC=%" G_GUINT64_FORMAT, slept_usec);
+        g_snprintf(reason_field, sizeof(reason_field), "FRIDGE_WAKE_REASON=%s", reason);
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
+                                               c->id, (double) slept_usec / USEC_PER_SEC, reason);
+        log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
+        if (m->ops && m->ops->resumed)
+                m->ops->resumed(m->userdata, c->id, slept_usec, reason);
+        manager_notify(m, MANAGER_CHANGED_LAST);
+        manager_set_progress(m, 1.0, "resumed");
+        manager_schedule_step(m);
+}
+
+static void kernel_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PowerRequest *req = data;
+
+        c->worker = NULL;
+        c->power_request = NULL;
+        if (r < 0) {
+                if (manager_retry_kernel(m, req))
+                        return;
+                FridgeError error;
+                g_autofree char *message = NULL;
+                CycleResult result = power_request_describe_failure(req, &error, &message);
+                manager_end_cycle_early(m, result, error, "%s", message);
+                if (c->attempt > 0 && c->message) {
+                        g_autofree char *first = TAKE_PTR(c->message);
+                        c->message = g_strdup_printf("%s (attempt %u of %u)", first, c->attempt + 1,
+                                                     c->settings->retries + 1);
+                }
+                return;
+        }
+        g_autofree char *notes = power_request_notes(req);
+        if (notes)
+                log_notice("%s", notes);
+
+        c->resumed_usec = req->returned_usec;
+        c->slept_usec = req->slept_usec;
+        c->wake_reason = g_strdup(req->wake_reason);
+        manager_cycle_event(m, CYCLE_EVENT_DONE);
+}
+
+static void enter_skipping_kernel(Manager *m) {
+        manager_set_progress(m, 1.0, "dry run: not sleeping");
+        manager_schedule_step(m);
+}
+
+static void enter_sleeping(Manager *m) {
+        Cycle *c = m->cycle;
+        Config snapshot;
+        PowerContext ctx = cycle_power_context(m, &snapshot);
+        PowerCycle pc = cycle_power_cycle(c);
+        PowerRequest *req = NULL;
+        int r = power_request_new(&ctx, &pc, &req);
+        devices_wakeup_snapshot_free(pc.count_sources); /* left only when the request was not made */
+        if (r >= 0) {
+                c->power_request = req;
+                g_autofree char *what = power_request_summary(req);
+                manager_set_progress(m, 0.0, "sleeping (%s)", what);
+                r = worker_start(m->event, power_request_enter, req, power_request_free_void, kernel_done, m,
+                                 &c->worker);
+        }
+        if (r < 0) {
+                c->power_request = NULL;
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot start the kernel phase: %s",
+                                errno_text(r));
+        }
+}
+
+/* ---- thaw ---- */
+
+static int on_thaw_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        unsigned n = freezer_thaw_all(m->freezer);
+        unsigned left = freezer_n_frozen(m->freezer);
+        if (n > 0)
+                log_notice("Thawed %u cgroups on retry; %u left", n, left);
+        if (left == 0 || m->cycle) /* a new cycle thaws at its own end */
+                m->thaw_retry = sd_event_source_disable_unref(m->thaw_retry);
+        else
+                (void) sd_event_source_set_time_relative(s, USEC_PER_SEC);
+        return 0;
+}
+
+/* A thaw that failed is retried every second until it works: nothing may
+ * stay frozen, and the cycle's result says so meanwhile */
+static void thaw_failed(Manager *m, unsigned left) {
+        Cycle *c = m->cycle;
+        g_free(c->message);
+        c->message = g_strdup_printf("%u cgroups could not be thawed yet (see the log); fridged keeps trying "
+                                     "every second", left);
+        c->result = RESULT_FAILED;
+        c->error = FRIDGE_ERROR_THAW_FAILED;
+        if (m->thaw_retry)
+                return;
+        int r = sd_event_add_time_relative(m->event, &m->thaw_retry, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                           on_thaw_retry, m);
+        if (r < 0)
+                log_error_errno(r, "Cannot arm the thaw retry; cgroups stay frozen until the next cycle: %m");
+        else
+                (void) sd_event_source_set_enabled(m->thaw_retry, SD_EVENT_ON);
+}
+
+static void enter_thaw(Manager *m) {
+        Cycle *c = m->cycle;
+        manager_set_progress(m, 0.0, "thawing");
+        /* Late first, then early: the reverse of the freeze order */
+        uint64_t start = manager_now_usec();
+        unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
+        uint64_t end = manager_now_usec();
+        /* After a resume, how long the desktop stayed frozen is what users feel */
+        if (n > 0 && c->resumed_usec > 0 && end >= c->resumed_usec)
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume", c->id,
+                         n, (double) (end - start) / USEC_PER_MSEC, (double) (end - c->resumed_usec) / USEC_PER_MSEC);
+        else if (n > 0)
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms", c->id, n,
+                         (double) (end - start) / USEC_PER_MSEC);
+        unsigned left = c->freezer ? freezer_n_frozen(c->freezer) : 0;
+        if (left > 0)
+                thaw_failed(m, left);
+        manager_set_progress(m, 1.0, "thawed %u", n);
+        manager_schedule_step(m);
+}
+
+static int on_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INHIBITED, "still blocked after %u ms by: %s",
+                        c->settings->queue_timeout_ms, who);
+        return 0;
+}
+
+/* Waits before prepare while a block inhibitor is held; the bound runs
+ * from the first wait: the state is entered once */
+static void enter_queued(Manager *m) {
+        Cycle *c = m->cycle;
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
+        int r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
+                                           (uint64_t) c->settings->queue_timeout_ms * USEC_PER_MSEC, 0,
+                                           on_queue_timeout, m);
+        if (r < 0) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot queue the cycle: %s",
+                                errno_text(r));
+                return;
+        }
+        log_info("Cycle %" G_GUINT64_FORMAT " queued (at most %u ms) behind: %s", c->id,
+                 c->settings->queue_timeout_ms, who);
+        manager_set_progress(m, 0.0, "queued: blocked by %s", who);
+}
+
+static void enter_ending(Manager *m) {
+        manager_schedule_step(m);
+}
+
+void manager_enter_state(Manager *m, CycleState s) {
+        switch (s) {
+        case CYCLE_STATE_NEW:
+                break;
+        case CYCLE_STATE_QUEUED:
+                enter_queued(m);
+                break;
+        case CYCLE_STATE_DELAYING:
+                enter_delaying(m);
+                break;
+        case CYCLE_STATE_PREPARING:
+                prepare_start_work(m);
+                break;
+        case CYCLE_STATE_FLUSHING:
+        case CYCLE_STATE_FLUSHING_AGAIN:
+                enter_flush(m);
+                break;
+        case CYCLE_STATE_HANDED_OVER:
+                manager_enter_handed_over(m);
+                break;
+        case CYCLE_STATE_FREEZING_EARLY:
+        case CYCLE_STATE_FREEZING_LATE:
+                enter_freeze(m, cycle_state_phase(s));
+                break;
+        case CYCLE_STATE_SLEEPING:
+                enter_sleeping(m);
+                break;
+        case CYCLE_STATE_HOOK_SLEEPING:
+                manager_enter_hook_sleeping(m);
+                break;
+        case CYCLE_STATE_SKIPPING_KERNEL:
+                enter_skipping_kernel(m);
+                break;
+        case CYCLE_STATE_RETRY_WAITING:
+                manager_enter_retry_waiting(m);
+                break;
+        case CYCLE_STATE_RETRY_PREPARING:
+                manager_enter_retry_preparing(m);
+                break;
+        case CYCLE_STATE_RESUMING:
+                enter_resuming(m);
+                break;
+        case CYCLE_STATE_ENDING:
+                enter_ending(m);
+                break;
+        case CYCLE_STATE_THAWING:
+                enter_thaw(m);
+                break;
+        case CYCLE_STATE_FINISHED:
+                manager_cycle_finish(m);
+                break;
+        default:
+                g_assert_not_reached();
+        }
+}

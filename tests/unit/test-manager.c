@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager's state machine driven whole, without a bus: sysfs and proc
+ * are plain directories (the state write lands in a regular file), the
+ * cgroup root is empty, and the journal is the log sink. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cycle-state.h"
+#include "log.h"
+#include "manager.h"
+#include "power.h"
+
+typedef struct Entry {
+        int level;
+        char *message;
+        char **fields;
+} Entry;
+
+typedef struct Fixture {
+        char *dir;
+        sd_event *event;
+        Manager *m;
+        GPtrArray *entries;     /* Entry*, everything logged */
+        GPtrArray *states;      /* the cycle states seen, in order */
+        const char *cancel_at;  /* cancel when this state is entered */
+        int cancel_r;
+        const char *break_wakeup_at; /* make the wakeup_count write-back fail from this state on */
+        bool finished;
+        CycleResult result;
+        FridgeError error;
+        char *message;
+} Fixture;
+
+/* config_new_default() as an expression */
+static Config *defaults(void) {
+        Config *c = NULL;
+        g_assert_cmpint(config_new_default(&c), ==, 0);
+        return c;
+}
+
+static void entry_free(Entry *e) {
+        g_free(e->message);
+        g_strfreev(e->fields);
+        g_free(e);
+}
+
+static void sink(int level, const char *message, const char *const *fields, void *userdata) {
+        Fixture *f = userdata;
+        Entry *e = g_new0(Entry, 1);
+        e->level = level;
+        e->message = g_strdup(message);
+        e->fields = g_strdupv((char **) fields);
+        g_ptr_array_add(f->entries, e);
+}
+
+static const char *field(const Entry *e, const char *key) {
+        size_t n = strlen(key);
+        for (char **p = e->fields; *p; p++)
+                if (strncmp(*p, key, n) == 0 && (*p)[n] == '=')
+                        return *p + n + 1;
+        return NULL;
+}
+
+static void put(Fixture *f, const char *path, const char *text) {
+        g_autofree char *p = g_build_filename(f->dir, path, NULL);
+        g_autofree char *parent = g_path_get_dirname(p);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static char *path(Fixture *f, const char *rel) {
+        return g_build_filename(f->dir, rel, NULL);
+}
+
+static void on_changed(void *userdata, unsigned what) {
+        Fixture *f = userdata;
+        const char *s = manager_cycle_state(f->m);
+        if (!(what & MANAGER_CHANGED_STATE) || !*s)
+                return;
+        if (f->states->len == 0 || strcmp(g_ptr_array_index(f->states, f->states->len - 1), s) != 0)
+                g_ptr_array_add(f->states, g_strdup(s));
+        if (f->break_wakeup_at && strcmp(s, f->break_wakeup_at) == 0) {
+                /* a directory cannot be written: the handshake fails as on a stale count */
+                g_autofree char *p = path(f, "sys/" POWER_WAKEUP_COUNT);
+                g_assert_cmpint(g_unlink(p), ==, 0);
+                g_assert_cmpint(g_mkdir(p, 0755), ==, 0);
+                f->break_wakeup_at = NULL;
+        }
+        if (f->cancel_at && strcmp(s, f->cancel_at) == 0) {
+                f->cancel_at = NULL;
+                g_autofree char *why = NULL;
+                f->cancel_r = manager_cancel(f->m, 0, "cancelled by the test", &why);
+        }
+}
+
+static void on_finished(void *userdata, uint64_t cycle, CycleResult result, FridgeError error, const char *message) {
+        Fixture *f = userdata;
+        f->finished = true;
+        f->result = result;
+        f->error = error;
+        g_free(f->message);
+        f->message = g_strdup(message);
+        sd_event_exit(f->event, 0);
+}
+
+static const ManagerOps ops = { .changed = on_changed, .finished = on_finished };
+
+static void setup(Fixture *f, gconstpointer data) {
+        f->dir = g_dir_make_tmp("fridge-manager-XXXXXX", NULL);
+        put(f, "sys/" POWER_STATE, "freeze mem disk\n");
+        put(f, "sys/" POWER_MEM_SLEEP, "s2idle [deep]\n");
+        put(f, "sys/" POWER_DISK, "[platform] shutdown reboot suspend\n");
+        put(f, "sys/" POWER_PM_TEST, "[none] devices freezer\n");
+        put(f, "sys/" POWER_WAKEUP_COUNT, "17\n");
+        put(f, "proc/meminfo", "MemTotal: 1000 kB\nDirty: 0 kB\nWriteback: 0 kB\n");
+        put(f, "proc/self/mountinfo", "");
+        put(f, "cgroup/.keep", "");
+        f->entries = g_ptr_array_new_with_free_func((GDestroyNotify) entry_free);
+        f->states = g_ptr_array_new_with_free_func(g_free);
+        f->cancel_r = 1;
+        log_set_sink(sink, f);
+        g_assert_cmpint(sd_event_new(&f->event), >=, 0);
+}
+
+static void start_manager(Fixture *f, Config *config) {
+        g_autofree char *sys = path(f, "sys"), *proc = path(f, "proc"), *cg = path(f, "cgroup"),
+                        *state = path(f, "state");
+        g_strfreev(config->freeze_roots);
+        config->freeze_roots = g_new0(char *, 1);
+        ManagerParams p = { .event = f->event, .sysfs_root = sys, .proc_root = proc, .cgroup_root = cg,
+                            .state_dir = state, .config = config };
+        g_assert_cmpint(manager_new(&p, &f->m), ==, 0);
+        manager_set_ops(f->m, &ops, f);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        f->m = manager_free(f->m);
+        sd_event_unref(f->event);
+        log_set_sink(NULL, NULL);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+        g_free(f->dir);
+        g_free(f->message);
+        g_ptr_array_unref(f->entries);
+        g_ptr_array_unref(f->states);
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        g_error("the cycle did not finish within 10 s");
+        return 0;
+}
+
+static uint64_t run_cycle(Fixture *f, CycleOptions *o) {
+        uint64_t id = 0;
+        g_autofree char *message = NULL;
+        int r = manager_start(f->m, SLEEP_SUSPEND, o, &id, &message);
+        if (r != 0)
+                g_error("manager_start: %s", message ? message : g_strerror(-r));
+        sd_event_source *deadline = NULL;
+        g_assert_cmpint(sd_event_add_time_relative(f->event, &deadline, CLOCK_MONOTONIC, 10 * G_USEC_PER_SEC, 0,
+                                                   on_deadline, f), >=, 0);
+        if (!f->finished)
+                g_assert_cmpint(sd_event_loop(f->event), >=, 0);
+        sd_event_source_disable_unref(deadline);
+        g_assert_true(f->finished);
+        return id;
+}
+
+static void assert_states(Fixture *f, const char *const *expected) {
+        g_autoptr(GString) seen = g_string_new(NULL);
+        for (guint i = 0; i < f->states->len; i++)
+                g_string_append_printf(seen, "%s%s", i ? " " : "", (char *) g_ptr_array_index(f->states, i));
+        g_autofree char *want = g_strjoinv(" ", (char **) expected);
+        g_assert_cmpstr(seen->str, ==, want);
+}
+
+/* Every entry from the cycle's start to its finish carries its id; the
+ * first lists the settings; each state change is an entry of its own */
+static void test_journal(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        CycleOptions o = { .dry_run = true, .flush_timeout_ms = 4321 };
+        uint64_t id = run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_DRY_RUN);
+        g_autofree char *want = g_strdup_printf("%" G_GUINT64_FORMAT, id);
+
+        int first = -1, last = -1;
+        for (guint i = 0; i < f->entries->len; i++) {
+                const Entry *e = f->entries->pdata[i];
+                const char *mid = field(e, "MESSAGE_ID");
+                if (first < 0 && g_strcmp0(mid, FRIDGE_MESSAGE_CYCLE_START) == 0)
+                        first = (int) i;
+                if (g_strcmp0(mid, FRIDGE_MESSAGE_CYCLE_FINISH) == 0)
+                        last = (int) i;
+        }
+        g_assert_cmpint(first, >=, 0);
+        g_assert_cmpint(last, >, first);
+        const Entry *start = f->entries->pdata[first];
+        g_assert_nonnull(strstr(field(start, "FRIDGE_SETTINGS"), "dry-run=yes"));
+        g_assert_nonnull(strstr(field(start, "FRIDGE_SETTINGS"), "flush-timeout-ms=4321"));
+        g_assert_nonnull(strstr(start->message, "flush-timeout-ms=4321"));
+        unsigned transitions = 0;
+        for (int i = first; i <= last; i++) {
+                const Entry *e = f->entries->pdata[i];
+                if (g_strcmp0(field(e, "FRIDGE_CYCLE"), want) != 0)
+                        g_error("entry without FRIDGE_CYCLE=%s: %s", want, e->message);
+                if (g_strcmp0(field(e, "MESSAGE_ID"), FRIDGE_MESSAGE_CYCLE_STATE) == 0) {
+                        g_assert_nonnull(field(e, "FRIDGE_STATE"));
+                        transitions++;
+                }
+        }
+        /* new → delaying → … → thawing → finished: 9 moves for a dry run */
+        g_assert_cmpuint(transitions, ==, 9);
+        g_assert_cmpuint(log_get_cycle(), ==, 0);
+        static const char *const path_[] = { "delaying", "preparing", "flushing", "freezing-early", "flushing-again",
+                                              "freezing-late", "skipping-kernel", "thawing", NULL };
+        assert_states(f, path_);
+}
+
+static void test_sleeps(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        CycleOptions o = {};
+        run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_DONE);
+        g_autofree char *state = NULL, *p = path(f, "sys/" POWER_STATE);
+        g_assert_true(g_file_get_contents(p, &state, NULL, NULL));
+        g_assert_true(g_str_has_prefix(state, "mem")); /* written over "freeze ..." */
+        static const char *const path_[] = { "delaying", "preparing", "flushing", "freezing-early", "flushing-again",
+                                              "freezing-late", "sleeping", "resuming", "thawing", NULL };
+        assert_states(f, path_);
+}
+
+/* Cancel in each state a direct cycle passes: aborted where the table
+ * allows it, TooLate past the point of no return */
+static void test_cancel_each_state(Fixture *f, gconstpointer data) {
+        const char *at = data;
+        start_manager(f, defaults());
+        f->cancel_at = at;
+        CycleOptions o = {};
+        run_cycle(f, &o);
+        bool cancellable = cycle_state_cancellable(cycle_state_from_string(at));
+        g_assert_cmpint(f->cancel_r, ==, cancellable ? 0 : FRIDGE_ERROR_TOO_LATE);
+        g_assert_cmpint(f->result, ==, cancellable ? RESULT_ABORTED : RESULT_DONE);
+        if (cancellable) {
+                g_assert_cmpint(f->error, ==, FRIDGE_ERROR_CANCELLED);
+                g_assert_cmpstr(f->message, ==, "cancelled by the test");
+                /* straight from there to the thaw */
+                g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 3), ==, at);
+                g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 2), ==, "ending");
+                g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 1), ==, "thawing");
+        }
+}
+
+static void test_cancel_new(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        uint64_t id = 0;
+        g_autofree char *message = NULL;
+        CycleOptions o = {};
+        g_assert_cmpint(manager_start(f->m, SLEEP_SUSPEND, &o, &id, &message), ==, 0);
+        g_assert_cmpstr(manager_cycle_state(f->m), ==, "new");
+        g_assert_cmpint(manager_cancel(f->m, id, "cancelled at once", NULL), ==, 0);
+        g_assert_cmpint(sd_event_loop(f->event), >=, 0);
+        g_assert_cmpint(f->result, ==, RESULT_ABORTED);
+        static const char *const path_[] = { "ending", "thawing", NULL };
+        assert_states(f, path_);
+}
+
+/* The failure edge of the kernel phase, without and with a retry: a
+ * retry is a transition through its own states, not a faked phase */
+static void test_kernel_failure(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        f->break_wakeup_at = "freezing-late";
+        CycleOptions o = {};
+        run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_ABORTED);
+        g_assert_cmpint(f->error, ==, FRIDGE_ERROR_WAKEUP_EVENT);
+        g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 3), ==, "sleeping");
+        g_assert_cmpstr(g_ptr_array_index(f->states, f->states->len - 2), ==, "ending");
+}
+
+static void test_kernel_retry(Fixture *f, gconstpointer data) {
+        Config *c = defaults();
+        c->retries = 1;
+        c->retry_delay_ms = 10;
+        start_manager(f, c);
+        f->break_wakeup_at = "freezing-late";
+        CycleOptions o = {};
+        run_cycle(f, &o);
+        /* the second handshake finds no wakeup_count and sleeps without it */
+        g_assert_cmpint(f->result, ==, RESULT_DONE);
+        static const char *const path_[] = { "delaying", "preparing", "flushing", "freezing-early", "flushing-again",
+                                              "freezing-late", "sleeping", "retry-waiting", "retry-preparing",
+                                              "freezing-early", "flushing-again", "freezing-late", "sleeping",
+                                              "resuming", "thawing", NULL };
+        assert_states(f, path_);
+}
+
+/* The timeouts of the waiting states: the queue's ends the cycle, the
+ * delay's lets it go on without the late holders */
+static void test_queue_timeout(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        Inhibitor block = { .mode = INHIBIT_BLOCK, .who = (char *) "test", .why = (char *) "blocking",
+                            .sender = (char *) "" };
+        int fd = -1;
+        uint64_t iid = 0;
+        g_assert_cmpint(manager_inhibit(f->m, &block, &fd, &iid, NULL), ==, 0);
+        CycleOptions o = { .queue = true, .queue_timeout_ms = 100 };
+        run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_FAILED);
+        g_assert_cmpint(f->error, ==, FRIDGE_ERROR_INHIBITED);
+        static const char *const path_[] = { "queued", "ending", "thawing", NULL };
+        assert_states(f, path_);
+        close(fd);
+}
+
+static void test_delay_timeout(Fixture *f, gconstpointer data) {
+        Config *c = defaults();
+        c->delay_timeout_ms = 100;
+        start_manager(f, c);
+        Inhibitor delay = { .mode = INHIBIT_DELAY, .who = (char *) "test", .why = (char *) "saving",
+                            .sender = (char *) "" };
+        int fd = -1;
+        uint64_t iid = 0;
+        g_assert_cmpint(manager_inhibit(f->m, &delay, &fd, &iid, NULL), ==, 0);
+        CycleOptions o = { .dry_run = true };
+        run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_DRY_RUN);
+        bool named = false;
+        for (guint i = 0; i < f->entries->len; i++)
+                named |= strstr(((Entry *) f->entries->pdata[i])->message, "delay inhibitors still held") != NULL;
+        g_assert_true(named);
+        close(fd);
+}
+
+/* What the cycle reads was fixed at its start */
+static void test_settings_fixed(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        uint64_t id = 0;
+        g_autofree char *message = NULL;
+        CycleOptions o = { .dry_run = true, .freeze_timeout_ms = 2222 };
+        g_assert_cmpint(manager_start(f->m, SLEEP_SUSPEND, &o, &id, &message), ==, 0);
+        g_auto(GStrv) pairs = manager_cycle_settings(f->m);
+        g_assert_nonnull(pairs);
+        bool found = false;
+        for (char **p = pairs; p[0] && p[1]; p += 2)
+                if (g_str_equal(p[0], "freeze-timeout-ms"))
+                        found = g_str_equal(p[1], "2222");
+        g_assert_true(found);
+        g_assert_cmpint(sd_event_loop(f->event), >=, 0);
+        g_assert_null(manager_cycle_settings(f->m));
+}
+
+#define ADD(name, fn, data) g_test_add(name, Fixture, data, setup, fn, teardown)
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        log_set_max_level(LOG_WARNING);
+        ADD("/manager/journal", test_journal, NULL);
+        ADD("/manager/sleeps", test_sleeps, NULL);
+        ADD("/manager/cancel/new", test_cancel_new, NULL);
+        static const char *const states[] = { "delaying",       "preparing",     "flushing",
+                                              "freezing-early", "flushing-again", "freezing-late",
+                                              "sleeping",       "resuming",       "thawing" };
+        for (size_t i = 0; i < G_N_ELEMENTS(states); i++) {
+                g_autofree char *name = g_strdup_printf("/manager/cancel/%s", states[i]);
+                ADD(name, test_cancel_each_state, states[i]);
+        }
+        ADD("/manager/kernel-failure", test_kernel_failure, NULL);
+        ADD("/manager/kernel-retry", test_kernel_retry, NULL);
+        ADD("/manager/queue-timeout", test_queue_timeout, NULL);
+        ADD("/manager/delay-timeout", test_delay_timeout, NULL);
+        ADD("/manager/settings-fixed", test_settings_fixed, NULL);
+        return g_test_run();
+}
