@@ -15,16 +15,10 @@ typedef enum OptionId {
         OPT_BUS_ADDRESS,
         OPT_JSON,
         OPT_NO_PROGRESS,
-        OPT_DRY_RUN,
-        OPT_PM_TEST,
-        OPT_MEM_SLEEP,
-        OPT_WAKE_AFTER,
-        OPT_FLUSH_TIMEOUT,
-        OPT_FREEZE_TIMEOUT,
         OPT_WHO,
         OPT_WHY,
         OPT_MODE,
-        OPT_QUEUE,
+        OPT_SLEEP,              /* one of sleep_options[] */
 } OptionId;
 
 /* The commands an option means something to. */
@@ -42,6 +36,7 @@ typedef struct Option {
         bool has_value;
         OptionScope scope;
         OptionId id;
+        const SleepOption *sleep; /* OPT_SLEEP */
 } Option;
 
 static const Option options[] = {
@@ -51,13 +46,6 @@ static const Option options[] = {
         { "bus-address",    0,   true,  SCOPE_ANY,   OPT_BUS_ADDRESS },
         { "json",           0,   false, SCOPE_ANY,   OPT_JSON },
         { "no-progress",    0,   false, SCOPE_ANY,   OPT_NO_PROGRESS },
-        { "dry-run",        0,   false, SCOPE_SLEEP, OPT_DRY_RUN },
-        { "pm-test",        0,   true,  SCOPE_SLEEP, OPT_PM_TEST },
-        { "mem-sleep",      0,   true,  SCOPE_SLEEP, OPT_MEM_SLEEP },
-        { "wake-after",     0,   true,  SCOPE_SLEEP, OPT_WAKE_AFTER },
-        { "flush-timeout",  0,   true,  SCOPE_SLEEP, OPT_FLUSH_TIMEOUT },
-        { "freeze-timeout", 0,   true,  SCOPE_SLEEP, OPT_FREEZE_TIMEOUT },
-        { "queue",          0,   false, SCOPE_SLEEP, OPT_QUEUE },
         { "who",            0,   true,  SCOPE_HOLDER, OPT_WHO },
         { "why",            0,   true,  SCOPE_HOLDER, OPT_WHY },
         { "mode",           0,   true,  SCOPE_INHIBIT, OPT_MODE },
@@ -199,8 +187,9 @@ const char *args_inhibit_mode(const Args *a) {
         return a->inhibit_mode ? a->inhibit_mode : "block";
 }
 
-/* Finds the option an argument names. "--name=value" yields its inline value. */
-static const Option *find_option(const char *arg, const char **ret_inline) {
+/* Finds the option an argument names. "--name=value" yields its inline value.
+ * A Sleep option is returned in *sleep_slot, made from its table line. */
+static const Option *find_option(const char *arg, const char **ret_inline, Option *sleep_slot) {
         *ret_inline = NULL;
 
         if (arg[1] != '-') {
@@ -220,18 +209,45 @@ static const Option *find_option(const char *arg, const char **ret_inline) {
                         *ret_inline = eq ? eq + 1 : NULL;
                         return &options[i];
                 }
-        return NULL;
+        const SleepOption *s = sleep_option_by_flag(name, len);
+        if (!s)
+                return NULL;
+        *ret_inline = eq ? eq + 1 : NULL;
+        *sleep_slot = (Option) { .name = s->flag, .has_value = s->type != SLEEP_OPTION_BOOL, .scope = SCOPE_SLEEP,
+                                 .id = OPT_SLEEP, .sleep = s };
+        return sleep_slot;
 }
 
-static int parse_u32_option(const char *opt, const char *value, OptU32 *ret, char *err, size_t err_size) {
-        int r = parse_u32(value, &ret->value);
+/* By the table's type, into the option's own field; its range and words
+ * are fridged's, so a value fridged would refuse is a usage error here. */
+static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, char *err, size_t err_size) {
+        void *field = sleep_option_field(&a->sleep, s);
+        char why[256];
+        uint32_t u;
+        int r;
 
-        if (r == -ERANGE)
-                return usage_error(err, err_size, "--%s: value \"%s\" is too large", opt, value);
-        if (r < 0)
-                return usage_error(err, err_size, "--%s: \"%s\" is not a non-negative integer", opt, value);
-        ret->set = true;
-        return 0;
+        switch (s->type) {
+        case SLEEP_OPTION_BOOL:
+                *(bool *) field = true;
+                return 0;
+        case SLEEP_OPTION_STRING:
+                if (sleep_option_check_word(s, value, why, sizeof(why)) < 0)
+                        return usage_error(err, err_size, "--%s %s", s->flag, why);
+                *(char **) field = (char *) value; /* borrowed from argv */
+                return 0;
+        case SLEEP_OPTION_UINT:
+                r = parse_u32(value, &u);
+                if (r == -ERANGE)
+                        return usage_error(err, err_size, "--%s: value \"%s\" is too large", s->flag, value);
+                if (r < 0)
+                        return usage_error(err, err_size, "--%s: \"%s\" is not a non-negative integer", s->flag,
+                                           value);
+                if (sleep_option_check_uint(s, u, why, sizeof(why)) < 0)
+                        return usage_error(err, err_size, "--%s %s", s->flag, why);
+                *(uint32_t *) field = u;
+                return 0;
+        }
+        return usage_error(err, err_size, "internal error: option --%s has no parser", s->flag);
 }
 
 static int apply_option(const Option *o, const char *value, Args *a, char *err, size_t err_size) {
@@ -240,11 +256,8 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
         case OPT_VERSION:       a->version = true; return 0;
         case OPT_JSON:          a->json = true; return 0;
         case OPT_NO_PROGRESS:   a->no_progress = true; return 0;
-        case OPT_DRY_RUN:       a->dry_run = true; return 0;
-        case OPT_QUEUE:         a->queue = true; return 0;
+        case OPT_SLEEP:         return apply_sleep_option(o->sleep, value, a, err, err_size);
         case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
-        case OPT_PM_TEST:       a->pm_test = value; return 0;
-        case OPT_MEM_SLEEP:     a->mem_sleep = value; return 0;
         case OPT_WHO:           a->who = value; return 0;
         case OPT_WHY:           a->why = value; return 0;
         case OPT_MODE:
@@ -253,9 +266,6 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
                                            value);
                 a->inhibit_mode = value;
                 return 0;
-        case OPT_WAKE_AFTER:    return parse_u32_option(o->name, value, &a->wake_after_sec, err, err_size);
-        case OPT_FLUSH_TIMEOUT: return parse_u32_option(o->name, value, &a->flush_timeout_ms, err, err_size);
-        case OPT_FREEZE_TIMEOUT:return parse_u32_option(o->name, value, &a->freeze_timeout_ms, err, err_size);
         case OPT_BUS:
                 if (strcmp(value, "system") == 0)
                         a->bus = BUS_KIND_SYSTEM;
@@ -331,7 +341,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
         bool have_cycle = false, only_positional = false;
         /* Options may come before or after the command, so options for
          * some commands only are checked once the whole line is read. */
-        const Option *scoped[_SCOPE_MAX] = {};
+        const char *scoped[_SCOPE_MAX] = {};
         int r;
 
         if (err && err_size > 0)
@@ -340,6 +350,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
         for (int i = 1; i < argc; i++) {
                 const char *arg = argv[i], *value;
                 const Option *o;
+                Option sleep_slot;
 
                 /* hold's and inhibit's "--" ends fridgectl's arguments: the
                  * rest is CMD, options and all. */
@@ -358,7 +369,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                         continue;
                 }
 
-                o = find_option(arg, &value);
+                o = find_option(arg, &value, &sleep_slot);
                 if (!o)
                         return usage_error(err, err_size, "unknown option \"%s\"", arg);
                 if (!o->has_value && value)
@@ -372,7 +383,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                 if (r < 0)
                         return r;
                 if (!scoped[o->scope])
-                        scoped[o->scope] = o;
+                        scoped[o->scope] = o->name;
         }
 
         if (a.help || a.version) {
@@ -384,8 +395,18 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
 
         for (size_t s = 0; s < _SCOPE_MAX; s++)
                 if (scoped[s] && !command_in_scope(a.command, (OptionScope) s))
-                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s]->name,
+                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s],
                                            scope_commands[s]);
+        if (command_is_sleep(a.command)) {
+                bool for_kind;
+                const SleepOption *s = sleep_options_misapplied(&a.sleep, command_sleep_kind(a.command), &for_kind);
+                if (s && for_kind)
+                        return usage_error(err, err_size, "--%s only applies to %s, not %s", s->flag, s->only_kind,
+                                           command_sleep_kind(a.command));
+                if (s)
+                        return usage_error(err, err_size, "--%s only applies with --%s", s->flag,
+                                           sleep_option_by_name(s->requires)->flag);
+        }
 
         if (a.command == COMMAND_HOOK && !a.hook_kind)
                 return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
@@ -401,4 +422,68 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
 
         *ret = a;
         return 0;
+}
+
+/* `text` from column `col` on, its words broken before column HELP_WIDTH
+ * and carried on at HELP_COLUMN */
+#define HELP_COLUMN 25
+#define HELP_WIDTH 79
+static void print_wrapped(FILE *f, size_t col, const char *text) {
+        bool first = true;
+
+        for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+                size_t word = strcspn(p, " ");
+
+                if (!first && col + 1 + word > HELP_WIDTH) {
+                        fprintf(f, "\n%*s", HELP_COLUMN, "");
+                        col = HELP_COLUMN;
+                } else if (!first) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fprintf(f, "%.*s", (int) word, p);
+                col += word;
+                p += word;
+                first = false;
+        }
+        fputc('\n', f);
+}
+
+/* What the table says beyond the help sentence: "(1..31536000)",
+ * "(s2idle|shallow|deep; suspend only; default [Sleep] MemSleep)" */
+static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
+        char words[256], parts[4][300];
+        size_t n = 0, k = 0;
+
+        if (s->type == SLEEP_OPTION_STRING)
+                snprintf(parts[k++], sizeof(parts[0]), "%s", sleep_option_words(s, "|", words, sizeof(words)));
+        if (s->type == SLEEP_OPTION_UINT)
+                snprintf(parts[k++], sizeof(parts[0]), "%u..%u", s->min, s->max);
+        if (s->only_kind)
+                snprintf(parts[k++], sizeof(parts[0]), "%s only", s->only_kind);
+        if (s->requires)
+                snprintf(parts[k++], sizeof(parts[0]), "with --%s", sleep_option_by_name(s->requires)->flag);
+        if (s->fallback)
+                snprintf(parts[k++], sizeof(parts[0]), "default %s", s->fallback);
+        buf[0] = 0;
+        for (size_t i = 0; i < k && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s%s", i == 0 ? " (" : "; ", parts[i],
+                                       i + 1 == k ? ")" : "");
+}
+
+void args_print_sleep_options(FILE *f) {
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                char flag[64], limits[512], text[1024];
+
+                snprintf(flag, sizeof(flag), "--%s%s%s", s->flag, s->metavar ? "=" : "", strempty(s->metavar));
+                sleep_option_limits(s, limits, sizeof(limits));
+                snprintf(text, sizeof(text), "%s%s", s->help, limits);
+                int w = fprintf(f, "     %-*s ", HELP_COLUMN - 6, flag);
+                if (w > HELP_COLUMN) {
+                        fprintf(f, "\n%*s", HELP_COLUMN, "");
+                        w = HELP_COLUMN;
+                }
+                print_wrapped(f, (size_t) w, text);
+        }
 }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Command-line parsing for fridgectl. Pure: no I/O, no globals, so every
- * accepted and rejected command line is a unit test. */
+/* Command-line parsing for fridgectl. Pure: no I/O (but the help it is
+ * asked to write), no globals, so every accepted and rejected command line
+ * is a unit test. The Sleep options come from the table in sleep-options.h. */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "sleep-options.h"
 
 typedef enum Command {
         COMMAND_NONE,
@@ -28,12 +32,6 @@ typedef enum BusKind {
         BUS_KIND_SESSION,
 } BusKind;
 
-/* An optional unsigned 32-bit option value. */
-typedef struct OptU32 {
-        bool set;
-        uint32_t value;
-} OptU32;
-
 typedef struct Args {
         Command command;
         BusKind bus;
@@ -43,14 +41,9 @@ typedef struct Args {
         bool help;
         bool version;
 
-        /* Sleep options, only valid with suspend/hibernate/hybrid-sleep. */
-        bool dry_run;
-        const char *pm_test;            /* borrowed from argv */
-        const char *mem_sleep;          /* borrowed from argv */
-        OptU32 wake_after_sec;
-        OptU32 flush_timeout_ms;
-        OptU32 freeze_timeout_ms;
-        bool queue;                     /* wait while a block inhibitor is held */
+        /* The Sleep options (sleep-options.h), only valid with suspend,
+         * hibernate and hybrid-sleep; strings borrowed from argv */
+        CycleOptions sleep;
 
         /* cancel [CYCLE]; 0 means the running cycle. */
         uint64_t cycle;
@@ -93,3 +86,6 @@ const char *args_hold_who(const Args *a);
 const char *args_hold_why(const Args *a);
 /* inhibit's mode: --mode, else "block". */
 const char *args_inhibit_mode(const Args *a);
+
+/* The lines of --help for the Sleep options, from their table */
+void args_print_sleep_options(FILE *f);

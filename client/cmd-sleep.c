@@ -180,7 +180,7 @@ static void on_cycle_finished(Cycle *c, const char *result, const char *error, c
                 .resumed = c->resumed,
                 .slept_usec = c->slept_usec,
                 .wake_reason = c->wake_reason,
-                .pm_test = c->args->pm_test,
+                .pm_test = c->args->sleep.pm_test,
         };
 
         output_finished(&c->out, &v, &o);
@@ -356,24 +356,29 @@ static int on_sleep_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         return 0;
 }
 
+/* Each option given, as the table types it */
 static int append_options(sd_bus_message *m, const Args *a) {
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && a->dry_run)
-                r = sd_bus_message_append(m, "{sv}", "dry-run", "b", 1);
-        if (r >= 0 && a->pm_test)
-                r = sd_bus_message_append(m, "{sv}", "pm-test", "s", a->pm_test);
-        if (r >= 0 && a->mem_sleep)
-                r = sd_bus_message_append(m, "{sv}", "mem-sleep", "s", a->mem_sleep);
-        if (r >= 0 && a->wake_after_sec.set)
-                r = sd_bus_message_append(m, "{sv}", "wake-after-sec", "u", a->wake_after_sec.value);
-        if (r >= 0 && a->flush_timeout_ms.set)
-                r = sd_bus_message_append(m, "{sv}", "flush-timeout-ms", "u", a->flush_timeout_ms.value);
-        if (r >= 0 && a->freeze_timeout_ms.set)
-                r = sd_bus_message_append(m, "{sv}", "freeze-timeout-ms", "u", a->freeze_timeout_ms.value);
-        if (r >= 0 && a->queue)
-                r = sd_bus_message_append(m, "{sv}", "queue", "b", 1);
+        for (size_t i = 0; r >= 0 && i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                const void *field = sleep_option_field_const(&a->sleep, s);
+
+                if (!sleep_option_is_set(&a->sleep, s))
+                        continue;
+                switch (s->type) {
+                case SLEEP_OPTION_BOOL:
+                        r = sd_bus_message_append(m, "{sv}", s->name, "b", (int) *(const bool *) field);
+                        break;
+                case SLEEP_OPTION_STRING:
+                        r = sd_bus_message_append(m, "{sv}", s->name, "s", *(char *const *) field);
+                        break;
+                case SLEEP_OPTION_UINT:
+                        r = sd_bus_message_append(m, "{sv}", s->name, "u", *(const uint32_t *) field);
+                        break;
+                }
+        }
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(m);

@@ -36,6 +36,21 @@ static void print_kinds(char **kinds) {
         fputc('\n', stdout);
 }
 
+/* What the running cycle obeys, a few to a line */
+static void print_settings(char **settings) {
+        if (!settings || !*settings)
+                return;
+        size_t col = 0;
+        for (char **s = settings; *s; s++) {
+                if (col == 0 || col + strlen(*s) > 60) {
+                        printf("%s%16s:", col ? "\n" : "", s == settings ? "Settings" : "");
+                        col = 0;
+                }
+                col += printf(" %s", *s);
+        }
+        fputc('\n', stdout);
+}
+
 static void print_human(const FridgeProps *p) {
         print_field("State", p->state);
         if (p->cycle_id > 0 && p->kind && *p->kind)
@@ -50,6 +65,7 @@ static void print_human(const FridgeProps *p) {
                        p->progress_text && *p->progress_text ? " " : "", p->progress_text ? p->progress_text : "");
         else
                 print_field("Progress", NULL);
+        print_settings(p->cycle_settings);
         print_can("CanSuspend", p->can_suspend, p->can_suspend_reason);
         print_can("CanHibernate", p->can_hibernate, p->can_hibernate_reason);
         print_can("CanHybridSleep", p->can_hybrid_sleep, p->can_hybrid_sleep_reason);

@@ -44,17 +44,10 @@ static void print_help(FILE *f) {
               "                         array)\n"
               "     --no-progress       Plain lines instead of a progress bar\n"
               "\n"
-              "Options for suspend, hibernate and hybrid-sleep:\n"
-              "     --dry-run           Run every phase, but do not write to the kernel\n"
-              "     --pm-test=LEVEL     Use the kernel's pm_test level (none|core|processors|\n"
-              "                         platform|devices|freezer)\n"
-              "     --mem-sleep=MODE    s2idle|shallow|deep (suspend only)\n"
-              "     --wake-after=SEC    Wake up by the RTC after SEC seconds\n"
-              "     --flush-timeout=MS  Limit for writing back dirty data\n"
-              "     --freeze-timeout=MS Limit for freezing services\n"
-              "     --queue             While an inhibitor blocks, wait for it (bounded)\n"
-              "                         instead of failing with Inhibited\n"
-              "\n"
+              "Options for suspend, hibernate and hybrid-sleep:\n",
+              f);
+        args_print_sleep_options(f);
+        fputs("\n"
               "Options for hold and inhibit:\n"
               "     --who=NAME          Who holds it (default: CMD's name)\n"
               "     --why=TEXT          Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")\n"

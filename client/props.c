@@ -31,6 +31,7 @@ static const PropSpec prop_table[] = {
         P("CanHybridSleep",       's', can_hybrid_sleep,        0),
         P("CanHybridSleepReason", 's', can_hybrid_sleep_reason, 0),
         P("SupportedKinds",       'a', supported_kinds,         0),
+        P("CycleSettings",        'a', cycle_settings,          0),
         P("LastResult",           's', last_result,             0),
         P("LastWakeReason",       's', last_wake_reason,        0),
         P("Version",              's', version,                 0),

@@ -21,6 +21,7 @@ typedef struct FridgeProps {
         char *can_hybrid_sleep;
         char *can_hybrid_sleep_reason;
         char **supported_kinds;
+        char **cycle_settings;  /* "name=value": what the running cycle obeys */
         char *last_result;
         char *last_wake_reason;
         char *version;

@@ -18,6 +18,7 @@ typedef enum StateProperty {
         PROP_PHASE,
         PROP_LAST_RESULT,
         PROP_LAST_WAKE_REASON,
+        PROP_CYCLE_SETTINGS,
         _PROP_MAX,
 } StateProperty;
 

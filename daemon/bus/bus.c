@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bus-internal.h"
+#include "bus-options.h"
 #include "fridge-config.h"
 #include "log.h"
 #include "plan.h"
@@ -18,8 +19,6 @@
 
 #define EMIT_INTERVAL_USEC (100 * USEC_PER_MSEC) /* progress at most ~10 Hz */
 
-#define WAKE_AFTER_MAX_SEC 31536000U
-
 static const char *const state_property_names[_PROP_MAX] = {
         [PROP_STATE] = "State",
         [PROP_CYCLE_ID] = "CycleId",
@@ -27,139 +26,8 @@ static const char *const state_property_names[_PROP_MAX] = {
         [PROP_PHASE] = "Phase",
         [PROP_LAST_RESULT] = "LastResult",
         [PROP_LAST_WAKE_REASON] = "LastWakeReason",
+        [PROP_CYCLE_SETTINGS] = "CycleSettings",
 };
-
-/* ---- Sleep options ---- */
-
-typedef struct OptionSpec {
-        const char *name;
-        char type;
-} OptionSpec;
-
-static const OptionSpec option_specs[] = {
-        { "dry-run", 'b' },          { "pm-test", 's' },          { "mem-sleep", 's' },
-        { "wake-after-sec", 'u' },   { "flush-timeout-ms", 'u' }, { "freeze-timeout-ms", 'u' },
-        { "queue", 'b' },            { "queue-timeout-ms", 'u' },
-};
-
-static const char *const pm_test_levels[] = { "none", "core", "processors", "platform", "devices", "freezer", NULL };
-static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
-
-static int check_range(sd_bus_error *error, const char *name, uint32_t v, uint32_t min, uint32_t max) {
-        if (v >= min && v <= max)
-                return 0;
-        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "option '%s' is %u; it must be from %u to %u",
-                                 name, v, min, max);
-}
-
-static int check_word(sd_bus_error *error, const char *name, const char *v, const char *const *words) {
-        if (g_strv_contains(words, v))
-                return 0;
-        g_autofree char *list = g_strjoinv(", ", (char **) words);
-        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "option '%s' is '%s'; it must be one of %s",
-                                 name, v, list);
-}
-
-static int read_option_value(sd_bus_message *msg, const OptionSpec *spec, CycleOptions *o, sd_bus_error *error) {
-        const char *s;
-        uint32_t u;
-        int b, r;
-
-        if (spec->type == 'b') {
-                r = sd_bus_message_read_basic(msg, 'b', &b);
-                if (strcmp(spec->name, "queue") == 0)
-                        o->queue = b;
-                else
-                        o->dry_run = b;
-                return r;
-        }
-        if (spec->type == 's') {
-                r = sd_bus_message_read_basic(msg, 's', &s);
-                if (r < 0)
-                        return r;
-                if (strcmp(spec->name, "pm-test") == 0) {
-                        if ((r = check_word(error, spec->name, s, pm_test_levels)) < 0)
-                                return r;
-                        g_free(o->pm_test);
-                        o->pm_test = strcmp(s, "none") == 0 ? NULL : g_strdup(s);
-                } else {
-                        if ((r = check_word(error, spec->name, s, mem_sleep_modes)) < 0)
-                                return r;
-                        g_free(o->mem_sleep);
-                        o->mem_sleep = g_strdup(s);
-                }
-                return 0;
-        }
-        r = sd_bus_message_read_basic(msg, 'u', &u);
-        if (r < 0)
-                return r;
-        if (strcmp(spec->name, "wake-after-sec") == 0) {
-                o->wake_after_sec = u;
-                return check_range(error, spec->name, u, 1, WAKE_AFTER_MAX_SEC);
-        }
-        if (strcmp(spec->name, "queue-timeout-ms") == 0) {
-                o->queue_timeout_ms = u;
-                return check_range(error, spec->name, u, QUEUE_TIMEOUT_MIN_MS, QUEUE_TIMEOUT_MAX_MS);
-        }
-        if (strcmp(spec->name, "flush-timeout-ms") == 0) {
-                o->flush_timeout_ms = u;
-                return check_range(error, spec->name, u, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS);
-        }
-        o->freeze_timeout_ms = u;
-        return check_range(error, spec->name, u, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS);
-}
-
-static int read_one_option(sd_bus_message *msg, CycleOptions *o, unsigned *seen, sd_bus_error *error) {
-        const char *key, *contents;
-        int r = sd_bus_message_read_basic(msg, 's', &key);
-        if (r < 0)
-                return r;
-
-        const OptionSpec *spec = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(option_specs); i++)
-                if (strcmp(option_specs[i].name, key) == 0) {
-                        spec = &option_specs[i];
-                        if (*seen & (1u << i))
-                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                         "option '%s' is given twice", key);
-                        *seen |= 1u << i;
-                }
-        if (!spec)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "unknown option '%s'", key);
-
-        r = sd_bus_message_peek_type(msg, NULL, &contents);
-        if (r < 0)
-                return r;
-        if (strlen(contents) != 1 || contents[0] != spec->type)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "option '%s' must be of type '%c', not '%s'", key, spec->type, contents);
-        r = sd_bus_message_enter_container(msg, 'v', contents);
-        if (r < 0)
-                return r;
-        r = read_option_value(msg, spec, o, error);
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
-static int read_options(sd_bus_message *msg, CycleOptions *o, sd_bus_error *error) {
-        unsigned seen = 0;
-        int r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = read_one_option(msg, o, &seen, error);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
 
 /* ---- Sleep ---- */
 
@@ -175,15 +43,9 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (kind < 0)
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
                                       "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
-        r = read_options(msg, &opts, error);
+        r = bus_options_read(msg, kind_name, &opts, error);
         if (r < 0)
                 return r;
-        if (opts.mem_sleep && kind != SLEEP_SUSPEND)
-                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "option 'mem-sleep' applies to kind suspend only, not %s", kind_name);
-        if (opts.queue_timeout_ms && !opts.queue)
-                return bus_error_set(error, FRIDGE_ERROR_INVALID_ARGS,
-                                     "option 'queue-timeout-ms' applies only with option 'queue' true");
         AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
 
         uint64_t id;
@@ -247,6 +109,14 @@ static int property_get_supported_kinds(sd_bus *bus, const char *path, const cha
         return sd_bus_message_append_strv(reply, kinds);
 }
 
+static int property_get_cycle_settings(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply, void *userdata,
+                                      sd_bus_error *error) {
+        Bus *b = userdata;
+        g_auto(GStrv) settings = manager_cycle_settings(b->manager);
+        return sd_bus_message_append_strv(reply, settings);
+}
+
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "s", FRIDGE_VERSION);
@@ -281,6 +151,7 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("Phase", "s", property_get_phase, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Progress", "d", property_get_progress, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ProgressText", "s", property_get_progress_text, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CycleSettings", "as", property_get_cycle_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CanSuspend", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanSuspendReason", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanHibernate", "s", property_get_can, 0, 0),
@@ -329,6 +200,10 @@ static char *state_property_text(const Manager *m, StateProperty p) {
         case PROP_PHASE:            return g_strdup(manager_phase(m));
         case PROP_LAST_RESULT:      return g_strdup(manager_last_result(m));
         case PROP_LAST_WAKE_REASON: return g_strdup(manager_last_wake_reason(m));
+        case PROP_CYCLE_SETTINGS: {
+                g_auto(GStrv) l = manager_cycle_settings(m);
+                return g_strjoinv("\n", l);
+        }
         default:                    g_assert_not_reached();
         }
 }

@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "fridge-limits.h"
+
 typedef enum SleepDriver {
         DRIVER_AUTO,
         DRIVER_DIRECT,
@@ -14,20 +16,6 @@ typedef enum FlushOnTimeout {
         FLUSH_ON_TIMEOUT_FAIL,
         FLUSH_ON_TIMEOUT_CONTINUE,
 } FlushOnTimeout;
-
-/* Limits shared by the configuration and the Sleep options. */
-#define FLUSH_TIMEOUT_MIN_MS 100U
-#define FLUSH_TIMEOUT_MAX_MS 3600000U
-#define FREEZE_TIMEOUT_MIN_MS 100U
-#define FREEZE_TIMEOUT_MAX_MS 600000U
-#define HOOK_TIMEOUT_MIN_MS 100U
-#define HOOK_TIMEOUT_MAX_MS 3600000U
-/* How long delay inhibitors may hold a cycle in prepare ([Delay] TimeoutMs) */
-#define DELAY_TIMEOUT_MAX_MS 20000U
-/* How long a queued cycle waits for the block inhibitors to go */
-#define QUEUE_TIMEOUT_MIN_MS 100U
-#define QUEUE_TIMEOUT_MAX_MS 3600000U
-#define QUEUE_TIMEOUT_DEFAULT_MS 30000U
 
 /* [TuxOnIce]: written to sys/power/tuxonice before each hibernation that
  * goes through it. Each setting is optional: unset keeps the kernel's. */

@@ -59,15 +59,15 @@ CycleSettings *cycle_settings_free(CycleSettings *s) {
 }
 
 static void add(GPtrArray *a, const char *name, char *value) {
-        g_ptr_array_add(a, g_strdup(name));
-        g_ptr_array_add(a, value);
+        g_ptr_array_add(a, g_strdup_printf("%s=%s", name, value));
+        g_free(value);
 }
 
 static char *ms(uint32_t v) {
         return g_strdup_printf("%" G_GUINT32_FORMAT, v);
 }
 
-char **cycle_settings_pairs(const CycleSettings *s) {
+char **cycle_settings_strv(const CycleSettings *s) {
         GPtrArray *a = g_ptr_array_new();
         add(a, "driver", g_strdup(cycle_driver_to_string(s->driver)));
         add(a, "dry-run", g_strdup(s->dry_run ? "yes" : "no"));
@@ -90,9 +90,6 @@ char **cycle_settings_pairs(const CycleSettings *s) {
 }
 
 char *cycle_settings_describe(const CycleSettings *s) {
-        g_auto(GStrv) pairs = cycle_settings_pairs(s);
-        GString *out = g_string_new(NULL);
-        for (char **p = pairs; p[0] && p[1]; p += 2)
-                g_string_append_printf(out, "%s%s=%s", out->len ? " " : "", p[0], p[1]);
-        return g_string_free(out, FALSE);
+        g_auto(GStrv) l = cycle_settings_strv(s);
+        return g_strjoinv(" ", l);
 }

@@ -50,8 +50,8 @@ int cycle_settings_new(const Config *config, const CycleOptions *opts, CycleDriv
 CycleSettings *cycle_settings_free(CycleSettings *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleSettings, cycle_settings_free)
 
-/* Name/value pairs in a fixed order, NULL-terminated (name, value, name,
- * value, ..., NULL): the journal's FRIDGE_SETTINGS and the bus property. */
-char **cycle_settings_pairs(const CycleSettings *s);
+/* "name=value" in a fixed order: the CycleSettings property (as
+ * systemd's Environment=) and, joined, the journal's FRIDGE_SETTINGS */
+char **cycle_settings_strv(const CycleSettings *s);
 /* "name=value name=value ..." */
 char *cycle_settings_describe(const CycleSettings *s);

@@ -146,6 +146,9 @@ int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
+void manager_load_record(Manager *m, const char *state_dir);
+void manager_on_hold_released(uint64_t id, void *userdata);
+void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);
 /* FINISHED: CycleFinished goes out and the cycle is freed */
 void manager_cycle_finish(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);

@@ -2,27 +2,16 @@
 #include "manager-internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroups.h"
-#include "classify.h"
 #include "fileio.h"
-#include "flush.h"
 #include "freezer.h"
 #include "ledger.h"
-#include "overrides.h"
 #include "log.h"
-#include "power.h"
 #include "progress.h"
-#include "record.h"
 #include "util.h"
-#include "worker.h"
 
 uint64_t manager_now_usec(void) {
         struct timespec ts;
@@ -252,113 +241,6 @@ void manager_cycle_finish(Manager *m) {
 }
 
 
-/* ---- the cycle record: what a restarted fridged reports ---- */
-
-static const char *record_phase_name(const Cycle *c) {
-        return cycle_state_record_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state);
-}
-
-/* A failed write costs only the report after a crash: the cycle goes on */
-void manager_record_update(Manager *m) {
-        const Cycle *c = m->cycle;
-        if (m->state_fd < 0)
-                return;
-        CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
-                            .phase = (char *) record_phase_name(c), .started_usec = c->started_usec,
-                            .pid = getpid() };
-        int r = record_write(m->state_fd, &rec);
-        if (r < 0)
-                log_warning_errno(r, "Failed to record cycle %" G_GUINT64_FORMAT " in the state directory: %m",
-                                  c->id);
-}
-
-/* The interrupted cycle's id was taken: ids go on after it */
-static void manager_load_record(Manager *m, const char *state_dir) {
-        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
-                log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
-                                  state_dir);
-                return;
-        }
-        m->state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (m->state_fd < 0) {
-                log_warning_errno(-errno, "Cannot open %s (%m); interrupted cycles will not be reported",
-                                  state_dir);
-                return;
-        }
-        int r = record_read_next_id(m->state_fd, &m->next_id);
-        if (r < 0)
-                log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);
-        r = record_read(m->state_fd, &m->interrupted);
-        if (r < 0)
-                log_warning_errno(r, "Ignoring the unreadable cycle record in %s: %m", state_dir);
-        if (m->interrupted && m->interrupted->id >= m->next_id)
-                m->next_id = m->interrupted->id + 1;
-}
-
-void manager_report_interrupted(Manager *m) {
-        g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
-        if (!rec)
-                return;
-        g_autofree char *message = g_strdup_printf(
-                "fridged stopped during phase %s of the previous run (pid %d); %s", rec->phase, (int) rec->pid,
-                m->startup_thaw_failed ? "some cgroups it froze could not be thawed yet (see the log)"
-                                       : "everything it froze was thawed");
-        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
-                                               rec->kind, message);
-        g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", rec->phase);
-        log_struct_event(LOG_ERR, FRIDGE_MESSAGE_CYCLE_INTERRUPTED, msg, "FRIDGE_RESULT=failed", phase_field, NULL);
-
-        m->last_id = rec->id;
-        m->last_kind = sleep_kind_from_string(rec->kind);
-        m->last_result = RESULT_FAILED;
-        if (m->ops && m->ops->finished)
-                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, FRIDGE_ERROR_INTERRUPTED, message);
-        manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
-        /* Removed only now: a crash before the report reports it next time */
-        int r = m->cycle ? 0 : record_remove(m->state_fd);
-        if (r < 0)
-                log_warning_errno(r, "Failed to remove the cycle record: %m");
-}
-
-/* ---- the plan ---- */
-
-int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret) {
-        if (m->cgroup_fd < 0) {
-                *ret = plan_build(NULL, 0);
-                return 0;
-        }
-        /* Cgroups are looked up from pids every time: a process may have
-         * been moved since (fridged itself, the bus daemon) */
-        g_autoptr(GHashTable) exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        GHashTableIter i;
-        gpointer k, v;
-        g_hash_table_iter_init(&i, m->exempt_pids);
-        while (g_hash_table_iter_next(&i, &k, &v)) {
-                char *cgroup = NULL;
-                if (cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
-                        g_hash_table_replace(exempt, cgroup, v);
-        }
-        if (client_cgroup)
-                g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
-
-        ClassifyInput in = {
-                .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = roots,
-                .rules = m->rules, .exempt = exempt, .overrides = overrides_by_target(m->overrides),
-                .holds = overrides_holds(m->overrides),
-                .detect = true,
-        };
-        g_autoptr(GPtrArray) trees = NULL;
-        int r = classify_tree(&in, &trees);
-        if (r < 0)
-                return r;
-        *ret = plan_build((PlanNode *const *) trees->pdata, trees->len);
-        return 0;
-}
-
-int manager_get_plan(Manager *m, Plan **ret) {
-        return manager_build_plan(m, NULL, m->config->freeze_roots, ret);
-}
-
 /* Where the kernel is; the live configuration, for what is asked before
  * a cycle starts (a cycle's own kernel phase reads its settings) */
 static PowerContext manager_power_context(const Manager *m) {
@@ -554,121 +436,6 @@ const char *manager_cgroup_root(const Manager *m) {
         return m->cgroup_fd >= 0 ? m->cgroup_root : NULL;
 }
 
-static bool unit_name_is_valid(const char *s) {
-        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
-        return *s && strlen(s) <= 255 && strspn(s, ok) == strlen(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
-/* The cgroup path's trouble as SetClass's answer */
-static int set_class_refusal(int r, const char *target, char **ret_message) {
-        if (r == -EPERM) {
-                *ret_message = g_strdup_printf("unit_or_cgroup '%s' is outside the freeze roots", target);
-                return FRIDGE_ERROR_INVALID_ARGS;
-        }
-        if (r != -EINVAL && r != -ENOENT)
-                return r;
-        *ret_message = g_strdup_printf("unit_or_cgroup '%s' is neither a unit name nor an existing cgroup path "
-                                       "(relative, no .., no symlinks)", target);
-        return FRIDGE_ERROR_INVALID_ARGS;
-}
-
-int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who,
-                      char **ret_message) {
-        if (strchr(target, '/')) {
-                if (m->cgroup_fd < 0) {
-                        *ret_message = g_strdup("there is no cgroup v2 hierarchy to freeze");
-                        return FRIDGE_ERROR_NOT_SUPPORTED;
-                }
-                int r = cgroups_check_path(m->cgroup_fd, target, m->config->freeze_roots);
-                if (r < 0)
-                        return set_class_refusal(r, target, ret_message);
-        } else if (!unit_name_is_valid(target))
-                return set_class_refusal(-EINVAL, target, ret_message);
-
-        CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
-        if (class_name && c < 0) {
-                *ret_message = g_strdup_printf("class '%s' is not one of early, late, nofreeze", class_name);
-                return FRIDGE_ERROR_INVALID_ARGS;
-        }
-        overrides_set(m->overrides, target, c, who);
-        return 0;
-}
-
-static void on_hold_released(uint64_t id, void *userdata) {
-        Manager *m = userdata;
-        if (m->ops && m->ops->hold_released)
-                m->ops->hold_released(m->userdata, id);
-}
-
-void manager_release_hold(Manager *m, uint64_t id) {
-        if (overrides_release_hold(m->overrides, id))
-                on_hold_released(id, m);
-}
-
-int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
-                     int *ret_fd, uint64_t *ret_hold, char **ret_message) {
-        g_autofree char *cgroup = NULL;
-
-        if (m->cgroup_fd < 0) {
-                *ret_message = g_strdup("there is no cgroup v2 hierarchy");
-                return FRIDGE_ERROR_NOT_SUPPORTED;
-        }
-        /* The caller (the holder) is the implicit argument here: a cgroup
-         * that cannot be read is as unholdable as one outside the roots */
-        if (pid <= 0 || cgroups_of_pid(m->proc_fd, pid, &cgroup) < 0) {
-                *ret_message = g_strdup("cannot tell the caller's cgroup (no pid, or no /proc/PID/cgroup); "
-                                        "nothing to hold");
-                return FRIDGE_ERROR_INVALID_ARGS;
-        }
-        if (!cgroups_in_roots(cgroup, m->config->freeze_roots)) {
-                *ret_message = g_strdup("the caller's cgroup is outside the freeze roots; nothing to hold");
-                return FRIDGE_ERROR_INVALID_ARGS;
-        }
-        return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
-}
-
-/* A queued cycle starts once the last block goes; a delay wait ends once
- * the last delay holder it waits for goes */
-static void on_inhibitor_released(const Inhibitor *i, void *userdata) {
-        Manager *m = userdata;
-        Cycle *c = m->cycle;
-
-        if (c && c->state == CYCLE_STATE_QUEUED && !manager_cycle_blocked(m)) {
-                log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
-                manager_schedule_step(m);
-        }
-        if (c && c->state == CYCLE_STATE_DELAYING && c->timer &&
-            inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
-                log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
-                         (double) (manager_now_usec() - c->delay_start) / USEC_PER_MSEC);
-                manager_schedule_step(m);
-        }
-        if (m->ops && m->ops->inhibitor_released)
-                m->ops->inhibitor_released(m->userdata, i->sender);
-}
-
-int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
-        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
-}
-
-void manager_release_inhibitor(Manager *m, uint64_t id) {
-        (void) inhibit_release(m->inhibitors, id);
-}
-
-void manager_release_inhibitors_of(Manager *m, const char *sender) {
-        unsigned n = inhibit_release_sender(m->inhibitors, sender);
-        if (n > 0)
-                log_info("%s left the bus; its %u inhibitor%s ended", sender, n, n == 1 ? "" : "s");
-}
-
-unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
-        return inhibit_count_sender(m->inhibitors, sender);
-}
-
-GPtrArray *manager_list_inhibitors(const Manager *m) {
-        return inhibit_list(m->inhibitors);
-}
-
 static void manager_load_rules(Manager *m, const char *const *dirs) {
         unsigned problems = 0;
         if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
@@ -683,8 +450,8 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         manager_exempt_pid(m, getpid(), "fridged itself");
         m->event = sd_event_ref(p->event);
-        m->overrides = overrides_new(m->event, on_hold_released, m);
-        m->inhibitors = inhibit_new(m->event, on_inhibitor_released, m);
+        m->overrides = overrides_new(m->event, manager_on_hold_released, m);
+        m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
         m->config = p->config;
         m->power_backends = p->power_backends;
         m->next_id = 1;
@@ -763,7 +530,7 @@ const char *manager_cycle_state(const Manager *m) {
 }
 
 char **manager_cycle_settings(const Manager *m) {
-        return m->cycle ? cycle_settings_pairs(m->cycle->settings) : NULL;
+        return m->cycle ? cycle_settings_strv(m->cycle->settings) : g_new0(char *, 1);
 }
 
 uint64_t manager_cycle_id(const Manager *m) {

@@ -13,6 +13,7 @@
 #include "inhibit.h"
 #include "plan.h"
 #include "power-backend.h"
+#include "sleep-options.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
  * it reports through ManagerOps.
@@ -26,16 +27,8 @@
  *   a negative errno   a plain system failure (no message).
  * Test with `r != 0`, never `r < 0`, which misses the refusals. */
 
-typedef struct CycleOptions {
-        bool dry_run;
-        char *pm_test;            /* NULL: none */
-        char *mem_sleep;          /* NULL: configured, else the kernel's */
-        uint32_t wake_after_sec;  /* 0: none */
-        uint32_t flush_timeout_ms;  /* 0: configured */
-        uint32_t freeze_timeout_ms; /* 0: configured */
-        bool queue;                 /* wait while a block inhibitor is held */
-        uint32_t queue_timeout_ms;  /* 0: QUEUE_TIMEOUT_DEFAULT_MS */
-} CycleOptions;
+/* CycleOptions, what one Sleep asked for, is declared with the table of
+ * Sleep options in sleep-options.h */
 
 void cycle_options_clear(CycleOptions *o);
 
@@ -161,8 +154,8 @@ void manager_shutdown(Manager *m);
 const char *manager_state(const Manager *m);
 /* The running cycle's state machine state (cycle-state.h's names), "" when idle */
 const char *manager_cycle_state(const Manager *m);
-/* The running cycle's settings as name, value pairs (NULL-terminated; free
- * with g_strfreev), or NULL when idle */
+/* The running cycle's settings, "name=value" each (free with g_strfreev);
+ * empty when idle */
 char **manager_cycle_settings(const Manager *m);
 uint64_t manager_cycle_id(const Manager *m);
 const char *manager_kind(const Manager *m);

@@ -25,6 +25,7 @@
 #include <utmp.h>
 
 #include "fridge-config.h"
+#include "sleep-options.h"
 
 #define CYCLE 42
 #define STEP_USEC (100 * 1000)
@@ -133,6 +134,7 @@ typedef struct Fake {
         unsigned sleep_calls;
         unsigned cancel_calls;
         uint64_t cancel_arg;
+        GString *options;       /* the last Sleep's a{sv}: "name=type:value;"... */
 } Fake;
 
 static Fake fake;
@@ -239,6 +241,32 @@ static int on_step(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* What fridgectl sent, with each value's D-Bus type */
+static int read_options(sd_bus_message *m) {
+        const char *key, *contents;
+        int r;
+
+        g_string_truncate(fake.options, 0);
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                union { int b; uint32_t u; const char *s; } v;
+                if ((r = sd_bus_message_read_basic(m, 's', &key)) < 0 ||
+                    (r = sd_bus_message_peek_type(m, NULL, &contents)) < 0 ||
+                    (r = sd_bus_message_enter_container(m, 'v', contents)) < 0 ||
+                    (r = sd_bus_message_read_basic(m, contents[0], &v)) < 0)
+                        return r;
+                if (contents[0] == 'b')
+                        g_string_append_printf(fake.options, "%s=b:%d;", key, v.b);
+                else if (contents[0] == 'u')
+                        g_string_append_printf(fake.options, "%s=u:%u;", key, v.u);
+                else
+                        g_string_append_printf(fake.options, "%s=%s:%s;", key, contents, contents[0] == 's' ? v.s : "?");
+                if ((r = sd_bus_message_exit_container(m)) < 0 || (r = sd_bus_message_exit_container(m)) < 0)
+                        return r;
+        }
+        return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
 static int method_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         const char *kind;
         int r;
@@ -248,6 +276,9 @@ static int method_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         if (r < 0)
                 return r;
         g_assert_cmpstr(kind, ==, "suspend");
+        r = read_options(m);
+        if (r < 0)
+                return r;
         if (fake.script == SCRIPT_BUSY)
                 return sd_bus_error_set(error, "io.fridge.Fridge1.Error.Busy", "cycle 41 is running");
 
@@ -315,6 +346,9 @@ static void fake_reset(Script script) {
         fake.step = 0;
         fake.sleep_calls = fake.cancel_calls = 0;
         fake.cancel_arg = UINT64_MAX;
+        if (!fake.options)
+                fake.options = g_string_new(NULL);
+        g_string_truncate(fake.options, 0);
         fake.cycle_id = CYCLE - 1;
         fake.progress = 0;
         set_str(&fake.state, "idle");
@@ -664,6 +698,74 @@ static void test_status_json(void) {
         run_done(&run);
 }
 
+/* Every Sleep option of the table, as a flag: fridgectl sends each under
+ * its D-Bus name with the table's type, in the table's order */
+static void test_options_sent(void) {
+        char *extra[64] = { (char *) "--json", (char *) "suspend" };
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GString) want = g_string_new(NULL);
+        size_t n = 2;
+        Run run = {};
+
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                char *arg;
+                switch (s->type) {
+                case SLEEP_OPTION_BOOL:
+                        arg = g_strdup_printf("--%s", s->flag);
+                        g_string_append_printf(want, "%s=b:1;", s->name);
+                        break;
+                case SLEEP_OPTION_UINT:
+                        arg = g_strdup_printf("--%s=%u", s->flag, s->min);
+                        g_string_append_printf(want, "%s=u:%u;", s->name, s->min);
+                        break;
+                default: {
+                        const char *word = s->words[g_strv_length((char **) s->words) - 1];
+                        arg = g_strdup_printf("--%s=%s", s->flag, word);
+                        g_string_append_printf(want, "%s=s:%s;", s->name, word);
+                        break;
+                }
+                }
+                g_ptr_array_add(keep, arg);
+                g_assert_cmpuint(n, <, G_N_ELEMENTS(extra) - 1);
+                extra[n++] = arg;
+        }
+        fake_reset(SCRIPT_DONE);
+        run_fridgectl(&run, false, extra);
+        g_assert_cmpint(run.status, ==, 0);
+        g_assert_cmpstr(fake.options->str, ==, want->str);
+        run_done(&run);
+}
+
+static char *collapse_spaces(const char *s) {
+        g_autoptr(GRegex) re = g_regex_new("\\s+", 0, 0, NULL);
+        return g_regex_replace_literal(re, s, -1, 0, " ", 0, NULL);
+}
+
+/* fridgectl --help lists every Sleep option of the table with its help */
+static void test_help_lists_options(void) {
+        char *extra[] = { (char *) "--help", NULL };
+        Run run = {};
+
+        fake_reset(SCRIPT_DONE);
+        run_fridgectl(&run, false, extra);
+        g_assert_cmpint(run.status, ==, 0);
+        g_autofree char *flat = collapse_spaces(run.output->str);
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                /* the text follows on the line, or on the next for a long flag */
+                g_autofree char *flag = g_strdup_printf("\n     --%s%s%s ", s->flag, s->metavar ? "=" : "",
+                                                        s->metavar ? s->metavar : "");
+                g_autofree char *flag_alone = g_strdup_printf("\n     --%s%s%s\n", s->flag, s->metavar ? "=" : "",
+                                                              s->metavar ? s->metavar : "");
+                g_autofree char *help = collapse_spaces(s->help);
+                if ((!strstr(run.output->str, flag) && !strstr(run.output->str, flag_alone)) || !strstr(flat, help))
+                        g_error("fridgectl --help lacks --%s or its help:\n%s", s->flag, run.output->str);
+        }
+        g_assert_cmpuint(fake.sleep_calls, ==, 0);
+        run_done(&run);
+}
+
 int main(int argc, char *argv[]) {
         g_autofree char *daemon = g_find_program_in_path("dbus-daemon");
         sigset_t mask;
@@ -696,6 +798,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/fridgectl/plain/daemon-vanishes", test_daemon_vanishes);
         g_test_add_func("/fridgectl/json/busy", test_busy_is_refused);
         g_test_add_func("/fridgectl/json/status", test_status_json);
+        g_test_add_func("/fridgectl/json/options-sent", test_options_sent);
+        g_test_add_func("/fridgectl/help/lists-options", test_help_lists_options);
         r = g_test_run();
 
         fake.timer = sd_event_source_disable_unref(fake.timer);

@@ -279,23 +279,23 @@ static void test_args_good(void) {
         /* Options before and after the command; both value spellings. */
         g_assert_cmpint(PARSE(&a, err, "--bus=session", "suspend", "--dry-run", "--pm-test", "devices",
                               "--mem-sleep=deep", "--wake-after", "30", "--flush-timeout=5000",
-                              "--freeze-timeout", "0", "--json", "--no-progress"), ==, 0);
+                              "--freeze-timeout", "100", "--json", "--no-progress"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_SUSPEND);
         g_assert_cmpint(a.bus, ==, BUS_KIND_SESSION);
-        g_assert_true(a.dry_run && a.json && a.no_progress);
-        g_assert_cmpstr(a.pm_test, ==, "devices");
-        g_assert_cmpstr(a.mem_sleep, ==, "deep");
-        g_assert_true(a.wake_after_sec.set);
-        g_assert_cmpuint(a.wake_after_sec.value, ==, 30);
-        g_assert_cmpuint(a.flush_timeout_ms.value, ==, 5000);
-        g_assert_true(a.freeze_timeout_ms.set);
-        g_assert_cmpuint(a.freeze_timeout_ms.value, ==, 0);
+        g_assert_true(a.sleep.dry_run && a.json && a.no_progress);
+        g_assert_cmpstr(a.sleep.pm_test, ==, "devices");
+        g_assert_cmpstr(a.sleep.mem_sleep, ==, "deep");
+        g_assert_cmpuint(a.sleep.wake_after_sec, ==, 30);
+        g_assert_cmpuint(a.sleep.flush_timeout_ms, ==, 5000);
+        g_assert_cmpuint(a.sleep.freeze_timeout_ms, ==, 100);
+        g_assert_false(a.sleep.queue);
+        g_assert_cmpuint(a.sleep.queue_timeout_ms, ==, 0);
         g_assert_cmpstr(command_sleep_kind(a.command), ==, "suspend");
 
         g_assert_cmpint(PARSE(&a, err, "hybrid-sleep", "--bus-address", "unix:path=/tmp/x"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_HYBRID_SLEEP);
         g_assert_cmpstr(a.bus_address, ==, "unix:path=/tmp/x");
-        g_assert_false(a.wake_after_sec.set);
+        g_assert_cmpuint(a.sleep.wake_after_sec, ==, 0); /* not given */
 
         g_assert_cmpint(PARSE(&a, err, "cancel"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_CANCEL);
@@ -405,13 +405,96 @@ static void test_args_inhibit(void) {
         g_assert_cmpint(PARSE(&a, err, "--json", "inhibitors"), ==, 0);
         g_assert_true(a.json);
         g_assert_cmpint(PARSE(&a, err, "suspend", "--queue"), ==, 0);
-        g_assert_true(a.queue);
+        g_assert_true(a.sleep.queue);
         BAD("--mode: expected \"block\" or \"delay\"", "inhibit", "--mode=sometimes", "--", "true");
         BAD("--mode only applies to inhibit", "hold", "late", "--mode=block", "--", "true");
         BAD("--queue only applies to suspend", "inhibit", "--queue", "--", "true");
         BAD("inhibit: missing \"--\"", "inhibit");
         BAD("inhibit: no command given after \"--\"", "inhibit", "--");
         BAD("--who only applies to hold and inhibit", "inhibitors", "--who=me");
+}
+
+/* Every Sleep option of the table is a flag that lands in its own field,
+ * with the table's range and words checked as fridged checks them */
+static void test_args_sleep_table(void) {
+        char err[256];
+        Args a;
+
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                g_autofree char *good = NULL, *bad = NULL, *want = NULL;
+                switch (s->type) {
+                case SLEEP_OPTION_BOOL:
+                        good = g_strdup_printf("--%s", s->flag);
+                        bad = g_strdup_printf("--%s=yes", s->flag);
+                        want = g_strdup_printf("--%s takes no value", s->flag);
+                        break;
+                case SLEEP_OPTION_UINT:
+                        good = g_strdup_printf("--%s=%u", s->flag, s->max);
+                        bad = g_strdup_printf("--%s=%u", s->flag, s->min - 1);
+                        want = g_strdup_printf("--%s is %u; it must be from %u to %u", s->flag, s->min - 1, s->min,
+                                               s->max);
+                        break;
+                case SLEEP_OPTION_STRING: {
+                        char words[256];
+                        good = g_strdup_printf("--%s=%s", s->flag, s->words[0]);
+                        bad = g_strdup_printf("--%s=bogus", s->flag);
+                        want = g_strdup_printf("--%s is 'bogus'; it must be one of %s", s->flag,
+                                               sleep_option_words(s, ", ", words, sizeof(words)));
+                        break;
+                }
+                }
+                /* what the option requires comes along */
+                g_autofree char *with = s->requires
+                                                ? g_strdup_printf("--%s", sleep_option_by_name(s->requires)->flag)
+                                                : g_strdup("--no-progress");
+                g_assert_cmpint(PARSE(&a, err, "suspend", good, with), ==, 0);
+                g_assert_true(sleep_option_is_set(&a.sleep, s));
+                for (size_t j = 0; j < sleep_options_count; j++)
+                        if (j != i && !(s->requires && g_str_equal(sleep_options[j].name, s->requires)))
+                                g_assert_false(sleep_option_is_set(&a.sleep, &sleep_options[j]));
+                g_assert_cmpint(PARSE(&a, err, "suspend", bad), ==, -EINVAL);
+                g_assert_cmpstr(err, ==, want);
+        }
+        g_assert_cmpint(PARSE(&a, err, "suspend", "--queue", "--queue-timeout", "250"), ==, 0);
+        g_assert_cmpuint(a.sleep.queue_timeout_ms, ==, 250);
+        BAD("--wake-after is 0; it must be from 1 to 31536000", "suspend", "--wake-after=0");
+        BAD("--freeze-timeout is 0; it must be from 100 to 600000", "suspend", "--freeze-timeout", "0");
+        BAD("--mem-sleep is 'deeper'; it must be one of s2idle, shallow, deep", "suspend", "--mem-sleep=deeper");
+        BAD("--mem-sleep only applies to suspend, not hibernate", "hibernate", "--mem-sleep=deep");
+        BAD("--queue-timeout only applies with --queue", "suspend", "--queue-timeout=500");
+        BAD("--queue-timeout only applies to suspend, hibernate and hybrid-sleep", "status", "--queue-timeout=500");
+}
+
+/* --help's lines for the Sleep options come from the table: each flag,
+ * its help, its range or words, what it applies to and its default */
+static void test_help_sleep_options(void) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        args_print_sleep_options(f);
+        g_assert_cmpint(fclose(f), ==, 0);
+        g_autoptr(GRegex) spaces = g_regex_new("\\s+", 0, 0, NULL);
+        g_autofree char *flat = g_regex_replace_literal(spaces, text, -1, 0, " ", 0, NULL);
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++)
+                g_assert_cmpuint(strlen(*l), <=, 79);
+        for (size_t i = 0; i < sleep_options_count; i++) {
+                const SleepOption *s = &sleep_options[i];
+                char words[256];
+                g_autofree char *flag = g_strdup_printf(" --%s%s%s ", s->flag, s->metavar ? "=" : "",
+                                                        s->metavar ? s->metavar : "");
+                g_autofree char *limits = s->type == SLEEP_OPTION_UINT ? g_strdup_printf("(%u..%u", s->min, s->max)
+                                          : s->words ? g_strdup_printf("(%s", sleep_option_words(s, "|", words,
+                                                                                                   sizeof(words)))
+                                                     : g_strdup("");
+                g_autofree char *kind = s->only_kind ? g_strdup_printf("%s only", s->only_kind) : g_strdup("");
+                g_autofree char *fallback = s->fallback ? g_strdup_printf("default %s", s->fallback) : g_strdup("");
+                if (!strstr(flat, flag) || !strstr(flat, s->help) || !strstr(flat, limits) || !strstr(flat, kind) ||
+                    !strstr(flat, fallback))
+                        g_error("--help on --%s lacks what the table says:\n%s", s->flag, text);
+        }
+        free(text);
 }
 
 static void test_args_bad(void) {
@@ -701,6 +784,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/exit-code/finished", test_exit_code_finished);
         g_test_add_func("/args/good", test_args_good);
         g_test_add_func("/args/bad", test_args_bad);
+        g_test_add_func("/args/sleep-table", test_args_sleep_table);
+        g_test_add_func("/args/help-sleep-options", test_help_sleep_options);
         g_test_add_func("/args/hold", test_args_hold);
         g_test_add_func("/args/inhibit", test_args_inhibit);
         g_test_add_func("/args/numbers", test_parse_numbers);

@@ -12,7 +12,7 @@
 struct sig_ctx {
         struct fuse *f;
         pthread_t main_thread;
-        fuse_run_quit_fn on_quit;
+        const FuseRunWaits *waits;
 };
 
 static void noop_handler(int sig) {}
@@ -31,7 +31,7 @@ struct timespec fuse_run_deadline_ms(long ms)
         return ts;
 }
 
-void fuse_run_cond_init(pthread_cond_t *cond)
+static void cond_init(pthread_cond_t *cond)
 {
         pthread_condattr_t attr;
 
@@ -58,7 +58,10 @@ static void *signal_thread(void *data)
         sigaddset(&set, SIGHUP);
         if (sigwait(&set, &sig) != 0)
                 return NULL;
-        ctx->on_quit();
+        pthread_mutex_lock(ctx->waits->lock);
+        *ctx->waits->quitting = true;
+        pthread_cond_broadcast(ctx->waits->cond);
+        pthread_mutex_unlock(ctx->waits->lock);
         fuse_exit(ctx->f);
         /* libfuse's main thread waits in sem_wait() and rechecks the exit
          * flag only when interrupted; a single kick could land just before
@@ -103,12 +106,12 @@ static struct fuse *new_fuse(const char *argv0, bool allow_other,
         return f;
 }
 
-static int serve(struct fuse *f, fuse_run_quit_fn on_quit)
+static int serve(struct fuse *f, const FuseRunWaits *waits)
 {
         struct sig_ctx ctx = {
                 .f = f,
                 .main_thread = pthread_self(),
-                .on_quit = on_quit,
+                .waits = waits,
         };
         struct fuse_loop_config *cfg;
         pthread_t thr;
@@ -133,11 +136,12 @@ static int serve(struct fuse *f, fuse_run_quit_fn on_quit)
 
 int fuse_run(const char *argv0, const char *mountpoint, bool allow_other,
              const char *fsname, const struct fuse_operations *fs_ops,
-             fuse_run_quit_fn on_quit)
+             const FuseRunWaits *waits)
 {
         struct fuse *f;
         int r;
 
+        cond_init(waits->cond);
         setup_signals();
         f = new_fuse(argv0, allow_other, fsname, fs_ops);
         if (!f)
@@ -146,7 +150,7 @@ int fuse_run(const char *argv0, const char *mountpoint, bool allow_other,
                 fuse_destroy(f);
                 return 1;
         }
-        r = serve(f, on_quit);
+        r = serve(f, waits);
         fuse_destroy(f);
         return r;
 }

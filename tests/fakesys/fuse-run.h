@@ -8,18 +8,22 @@
 #include <stdbool.h>
 #include <time.h>
 
-/* Called once from the signal thread when SIGTERM/SIGINT/SIGHUP arrives,
- * before the loop is told to stop: it must wake every handler that is
- * blocked in a wait of its own, or the loop could not join its workers. */
-typedef void (*fuse_run_quit_fn)(void);
+/* Where a file system's handlers wait: they wait on cond (with lock held)
+ * and give up once *quitting is set. When SIGTERM/SIGINT/SIGHUP arrives,
+ * fuse_run sets *quitting under lock and wakes them all before it stops
+ * the loop, or the loop could not join its workers. */
+typedef struct FuseRunWaits {
+        pthread_mutex_t *lock;
+        pthread_cond_t *cond;   /* initialized by fuse_run: CLOCK_MONOTONIC */
+        bool *quitting;
+} FuseRunWaits;
 
 /* Mounts fs_ops on mountpoint (foreground, multi-threaded), serves until
  * unmounted or signalled, unmounts, and returns the exit status. */
 int fuse_run(const char *argv0, const char *mountpoint, bool allow_other,
              const char *fsname, const struct fuse_operations *fs_ops,
-             fuse_run_quit_fn on_quit);
+             const FuseRunWaits *waits);
 
 /* Absolute CLOCK_MONOTONIC deadline ms milliseconds from now, for
- * pthread_cond_timedwait on a condition created by fuse_run_cond_init. */
+ * pthread_cond_timedwait on FuseRunWaits.cond. */
 struct timespec fuse_run_deadline_ms(long ms);
-void fuse_run_cond_init(pthread_cond_t *cond);

@@ -434,14 +434,6 @@ static const struct fuse_operations fs_ops = {
         .statfs = fs_statfs,
 };
 
-static void on_quit(void)
-{
-        pthread_mutex_lock(&S.lock);
-        S.quitting = true;
-        pthread_cond_broadcast(&S.cond);
-        pthread_mutex_unlock(&S.lock);
-}
-
 int main(int argc, char **argv)
 {
         bool allow_other = false;
@@ -453,9 +445,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "Usage: %s [--allow-other] MOUNTPOINT\n", argv[0]);
                 return 2;
         }
-        fuse_run_cond_init(&S.cond);
         S.files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, node_unref_void);
-        r = fuse_run(argv[0], argv[argc - 1], allow_other, "slowfs", &fs_ops, on_quit);
+        r = fuse_run(argv[0], argv[argc - 1], allow_other, "slowfs", &fs_ops,
+                     &(FuseRunWaits){ &S.lock, &S.cond, &S.quitting });
         g_hash_table_unref(S.files);
         return r;
 }

@@ -352,21 +352,37 @@ static void test_words(Fs *fs, gconstpointer opts)
         assert_read(fs, "log", "");
 }
 
+/* Writes value + "\n" to sys/power/ATTR: it fails with err, or (0) the
+ * file then reads back as shown + "\n" */
+typedef struct Store {
+        const char *attr, *value, *shown;
+        int err;
+} Store;
+
+static void assert_stores(Fs *fs, const Store *stores, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                g_autofree char *rel = g_strdup_printf("sys/power/%s", stores[i].attr);
+                g_autofree char *value = g_strconcat(stores[i].value, "\n", NULL);
+                assert_write(fs, rel, value, stores[i].err);
+                if (stores[i].err == 0) {
+                        g_autofree char *shown = g_strconcat(stores[i].shown, "\n", NULL);
+                        assert_read(fs, rel, shown);
+                }
+        }
+}
+
 static void test_scalars(Fs *fs, gconstpointer opts)
 {
-        assert_write(fs, "sys/power/image_size", "0\n", 0);
-        assert_read(fs, "sys/power/image_size", "0\n");
-        assert_write(fs, "sys/power/image_size", "-1\n", EINVAL);
-        assert_write(fs, "sys/power/resume", "8:3\n", 0);
-        assert_read(fs, "sys/power/resume", "8:3\n");
-        assert_write(fs, "sys/power/resume", "/dev/sda3\n", EINVAL);
-        assert_write(fs, "sys/power/resume", "8:\n", EINVAL);
-        assert_write(fs, "sys/power/pm_freeze_timeout", "5000\n", 0);
-        assert_read(fs, "sys/power/pm_freeze_timeout", "5000\n");
-        assert_write(fs, "sys/power/pm_freeze_timeout", "5s\n", EINVAL);
-        assert_write(fs, "sys/power/sync_on_suspend", "0\n", 0);
-        assert_read(fs, "sys/power/sync_on_suspend", "0\n");
-        assert_write(fs, "sys/power/sync_on_suspend", "2\n", EINVAL);
+        static const Store stores[] = {
+                { "image_size", "0", "0" }, { "image_size", "-1", .err = EINVAL },
+                { "resume", "8:3", "8:3" }, { "resume", "/dev/sda3", .err = EINVAL },
+                { "resume", "8:", .err = EINVAL },
+                { "pm_freeze_timeout", "5000", "5000" }, { "pm_freeze_timeout", "5s", .err = EINVAL },
+                { "sync_on_suspend", "0", "0" }, { "sync_on_suspend", "2", .err = EINVAL },
+        };
+
+        assert_stores(fs, stores, G_N_ELEMENTS(stores));
         assert_read(fs, "log",
                     "power/image_size 0 ok\npower/image_size -1 EINVAL\n"
                     "power/resume 8:3 ok\npower/resume /dev/sda3 EINVAL\n"
@@ -417,19 +433,18 @@ static void test_tuxonice_settings(Fs *fs, gconstpointer opts)
         assert_read(fs, "sys/power/tuxonice/version", "3.3\n");
         assert_read(fs, "sys/power/tuxonice/last_result", "0\n");
         assert_read(fs, "sys/power/tuxonice/compression/algorithm", "lzo\n");
-        assert_write(fs, "sys/power/tuxonice/image_size_limit", "0x400\n", 0);
-        assert_read(fs, "sys/power/tuxonice/image_size_limit", "1024\n");
-        assert_write(fs, "sys/power/tuxonice/image_size_limit", "-7\n", 0);
-        assert_read(fs, "sys/power/tuxonice/image_size_limit", "-2\n");
-        assert_write(fs, "sys/power/tuxonice/image_size_limit", "12M\n", EINVAL);
-        assert_write(fs, "sys/power/tuxonice/compression/enabled", "5\n", 0);
-        assert_read(fs, "sys/power/tuxonice/compression/enabled", "1\n");
-        assert_write(fs, "sys/power/tuxonice/user_interface/enable_escape", "-1\n", EINVAL);
-        assert_write(fs, "sys/power/tuxonice/user_interface/enable_escape", "2\n", 0);
-        assert_read(fs, "sys/power/tuxonice/user_interface/enable_escape", "1\n");
-        assert_write(fs, "sys/power/tuxonice/compression/algorithm", "a234567890123456789012345678901xyz\n", 0);
-        assert_read(fs, "sys/power/tuxonice/compression/algorithm", "a234567890123456789012345678901\n");
-        assert_write(fs, "sys/power/tuxonice/version", "4\n", EACCES);
+        static const Store stores[] = {
+                { "tuxonice/image_size_limit", "0x400", "1024" },
+                { "tuxonice/image_size_limit", "-7", "-2" },
+                { "tuxonice/image_size_limit", "12M", .err = EINVAL },
+                { "tuxonice/compression/enabled", "5", "1" },
+                { "tuxonice/user_interface/enable_escape", "-1", .err = EINVAL },
+                { "tuxonice/user_interface/enable_escape", "2", "1" },
+                { "tuxonice/compression/algorithm", "a234567890123456789012345678901xyz",
+                  "a234567890123456789012345678901" },
+                { "tuxonice/version", "4", .err = EACCES },
+        };
+        assert_stores(fs, stores, G_N_ELEMENTS(stores));
         g_autofree char *do_hibernate = path_in(fs, "sys/power/tuxonice/do_hibernate");
         g_assert_cmpint(open(do_hibernate, O_RDONLY), ==, -1);
         g_assert_cmpint(errno, ==, EACCES);
@@ -462,11 +477,13 @@ static void test_tuxonice_hibernate(Fs *fs, gconstpointer opts)
 
 static void test_control_errors(Fs *fs, gconstpointer opts)
 {
-        assert_write(fs, "control", "bogus\n", EINVAL);
-        assert_write(fs, "control", "sleep-ms x\n", EINVAL);
-        assert_write(fs, "control", "fail-state ENOTANERRNO\n", EINVAL);
-        assert_write(fs, "control", "hold-write power/nope\n", EINVAL);
-        assert_write(fs, "control", "set power/nope 1\n", EINVAL);
+        static const char *const refused[] = {
+                "bogus\n", "sleep-ms x\n", "fail-state ENOTANERRNO\n", "hold-write power/nope\n",
+                "set power/nope 1\n",
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(refused); i++)
+                assert_write(fs, "control", refused[i], EINVAL);
         /* Several commands in one write. */
         assert_write(fs, "control", "sleep-ms 10\npm-test-delay-ms 5\nwakeup\n", 0);
         assert_read(fs, "sys/power/wakeup_count", "1\n");

@@ -47,6 +47,7 @@ expect "--" fridgectl inhibit --mode=delay ""
 expect "pre post" fridgectl hook ""
 expect "suspend suspend-then-hibernate" fridgectl hook pre sus
 expect "" fridgectl hook pre suspend ""
-expect "--queue" fridgectl suspend --q
+expect "--queue --queue-timeout=" fridgectl suspend --q
+expect "" fridgectl suspend --queue-timeout ""
 [ $failed -eq 0 ] && echo "completion ok"
 exit $failed

@@ -3,10 +3,12 @@
  * fridged's own parsers, they must load without a problem, and the defaults
  * fridge.conf shows in its comments must be fridged's real defaults. */
 #include <glib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "classes.h"
 #include "config.h"
+#include "config-keys.h"
 
 static char *data_path(const char *name) {
         return g_build_filename(g_getenv("FRIDGE_DATA_DIR"), name, NULL);
@@ -54,11 +56,61 @@ static void test_fridge_conf(void) {
         /* Every "#Key=value" made live: the values shown are the defaults */
         g_autoptr(GRegex) re = g_regex_new("^#([A-Za-z]+=)", G_REGEX_MULTILINE, 0, NULL);
         g_autofree char *live = g_regex_replace(re, text, -1, 0, "\\1", 0, NULL);
-        g_assert_cmpuint(count_keys(live), ==, 15); /* every key fridged knows */
+        g_assert_cmpuint(count_keys(live), ==, config_keys_count); /* every key fridged knows */
         g_autoptr(Config) uncommented = NULL;
         g_assert_cmpint(config_new_default(&uncommented), ==, 0);
         g_assert_cmpuint(config_apply_text(uncommented, path, live), ==, 0);
         assert_config_equal(uncommented, defaults);
+}
+
+/* The "# ..." lines right above "#Name=" in [group], joined by spaces;
+ * *ret_value is what "#Name=" shows. NULL when the key is not there. */
+static char *comment_of(char **lines, const char *group, const char *name, char **ret_value) {
+        g_autofree char *header = g_strdup_printf("[%s]", group);
+        g_autofree char *key = g_strdup_printf("#%s=", name);
+        bool in_group = false;
+        for (char **l = lines; *l; l++) {
+                if (**l == '[')
+                        in_group = g_str_equal(*l, header);
+                if (!in_group || !g_str_has_prefix(*l, key))
+                        continue;
+                GString *text = g_string_new(NULL);
+                for (char **c = l - 1; c >= lines && g_str_has_prefix(*c, "# "); c--) {
+                        g_string_prepend(text, *c + 2);
+                        g_string_prepend_c(text, ' ');
+                }
+                *ret_value = g_strdup(*l + strlen(key));
+                return g_string_free(text, FALSE);
+        }
+        return NULL;
+}
+
+/* Each key of the table is shown with its default, its help line and its
+ * range or values, as config-keys.c declares them */
+static void test_fridge_conf_follows_table(void) {
+        g_autofree char *path = data_path("fridge.conf");
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; i < config_keys_count; i++) {
+                const ConfigKey *k = &config_keys[i];
+                g_autofree char *value = NULL;
+                g_autofree char *comment = comment_of(lines, k->group, k->name, &value);
+                if (!comment)
+                        g_error("%s: [%s] %s is not shown", path, k->group, k->name);
+                g_assert_cmpstr(value, ==, k->default_value);
+                if (!strstr(comment, k->help))
+                        g_error("%s: the comment of [%s] %s lacks \"%s\":%s", path, k->group, k->name, k->help,
+                                comment);
+                g_autofree char *limits = k->type == CONFIG_KEY_U32
+                                                  ? g_strdup_printf("%" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, k->min,
+                                                                    k->max)
+                                          : k->words ? g_strjoinv("|", (char **) k->words)
+                                                     : g_strdup("");
+                if (!strstr(comment, limits))
+                        g_error("%s: the comment of [%s] %s lacks \"%s\":%s", path, k->group, k->name, limits,
+                                comment);
+        }
 }
 
 static void test_vendor_classes(void) {
@@ -73,6 +125,7 @@ static void test_vendor_classes(void) {
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/shipped/fridge-conf", test_fridge_conf);
+        g_test_add_func("/shipped/fridge-conf-follows-table", test_fridge_conf_follows_table);
         g_test_add_func("/shipped/vendor-classes", test_vendor_classes);
         return g_test_run();
 }

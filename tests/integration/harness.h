@@ -116,6 +116,9 @@ typedef struct Harness {
 
 /* Why the integration tests cannot run here, or NULL when they can. */
 const char *harness_skip_reason(void);
+/* g_test_init(), then exits 77 (skip) with the reason when
+ * harness_skip_reason() says the tests cannot run here. */
+void harness_init(int *argc, char ***argv);
 
 /* Starts everything; asserts (and cleans up) on failure. */
 Harness *harness_new(const HarnessOptions *opts);
@@ -245,6 +248,15 @@ bool harness_wait_logind_delay(Harness *h, const char *who, bool held, int timeo
 /* Calls the stand-in's METHOD(false) (Suspend, Hibernate, HybridSleep) as a
  * third party would (systemctl suspend); 0 or -1 with error and message. */
 int harness_logind_sleep(Harness *h, const char *method, char **ret_error, char **ret_message);
+
+/* The fixture of cases that need nothing but a harness (f->h, which the
+ * case starts); the teardown frees it, after printing fridged's log when
+ * the case failed. */
+typedef struct HarnessFixture {
+        Harness *h;
+} HarnessFixture;
+void harness_fixture_setup(HarnessFixture *f, gconstpointer data);
+void harness_fixture_teardown(HarnessFixture *f, gconstpointer data);
 
 /* Environment-provided paths (NULL when unset). */
 const char *harness_env(const char *name);

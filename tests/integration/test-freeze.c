@@ -813,15 +813,15 @@ static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, setup, fn, teardown)
+        static const char *const tuxonice_args[] = { "--tuxonice", NULL };
+        static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
         ADD("plan-classes", test_plan_classes, NULL);
         ADD("plan-detects-fuse-server", test_plan_detects_fuse_server, NULL);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);
-        ADD("client-never-frozen", test_client_never_frozen, NULL);
-        static const char *const tuxonice_args[] = { "--tuxonice", NULL };
-        static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
         ADD("tuxonice-failed-thaws", test_tuxonice_failed_thaws, &tuxonice);
+        ADD("client-never-frozen", test_client_never_frozen, NULL);
         ADD("thaw-all-after-sigkill", test_thaw_all_after_sigkill, NULL);
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };

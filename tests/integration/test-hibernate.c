@@ -15,19 +15,7 @@
 #define SWAPS_HEADER "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
 #define MEMINFO "MemTotal: 2000000 kB\nDirty: 0 kB\nWriteback: 0 kB\nActive(anon): 20000 kB\nInactive(anon): 1000 kB\n"
 
-typedef struct Fixture {
-        Harness *h;
-} Fixture;
-
-static void setup(Fixture *f, gconstpointer data) {
-        f->h = NULL;
-}
-
-static void teardown(Fixture *f, gconstpointer data) {
-        if (f->h && g_test_failed())
-                harness_dump_fridged_log(f->h);
-        harness_free(f->h);
-}
+typedef HarnessFixture Fixture;
 
 static Harness *start(Fixture *f, const char *swaps, const char *config) {
         const char *const files[] = { "swaps", swaps, "meminfo", MEMINFO, NULL };
@@ -156,15 +144,10 @@ static void test_config_names_device(Fixture *f, gconstpointer data) {
         g_assert_cmpint(line_index(lines, "power/resume 7:1 ok"), >=, 0);
 }
 
-#define ADD(path, fn) g_test_add("/hibernate/" path, Fixture, NULL, setup, fn, teardown)
+#define ADD(path, fn) g_test_add("/hibernate/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         ADD("no-swap", test_no_swap);
         ADD("swap-too-small", test_swap_too_small);
         ADD("resume-ambiguous", test_resume_ambiguous);

@@ -195,12 +195,19 @@ static void test_block_refuses(Fixture *f, gconstpointer data) {
         expect_finished(h, cycle, 15000, "done", "", NULL);
 }
 
+/* A cycle queued behind a block lock "burner" holds (*ret_fd) */
+static uint64_t queue_behind_block(Harness *h, const char *why, int *ret_fd) {
+        *ret_fd = inhibit_ok(h, "burner", why, "block");
+        uint64_t cycle = sleep_queued(h, 0);
+        assert_state(h, "queued");
+        return cycle;
+}
+
 static void test_queue_starts_on_release(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         Harness *h = f->h;
-        int fd = inhibit_ok(h, "burner", "writing a disc", "block");
-        uint64_t cycle = sleep_queued(h, 0);
-        assert_state(h, "queued");
+        int fd;
+        uint64_t cycle = queue_behind_block(h, "writing a disc", &fd);
         g_autofree char *phase = harness_get_string(h, "Phase");
         g_assert_cmpstr(phase, ==, "");
 
@@ -235,9 +242,8 @@ static void test_queue_timeout(Fixture *f, gconstpointer data) {
 static void test_cancel_queued(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         Harness *h = f->h;
-        int fd = inhibit_ok(h, "burner", "", "block");
-        uint64_t cycle = sleep_queued(h, 0);
-        assert_state(h, "queued");
+        int fd;
+        uint64_t cycle = queue_behind_block(h, "", &fd);
         g_autofree char *err = NULL, *msg = NULL;
         if (harness_cancel(h, cycle, &err, &msg) < 0)
                 g_error("Cancel of a queued cycle failed: %s: %s", err, msg);

@@ -11,19 +11,7 @@
 
 #include "harness.h"
 
-typedef struct Fixture {
-        Harness *h;
-} Fixture;
-
-static void setup(Fixture *f, gconstpointer data) {
-        f->h = NULL;
-}
-
-static void teardown(Fixture *f, gconstpointer data) {
-        if (f->h && g_test_failed())
-                harness_dump_fridged_log(f->h);
-        harness_free(f->h);
-}
+typedef HarnessFixture Fixture;
 
 static Harness *start(Fixture *f, const char *polkit_table) {
         HarnessOptions o = { .open_bus = true, .polkit_table = polkit_table };
@@ -142,15 +130,10 @@ static void test_root_passes(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(log, ==, "");
 }
 
-#define ADD(path, fn) g_test_add("/polkit/" path, Fixture, NULL, setup, fn, teardown)
+#define ADD(path, fn) g_test_add("/polkit/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         ADD("no-polkit", test_no_polkit);
         ADD("polkit-says-no", test_polkit_says_no);
         ADD("challenge", test_challenge);

@@ -36,13 +36,7 @@ static void test_watchdog(void) {
 }
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-
-        const char *why = harness_skip_reason();
-        if (why) {
-                fprintf(stderr, "SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         g_test_add_func("/service/watchdog", test_watchdog);
         return g_test_run();
 }

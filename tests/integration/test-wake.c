@@ -129,13 +129,9 @@ int main(int argc, char **argv) {
                 printf("SKIP: %s\n", why);
                 return 77;
         }
-        g_test_init(&argc, &argv, NULL);
-
-        why = harness_skip_reason();
-        if (!why && !harness_env("FRIDGECTL"))
-                why = "FRIDGECTL is not set: fridgectl was not built";
-        if (why) {
-                printf("SKIP: %s\n", why);
+        harness_init(&argc, &argv);
+        if (!harness_env("FRIDGECTL")) {
+                printf("SKIP: FRIDGECTL is not set: fridgectl was not built\n");
                 return 77;
         }
         g_test_add("/wake/reason", Fixture, NULL, fixture_setup, test_wake_reason, fixture_teardown);

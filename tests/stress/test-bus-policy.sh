@@ -36,12 +36,8 @@ cat >"$T/bus.conf" <<EOF_CONF
     <deny own="*"/>
     <deny send_type="method_call"/>
     <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
+$(for t in method_return error; do echo "    <allow send_requested_reply=\"true\" send_type=\"$t\"/>"; done)
+$(for t in method_call method_return error signal; do echo "    <allow receive_type=\"$t\"/>"; done)
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
   </policy>

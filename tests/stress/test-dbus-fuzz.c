@@ -547,15 +547,10 @@ static void test_regressions(void) {
 }
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
+        harness_init(&argc, &argv);
         seed_arg = env_or(argc > 1 ? argv[1] : NULL, "FUZZ_SEED", DEFAULT_SEED);
         calls_arg = env_or(argc > 2 ? argv[2] : NULL, "FUZZ_CALLS", DEFAULT_CALLS);
         printf("# seed %u (again: FUZZ_SEED=%u %s)\n", seed_arg, seed_arg, argv[0]);
-        const char *why = harness_skip_reason();
-        if (why) {
-                printf("skipped: %s\n", why);
-                return 77;
-        }
         g_test_add_func("/stress/dbus-fuzz/regressions", test_regressions);
         g_test_add_func("/stress/dbus-fuzz", test_dbus_fuzz);
         return g_test_run();

@@ -174,12 +174,7 @@ static const char *const no_wakeup_count[] = { "--no-wakeup-count", NULL };
 static const char *const bad_meminfo[] = { "meminfo", "Dirty: lots\nWriteback: \xff\xfe kB\n", NULL };
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                g_print("SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         static const Case wc = { .fakesys_args = no_wakeup_count }, mi = { .proc_files = bad_meminfo };
 #define ADD(path, c, fn) g_test_add("/hostile-kernel/" path, Fixture, c, setup, fn, teardown)
         ADD("garbage-state", NULL, test_garbage_state);

@@ -217,12 +217,7 @@ static void test_subscribers(void) {
 }
 
 int main(int argc, char **argv) {
-        g_test_init(&argc, &argv, NULL);
-        const char *why = harness_skip_reason();
-        if (why) {
-                g_print("SKIP: %s\n", why);
-                return 77;
-        }
+        harness_init(&argc, &argv);
         g_test_add_func("/load/concurrent-sleep", test_concurrent_sleep);
         g_test_add_func("/load/subscribers", test_subscribers);
         return g_test_run();

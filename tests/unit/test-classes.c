@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "classes.h"
+#include "testdir.h"
 
 /* Our log writes to stderr, not to GLib's logging: catch it in a file. */
 typedef struct Capture {
@@ -128,18 +129,6 @@ static char *make_dir(const char *base, const char *name) {
         return p;
 }
 
-static void remove_tree(const char *dir) {
-        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-        for (const char *n; d && (n = g_dir_read_name(d));) {
-                g_autofree char *p = g_build_filename(dir, n, NULL);
-                if (g_file_test(p, G_FILE_TEST_IS_DIR))
-                        remove_tree(p);
-                else
-                        g_unlink(p);
-        }
-        g_rmdir(dir);
-}
-
 static void test_override(void) {
         g_autofree char *base = g_dir_make_tmp("test-classes-XXXXXX", NULL);
         g_autofree char *usr = make_dir(base, "usr");
@@ -167,7 +156,7 @@ static void test_override(void) {
         g_assert_false(class_rules_match(r, "s/x.service", "x.service", NULL, NULL));
         g_assert_false(class_rules_match(r, "s/readme.service", "readme.service", NULL, NULL));
 
-        remove_tree(base);
+        testdir_remove(base);
 }
 
 /* The file is refused as a whole, and the warning names the path and line. */
@@ -225,7 +214,7 @@ static void test_bad_file_skipped_on_load(void) {
         g_assert_true(class_rules_match(r, "s/keep.service", "keep.service", NULL, NULL));
         g_assert_false(class_rules_match(r, "s/x.service", "x.service", NULL, NULL));
 
-        remove_tree(base);
+        testdir_remove(base);
 }
 
 int main(int argc, char **argv) {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <glib.h>
+#include <errno.h>
 #include <glib/gstdio.h>
 
 #include "cgroups.h"
 #include "config.h"
+#include "config-keys.h"
 #include "keyfile.h"
 #include "log.h"
 
@@ -241,6 +243,94 @@ static void test_missing_dir(void) {
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
 }
 
+/* A value no key of this type takes */
+static const char *bad_value_for(const ConfigKey *k) {
+        switch (k->type) {
+        case CONFIG_KEY_U32:      return "4294967296";
+        case CONFIG_KEY_I32:      return "2147483648";
+        case CONFIG_KEY_ENUM:
+        case CONFIG_KEY_CHOICE:   return "bogus";
+        case CONFIG_KEY_ROOTS:    return "../etc";
+        case CONFIG_KEY_NAME:     return "LZO;rm";
+        case CONFIG_KEY_DEVICE:   return "/dev/\x01";
+        case CONFIG_KEY_TRISTATE: return "maybe";
+        default:                  g_assert_not_reached();
+        }
+}
+
+/* Every key's default is a value its parser takes, and it is what
+ * defaults() holds: applying it again changes nothing */
+static void test_table_defaults(void) {
+        g_autoptr(Config) c = defaults();
+        for (size_t i = 0; i < config_keys_count; i++) {
+                const ConfigKey *k = &config_keys[i];
+                g_assert_true(config_key_find(k->group, k->name) == k);
+                g_assert_true(k->help && *k->help);
+                g_autofree char *text = g_strdup_printf("[%s]\n%s=%s\n", k->group, k->name, k->default_value);
+                g_assert_cmpuint(config_apply_text(c, "d.conf", text), ==, 0);
+        }
+        g_autoptr(Config) d = defaults();
+        g_assert_cmpint(c->driver, ==, d->driver);
+        g_assert_cmpstr(c->hibernate_mode, ==, "platform");
+        g_assert_cmpuint(c->retry_delay_ms, ==, 1000);
+        g_assert_cmpuint(c->delay_timeout_ms, ==, 5000);
+        g_assert_true(g_strv_equal((const char *const *) c->freeze_roots, (const char *const *) d->freeze_roots));
+}
+
+/* A bad value of any key is refused with the message its table line makes:
+ * PATH:LINE: [Group] Key=value is not valid: expected ...; ignored */
+static void test_table_messages(void) {
+        if (g_test_subprocess()) {
+                log_set_max_level(LOG_WARNING);
+                for (size_t i = 0; i < config_keys_count; i++) {
+                        const ConfigKey *k = &config_keys[i];
+                        g_autoptr(Config) c = defaults();
+                        g_autofree char *text = g_strdup_printf("# key %zu\n[%s]\n%s=%s\n", i, k->group, k->name,
+                                                                bad_value_for(k));
+                        g_assert_cmpuint(config_apply_text(c, "/etc/fridge/t.conf", text), ==, 1);
+                }
+                g_autoptr(Config) c = defaults();
+                g_assert_cmpuint(config_apply_text(c, "/etc/fridge/t.conf", "[Sleep]\n\nMaxRetries=3\n"), ==, 1);
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        for (size_t i = 0; i < config_keys_count; i++) {
+                const ConfigKey *k = &config_keys[i];
+                g_autofree char *expected = config_key_expected(k);
+                g_autofree char *want = g_strdup_printf("*/etc/fridge/t.conf:3: [%s] %s=%s is not valid: expected %s; "
+                                                        "ignored*", k->group, k->name,
+                                                        config_key_shows_value(k) ? bad_value_for(k) : "(not shown)",
+                                                        expected);
+                g_test_trap_assert_stderr(want);
+        }
+        /* the wording the table makes, pinned for the generated kinds */
+        g_test_trap_assert_stderr("*t.conf:3: [Sleep] Retries=4294967296 is not valid: expected a whole number "
+                                  "from 0 to 10; ignored*");
+        g_test_trap_assert_stderr("*t.conf:3: [Sleep] Driver=bogus is not valid: expected auto|direct|logind; "
+                                  "ignored*");
+        g_test_trap_assert_stderr("*t.conf:3: [Sleep] MemSleep=bogus is not valid: expected empty or "
+                                  "s2idle|shallow|deep; ignored*");
+        g_test_trap_assert_stderr("*t.conf:3: unknown key [Sleep] MaxRetries; ignored*");
+}
+
+/* Each whole-number key takes its bounds and refuses one past them */
+static void test_table_ranges(void) {
+        for (size_t i = 0; i < config_keys_count; i++) {
+                const ConfigKey *k = &config_keys[i];
+                if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_I32)
+                        continue;
+                g_autoptr(Config) c = defaults();
+                const int64_t good[] = { k->min, k->max }, bad[] = { k->min - 1, k->max + 1 };
+                for (size_t j = 0; j < 2; j++) {
+                        g_autofree char *ok = g_strdup_printf("%" G_GINT64_FORMAT, good[j]);
+                        g_autofree char *no = g_strdup_printf("%" G_GINT64_FORMAT, bad[j]);
+                        g_assert_cmpint(config_key_apply(k, c, ok), ==, 0);
+                        g_assert_cmpint(config_key_apply(k, c, no), ==, -EINVAL);
+                }
+        }
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_ERR); /* the bad-input cases warn by design */
@@ -260,5 +350,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/nul-and-resume-device", test_nul_and_resume_device);
         g_test_add_func("/config/dropins-in-order", test_dropins_in_order);
         g_test_add_func("/config/missing-dir", test_missing_dir);
+        g_test_add_func("/config/table-defaults", test_table_defaults);
+        g_test_add_func("/config/table-messages", test_table_messages);
+        g_test_add_func("/config/table-ranges", test_table_ranges);
         return g_test_run();
 }

@@ -10,6 +10,7 @@
 #include "detect.h"
 #include "fileio.h"
 #include "parse.h"
+#include "testdir.h"
 
 static void test_parse_syscall(void) {
         long nr = -42;
@@ -104,10 +105,7 @@ typedef struct Fixture {
 } Fixture;
 
 static void put(const Fixture *f, const char *rel, const char *text) {
-        g_autofree char *p = g_build_filename(f->base, rel, NULL);
-        g_autofree char *dir = g_path_get_dirname(p);
-        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+        testdir_put(f->base, rel, text);
 }
 
 static void put_link(const Fixture *f, const char *rel, const char *target) {
@@ -141,30 +139,14 @@ static void fixture_set_up(Fixture *f, gconstpointer data) {
         put(f, "cg/user.slice/bad.scope/cgroup.procs", "12x\n");
         put(f, "cg/cgroup.procs", "1\n");
 
-        g_autofree char *proc = g_build_filename(f->base, "proc", NULL);
-        g_autofree char *cg = g_build_filename(f->base, "cg", NULL);
-        f->proc_fd = root_open(proc);
-        f->cgroup_fd = root_open(cg);
-        g_assert_cmpint(f->proc_fd, >=, 0);
-        g_assert_cmpint(f->cgroup_fd, >=, 0);
-}
-
-static void remove_tree(const char *dir) {
-        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-        for (const char *n; d && (n = g_dir_read_name(d));) {
-                g_autofree char *p = g_build_filename(dir, n, NULL);
-                if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-                        remove_tree(p);
-                else
-                        g_unlink(p);
-        }
-        g_rmdir(dir);
+        f->proc_fd = testdir_open(f->base, "proc");
+        f->cgroup_fd = testdir_open(f->base, "cg");
 }
 
 static void fixture_tear_down(Fixture *f, gconstpointer data) {
         close(f->proc_fd);
         close(f->cgroup_fd);
-        remove_tree(f->base);
+        testdir_remove(f->base);
         g_free(f->base);
 }
 

@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "flush.h"
 #include "log.h"
+#include "testdir.h"
 
 static char *make_proc(const char *mountinfo, const char *meminfo) {
         char *dir = g_dir_make_tmp("fridge-proc-XXXXXX", NULL);
@@ -18,11 +19,6 @@ static char *make_proc(const char *mountinfo, const char *meminfo) {
         if (meminfo)
                 g_assert_true(g_file_set_contents(mem, meminfo, -1, NULL));
         return dir;
-}
-
-static void remove_tree(const char *dir) {
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-        g_assert_cmpint(system(cmd), ==, 0);
 }
 
 static void test_backing(void) {
@@ -56,7 +52,7 @@ static void test_list_mounts(void) {
         g_assert_cmpstr(mounts[1], ==, "/mnt/my disk");
         g_assert_cmpstr(mounts[2], ==, "/srv");
         close(fd);
-        remove_tree(dir);
+        testdir_remove(dir);
 }
 
 static void test_dirty(void) {
@@ -66,7 +62,7 @@ static void test_dirty(void) {
         g_assert_cmpint(flush_read_dirty(fd, &kib), ==, 0);
         g_assert_cmpuint(kib, ==, 128);
         close(fd);
-        remove_tree(dir);
+        testdir_remove(dir);
 }
 
 static void test_job_runs(void) {
@@ -78,7 +74,7 @@ static void test_job_runs(void) {
         FlushJob *j = flush_job_new(paths);
         g_assert_cmpint(flush_job_run(j), ==, -ENOENT);
         flush_job_free(j);
-        remove_tree(dir);
+        testdir_remove(dir);
 }
 
 static void test_job_without_mount_table(void) {

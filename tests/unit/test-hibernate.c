@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include "fileio.h"
 #include "hibernate.h"
 #include "power.h"
+#include "testdir.h"
 
 /* A sysfs root and a proc root in one temp dir. The swap "partitions" are
  * the host's /dev/loop0 and /dev/loop1 (block 7:0 and 7:1; stat only). */
@@ -23,10 +23,7 @@ typedef struct Fixture {
 #define MEMINFO(anon_kib) "MemTotal: 2000000 kB\nActive(anon): " #anon_kib " kB\nInactive(anon): 0 kB\nDirty: 0 kB\n"
 
 static void put(Fixture *f, const char *path, const char *text) {
-        g_autofree char *p = g_build_filename(f->dir, path, NULL);
-        g_autofree char *parent = g_path_get_dirname(p);
-        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+        testdir_put(f->dir, path, text);
 }
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -41,12 +38,8 @@ static void setup(Fixture *f, gconstpointer data) {
         put(f, "proc/swaps", HEADER);
         f->swapfile = g_build_filename(f->dir, "swapfile", NULL);
         put(f, "swapfile", "");
-        g_autofree char *sys = g_build_filename(f->dir, "sys", NULL);
-        g_autofree char *proc = g_build_filename(f->dir, "proc", NULL);
-        f->sys_fd = root_open(sys);
-        f->proc_fd = root_open(proc);
-        g_assert_cmpint(f->sys_fd, >=, 0);
-        g_assert_cmpint(f->proc_fd, >=, 0);
+        f->sys_fd = testdir_open(f->dir, "sys");
+        f->proc_fd = testdir_open(f->dir, "proc");
 }
 
 static void teardown(Fixture *f, gconstpointer data) {
@@ -54,8 +47,7 @@ static void teardown(Fixture *f, gconstpointer data) {
                 return;
         close(f->sys_fd);
         close(f->proc_fd);
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
-        g_assert_cmpint(system(cmd), ==, 0);
+        testdir_remove(f->dir);
         g_free(f->dir);
         g_free(f->swapfile);
 }
@@ -80,17 +72,34 @@ static void assert_not_ready(HibernateTarget *t, const char *needle) {
         g_assert_null(t->set_resume);
 }
 
+/* Sets what is not NULL (the swap lines, /proc/meminfo, the kernel's
+ * resume device), checks with `configured` and asserts that hibernation is
+ * refused for a reason that mentions needle */
+static void not_ready(Fixture *f, const char *swap_lines, const char *meminfo, const char *resume,
+                      const char *configured, const char *needle) {
+        if (swap_lines)
+                swaps(f, swap_lines);
+        if (meminfo)
+                put(f, "proc/meminfo", meminfo);
+        if (resume)
+                put(f, "sys/sys/power/resume", resume);
+        g_autoptr(HibernateTarget) t = check(f, configured);
+        assert_not_ready(t, needle);
+}
+
+#define ONE_SWAP "/dev/loop0 partition 1048572 0 -2\n"
+#define TWO_SWAPS ONE_SWAP "/dev/loop1 partition 1048572 0 -3\n"
+
 #define SKIP_UNLESS_READY(f) do { if (!(f)->dir) return; } while (0)
 
 static void test_no_swap(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        g_autoptr(HibernateTarget) t = check(f, NULL);
-        assert_not_ready(t, "no swap space is active");
+        not_ready(f, NULL, NULL, NULL, NULL, "no swap space is active");
 }
 
 static void test_one_partition_sets_resume(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
+        swaps(f, ONE_SWAP);
         g_autoptr(HibernateTarget) t = check(f, NULL);
         g_assert_null(t->reason);
         g_assert_cmpstr(t->device, ==, "/dev/loop0");
@@ -101,7 +110,7 @@ static void test_one_partition_sets_resume(Fixture *f, gconstpointer data) {
 
 static void test_resume_already_set(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        swaps(f, TWO_SWAPS);
         put(f, "sys/sys/power/resume", "7:1\n");
         g_autoptr(HibernateTarget) t = check(f, NULL);
         g_assert_null(t->reason);
@@ -111,15 +120,12 @@ static void test_resume_already_set(Fixture *f, gconstpointer data) {
 
 static void test_resume_names_no_swap(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
-        put(f, "sys/sys/power/resume", "8:3\n");
-        g_autoptr(HibernateTarget) t = check(f, NULL);
-        assert_not_ready(t, "8:3, which is not an active swap device");
+        not_ready(f, ONE_SWAP, NULL, "8:3\n", NULL, "8:3, which is not an active swap device");
 }
 
 static void test_two_partitions_need_config(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        swaps(f, TWO_SWAPS);
         g_autoptr(HibernateTarget) t = check(f, NULL);
         assert_not_ready(t, "2 swap partitions to choose from");
         g_assert_nonnull(strstr(t->reason, "ResumeDevice="));
@@ -127,7 +133,7 @@ static void test_two_partitions_need_config(Fixture *f, gconstpointer data) {
 
 static void test_config_names_device(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n/dev/loop1 partition 1048572 0 -3\n");
+        swaps(f, TWO_SWAPS);
         g_autoptr(HibernateTarget) by_path = check(f, "/dev/loop1");
         g_assert_null(by_path->reason);
         g_assert_cmpstr(by_path->set_resume, ==, "7:1");
@@ -142,13 +148,10 @@ static void test_config_names_device(Fixture *f, gconstpointer data) {
 
 static void test_config_names_bad_device(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
-        g_autoptr(HibernateTarget) not_swap = check(f, "/dev/loop1");
-        assert_not_ready(not_swap, "ResumeDevice=/dev/loop1 is not an active swap partition");
-        g_autoptr(HibernateTarget) not_block = check(f, f->swapfile);
-        assert_not_ready(not_block, "is not a block device");
-        g_autoptr(HibernateTarget) missing = check(f, "/dev/no-such-disk");
-        assert_not_ready(missing, "ResumeDevice=/dev/no-such-disk");
+        not_ready(f, ONE_SWAP, NULL, NULL, "/dev/loop1",
+                  "ResumeDevice=/dev/loop1 is not an active swap partition");
+        not_ready(f, NULL, NULL, NULL, f->swapfile, "is not a block device");
+        not_ready(f, NULL, NULL, NULL, "/dev/no-such-disk", "ResumeDevice=/dev/no-such-disk");
 }
 
 static void test_swap_file(Fixture *f, gconstpointer data) {
@@ -171,33 +174,18 @@ static void test_swap_file(Fixture *f, gconstpointer data) {
 
 static void test_too_small(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition 10240 0 -2\n");
-        put(f, "proc/meminfo", MEMINFO(30000));
-        g_autoptr(HibernateTarget) t = check(f, NULL);
-        assert_not_ready(t, "swap /dev/loop0 has 10 MiB free, but the image needs about 30 MiB");
+        not_ready(f, "/dev/loop0 partition 10240 0 -2\n", MEMINFO(30000), NULL, NULL,
+                  "swap /dev/loop0 has 10 MiB free, but the image needs about 30 MiB");
 
         /* what is already swapped out is not free */
-        swaps(f, "/dev/loop0 partition 102400 90000 -2\n");
-        put(f, "proc/meminfo", MEMINFO(20000));
-        g_autoptr(HibernateTarget) used = check(f, NULL);
-        assert_not_ready(used, "has 12 MiB free");
+        not_ready(f, "/dev/loop0 partition 102400 90000 -2\n", MEMINFO(20000), NULL, NULL, "has 12 MiB free");
 }
 
 static void test_bad_inputs(Fixture *f, gconstpointer data) {
         SKIP_UNLESS_READY(f);
-        swaps(f, "/dev/loop0 partition lots 0 -2\n");
-        g_autoptr(HibernateTarget) bad_swaps = check(f, NULL);
-        assert_not_ready(bad_swaps, "cannot read /proc/swaps");
-
-        swaps(f, "/dev/loop0 partition 1048572 0 -2\n");
-        put(f, "proc/meminfo", "MemTotal: 1 kB\n");
-        g_autoptr(HibernateTarget) no_anon = check(f, NULL);
-        assert_not_ready(no_anon, "cannot estimate the image size");
-
-        put(f, "proc/meminfo", MEMINFO(1));
-        put(f, "sys/sys/power/resume", "vdb\n");
-        g_autoptr(HibernateTarget) bad_resume = check(f, NULL);
-        assert_not_ready(bad_resume, "/sys/power/resume is missing or malformed");
+        not_ready(f, "/dev/loop0 partition lots 0 -2\n", NULL, NULL, NULL, "cannot read /proc/swaps");
+        not_ready(f, ONE_SWAP, "MemTotal: 1 kB\n", NULL, NULL, "cannot estimate the image size");
+        not_ready(f, NULL, MEMINFO(1), "vdb\n", NULL, "/sys/power/resume is missing or malformed");
 }
 
 int main(int argc, char **argv) {

@@ -41,6 +41,36 @@ static void assert_entry(const Plan *p, guint i, const char *cgroup, CgroupClass
         g_assert_cmpstr(cgroup_class_to_string(e->class), ==, cgroup_class_to_string(class));
 }
 
+/* One expected plan entry; reason and unit NULL: not checked */
+typedef struct Want {
+        const char *cgroup;
+        CgroupClass class;
+        const char *reason;
+        const char *unit;
+} Want;
+
+/* The plan is exactly `want`, in order; n_early, n_late < 0: not checked */
+static void assert_plan(const Plan *p, int n_early, int n_late, const Want *want, size_t n) {
+        g_assert_cmpuint(p->entries->len, ==, n);
+        for (size_t i = 0; i < n; i++) {
+                assert_entry(p, i, want[i].cgroup, want[i].class);
+                if (want[i].reason)
+                        g_assert_cmpstr(entry(p, i)->reason, ==, want[i].reason);
+                if (want[i].unit)
+                        g_assert_cmpstr(entry(p, i)->unit, ==, want[i].unit);
+        }
+        if (n_early >= 0)
+                g_assert_cmpuint(p->n_early, ==, (unsigned) n_early);
+        if (n_late >= 0)
+                g_assert_cmpuint(p->n_late, ==, (unsigned) n_late);
+}
+
+#define ASSERT_PLAN(p, n_early, n_late, ...)                                          \
+        G_STMT_START {                                                                 \
+                const Want _want[] = { __VA_ARGS__ };                                  \
+                assert_plan(p, n_early, n_late, _want, G_N_ELEMENTS(_want));           \
+        } G_STMT_END
+
 static unsigned count_class(const Plan *p, CgroupClass class) {
         unsigned n = 0;
         for (guint i = 0; i < p->entries->len; i++)
@@ -67,12 +97,7 @@ static void test_uniform_root(void) {
         add(u, "app.service", E, true);
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 1);
-        assert_entry(p, 0, "user.slice", E);
-        g_assert_cmpstr(entry(p, 0)->reason, ==, "default");
-        g_assert_cmpstr(entry(p, 0)->unit, ==, "user.slice");
-        g_assert_cmpuint(p->n_early, ==, 1);
-        g_assert_cmpuint(p->n_late, ==, 0);
+        ASSERT_PLAN(p, 1, 0, { "user.slice", E, "default", "user.slice" });
 }
 
 static void test_slice_split(void) {
@@ -84,15 +109,12 @@ static void test_slice_split(void) {
         add(s, "b.service", E, true);
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 4);
-        assert_entry(p, 0, "user.slice/s.slice/a.service", E);
-        assert_entry(p, 1, "user.slice/s.slice/b.service", E);
-        assert_entry(p, 2, "user.slice/s.slice/c.service", E);
-        assert_entry(p, 3, "user.slice/s.slice/backup.service", L);
-        g_assert_cmpstr(entry(p, 3)->reason, ==, "config /etc/fridge/classes.d/b.conf:2");
-        g_assert_cmpstr(entry(p, 3)->unit, ==, "backup.service");
-        g_assert_cmpuint(p->n_early, ==, 3);
-        g_assert_cmpuint(p->n_late, ==, 1);
+        ASSERT_PLAN(p, 3, 1,
+                    { "user.slice/s.slice/a.service", E },
+                    { "user.slice/s.slice/b.service", E },
+                    { "user.slice/s.slice/c.service", E },
+                    { "user.slice/s.slice/backup.service", L, "config /etc/fridge/classes.d/b.conf:2",
+                      "backup.service" });
 }
 
 static void test_nested(void) {
@@ -107,14 +129,12 @@ static void test_nested(void) {
         add(app, "sshfs.scope", L, true);
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 5);
-        assert_entry(p, 0, "user.slice/user-1000.slice/session-1.scope", E);
-        assert_entry(p, 1, "user.slice/user-1000.slice/user@1000.service/app.slice/a.scope", E);
-        assert_entry(p, 2, "user.slice/user-1000.slice/user@1000.service/app.slice/b.scope", E);
-        assert_entry(p, 3, "user.slice/user-1000.slice/user@1000.service/init.scope", E);
-        assert_entry(p, 4, "user.slice/user-1000.slice/user@1000.service/app.slice/sshfs.scope", L);
-        g_assert_cmpuint(p->n_early, ==, 4);
-        g_assert_cmpuint(p->n_late, ==, 1);
+        ASSERT_PLAN(p, 4, 1,
+                    { "user.slice/user-1000.slice/session-1.scope", E },
+                    { "user.slice/user-1000.slice/user@1000.service/app.slice/a.scope", E },
+                    { "user.slice/user-1000.slice/user@1000.service/app.slice/b.scope", E },
+                    { "user.slice/user-1000.slice/user@1000.service/init.scope", E },
+                    { "user.slice/user-1000.slice/user@1000.service/app.slice/sshfs.scope", L });
 }
 
 static void test_inner_with_processes(void) {
@@ -127,15 +147,12 @@ static void test_inner_with_processes(void) {
         add(t, "sub", L, true);
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 4);
-        assert_entry(p, 0, "user.slice/s.service/worker-a", E);
-        assert_entry(p, 1, "user.slice/s.service/worker-b", L);
-        assert_entry(p, 2, "user.slice/t.service", L);
-        assert_entry(p, 3, "user.slice/s.service", N);
-        g_assert_cmpstr(entry(p, 3)->reason, ==,
-                        "has processes of its own in a mixed subtree; freezing it would freeze its children");
-        g_assert_cmpstr(entry(p, 2)->unit, ==, "t.service");
-        g_assert_cmpstr(entry(p, 0)->unit, ==, "");
+        ASSERT_PLAN(p, -1, -1,
+                    { "user.slice/s.service/worker-a", E, NULL, "" },
+                    { "user.slice/s.service/worker-b", L },
+                    { "user.slice/t.service", L, NULL, "t.service" },
+                    { "user.slice/s.service", N,
+                      "has processes of its own in a mixed subtree; freezing it would freeze its children" });
 }
 
 static void test_nofreeze_never_frozen(void) {
@@ -148,13 +165,11 @@ static void test_nofreeze_never_frozen(void) {
         add_why(keep, "y.service", N, false, "config k.conf:2");
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 4);
-        assert_entry(p, 0, "user.slice/b.service", E);
-        assert_entry(p, 1, "user.slice/c.service", L);
-        assert_entry(p, 2, "user.slice/keep.slice", N);
-        g_assert_cmpstr(entry(p, 2)->reason, ==, "config k.conf:2");
-        assert_entry(p, 3, "user.slice/logind-helper.service", N);
-        g_assert_cmpstr(entry(p, 3)->reason, ==, "built-in");
+        ASSERT_PLAN(p, -1, -1,
+                    { "user.slice/b.service", E },
+                    { "user.slice/c.service", L },
+                    { "user.slice/keep.slice", N, "config k.conf:2" },
+                    { "user.slice/logind-helper.service", N, "built-in" });
         for (guint i = 0; i < p->n_early + p->n_late; i++) {
                 g_assert_false(g_str_has_prefix(entry(p, i)->cgroup, "user.slice/keep.slice"));
                 g_assert_false(g_str_has_prefix(entry(p, i)->cgroup, "user.slice/logind-helper"));
@@ -171,9 +186,7 @@ static void test_empty_inner_takes_no_side(void) {
         add(root, "z.service", E, false); /* an empty leaf counts */
 
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 1);
-        assert_entry(p, 0, "user.slice", E);
-        g_assert_cmpstr(entry(p, 0)->reason, ==, "default");
+        ASSERT_PLAN(p, -1, -1, { "user.slice", E, "default" });
 }
 
 static void test_uniform_reasons(void) {
@@ -195,8 +208,7 @@ static void test_uniform_reasons(void) {
         /* a single leaf root is its own entry */
         g_autoptr(PlanNode) r3 = node("machine.slice", N, "built-in", false);
         g_autoptr(Plan) p3 = build1(r3);
-        g_assert_cmpuint(p3->entries->len, ==, 1);
-        assert_entry(p3, 0, "machine.slice", N);
+        ASSERT_PLAN(p3, -1, -1, { "machine.slice", N });
         g_assert_cmpuint(p3->n_early + p3->n_late, ==, 0);
 }
 
@@ -209,10 +221,10 @@ static void test_multiple_roots(void) {
         PlanNode *roots[] = { user, machine };
 
         g_autoptr(Plan) p = plan_build(roots, G_N_ELEMENTS(roots));
-        g_assert_cmpuint(p->entries->len, ==, 3);
-        assert_entry(p, 0, "machine.slice/vm1.scope", E);
-        assert_entry(p, 1, "user.slice", E);
-        assert_entry(p, 2, "machine.slice/vm2.scope", L);
+        ASSERT_PLAN(p, -1, -1,
+                    { "machine.slice/vm1.scope", E },
+                    { "user.slice", E },
+                    { "machine.slice/vm2.scope", L });
 
         g_autoptr(Plan) none = plan_build(NULL, 0);
         g_assert_cmpuint(none->entries->len, ==, 0);
@@ -236,11 +248,11 @@ static void test_path_order(void) {
 
         /* components compare first: "r/a/…" before "r/a-x…" */
         g_autoptr(Plan) p = build1(root);
-        g_assert_cmpuint(p->entries->len, ==, 4);
-        assert_entry(p, 0, "r/a", E);
-        assert_entry(p, 1, "r/a-x.service", E);
-        assert_entry(p, 2, "r/z.service", E);
-        assert_entry(p, 3, "r/m.service", L);
+        ASSERT_PLAN(p, -1, -1,
+                    { "r/a", E },
+                    { "r/a-x.service", E },
+                    { "r/z.service", E },
+                    { "r/m.service", L });
 
         g_autoptr(Plan) again = build1(root);
         g_autofree char *t1 = plan_text(p);

@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "power.h"
+#include "testdir.h"
 #include "tuxonice.h"
 
 typedef struct Fixture {
@@ -15,10 +16,7 @@ typedef struct Fixture {
 } Fixture;
 
 static void put(Fixture *f, const char *path, const char *text) {
-        g_autofree char *p = g_build_filename(f->dir, path, NULL);
-        g_autofree char *parent = g_path_get_dirname(p);
-        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+        testdir_put(f->dir, path, text);
 }
 
 static char *get(Fixture *f, const char *path) {
@@ -29,20 +27,21 @@ static char *get(Fixture *f, const char *path) {
 
 static void setup(Fixture *f, gconstpointer data) {
         f->dir = g_dir_make_tmp("fridge-sys-XXXXXX", NULL);
-        put(f, POWER_STATE, "freeze mem disk\n");
-        put(f, POWER_MEM_SLEEP, "s2idle [deep]\n");
-        put(f, POWER_DISK, "[platform] shutdown reboot suspend test_resume\n");
-        put(f, POWER_PM_TEST, "[none] core processors platform devices freezer\n");
-        put(f, POWER_WAKEUP_COUNT, "17\n");
-        put(f, POWER_RTC_ALARM, "");
-        f->fd = root_open(f->dir);
-        g_assert_cmpint(f->fd, >=, 0);
+        static const char *const files[][2] = {
+                { POWER_STATE, "freeze mem disk\n" },
+                { POWER_MEM_SLEEP, "s2idle [deep]\n" },
+                { POWER_DISK, "[platform] shutdown reboot suspend test_resume\n" },
+                { POWER_PM_TEST, "[none] core processors platform devices freezer\n" },
+                { POWER_WAKEUP_COUNT, "17\n" },
+                { POWER_RTC_ALARM, "" },
+        };
+        testdir_put_all(f->dir, files, G_N_ELEMENTS(files));
+        f->fd = testdir_open(f->dir, NULL);
 }
 
 static void teardown(Fixture *f, gconstpointer data) {
         close(f->fd);
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
-        g_assert_cmpint(system(cmd), ==, 0);
+        testdir_remove(f->dir);
         g_free(f->dir);
 }
 
@@ -138,12 +137,12 @@ static void test_enter_failure_restores(Fixture *f, gconstpointer data) {
 }
 
 static void put_tuxonice(Fixture *f) {
-        put(f, TUXONICE_DO_HIBERNATE, "");
-        put(f, TUXONICE_LAST_RESULT, "0\n");
-        put(f, TUXONICE_IMAGE_SIZE_LIMIT, "XX");
-        put(f, TUXONICE_COMPRESSOR, "XXX");
-        put(f, TUXONICE_COMPRESSION, "X");
-        put(f, TUXONICE_ENABLE_ESCAPE, "X");
+        static const char *const files[][2] = {
+                { TUXONICE_DO_HIBERNATE, "" }, { TUXONICE_LAST_RESULT, "0\n" },
+                { TUXONICE_IMAGE_SIZE_LIMIT, "XX" }, { TUXONICE_COMPRESSOR, "XXX" },
+                { TUXONICE_COMPRESSION, "X" }, { TUXONICE_ENABLE_ESCAPE, "X" },
+        };
+        testdir_put_all(f->dir, files, G_N_ELEMENTS(files));
 }
 
 static void test_tuxonice_present(Fixture *f, gconstpointer data) {

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager: the record of the running cycle in the state directory, and
+ * the report of a cycle an earlier fridged did not finish. */
+#include "manager-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "record.h"
+#include "util.h"
+
+/* ---- the cycle record: what a restarted fridged reports ---- */
+
+static const char *record_phase_name(const Cycle *c) {
+        return cycle_state_record_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state);
+}
+
+/* A failed write costs only the report after a crash: the cycle goes on */
+void manager_record_update(Manager *m) {
+        const Cycle *c = m->cycle;
+        if (m->state_fd < 0)
+                return;
+        CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
+                            .phase = (char *) record_phase_name(c), .started_usec = c->started_usec,
+                            .pid = getpid() };
+        int r = record_write(m->state_fd, &rec);
+        if (r < 0)
+                log_warning_errno(r, "Failed to record cycle %" G_GUINT64_FORMAT " in the state directory: %m",
+                                  c->id);
+}
+
+/* The interrupted cycle's id was taken: ids go on after it */
+void manager_load_record(Manager *m, const char *state_dir) {
+        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
+                log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
+                                  state_dir);
+                return;
+        }
+        m->state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->state_fd < 0) {
+                log_warning_errno(-errno, "Cannot open %s (%m); interrupted cycles will not be reported",
+                                  state_dir);
+                return;
+        }
+        int r = record_read_next_id(m->state_fd, &m->next_id);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);
+        r = record_read(m->state_fd, &m->interrupted);
+        if (r < 0)
+                log_warning_errno(r, "Ignoring the unreadable cycle record in %s: %m", state_dir);
+        if (m->interrupted && m->interrupted->id >= m->next_id)
+                m->next_id = m->interrupted->id + 1;
+}
+
+void manager_report_interrupted(Manager *m) {
+        g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
+        if (!rec)
+                return;
+        g_autofree char *message = g_strdup_printf(
+                "fridged stopped during phase %s of the previous run (pid %d); %s", rec->phase, (int) rec->pid,
+                m->startup_thaw_failed ? "some cgroups it froze could not be thawed yet (see the log)"
+                                       : "everything it froze was thawed");
+        g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
+                                               rec->kind, message);
+        g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", rec->phase);
+        log_struct_event(LOG_ERR, FRIDGE_MESSAGE_CYCLE_INTERRUPTED, msg, "FRIDGE_RESULT=failed", phase_field, NULL);
+
+        m->last_id = rec->id;
+        m->last_kind = sleep_kind_from_string(rec->kind);
+        m->last_result = RESULT_FAILED;
+        if (m->ops && m->ops->finished)
+                m->ops->finished(m->userdata, rec->id, RESULT_FAILED, FRIDGE_ERROR_INTERRUPTED, message);
+        manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
+        /* Removed only now: a crash before the report reports it next time */
+        int r = m->cycle ? 0 : record_remove(m->state_fd);
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the cycle record: %m");
+}
+

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Scratch directories of the unit tests: a fake /sys, /proc or cgroup
+ * tree built file by file below a g_dir_make_tmp() directory.
+ */
+#pragma once
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "fileio.h"
+
+/* Writes text to BASE/REL, making the directories above it. */
+static inline void testdir_put(const char *base, const char *rel, const char *text) {
+        g_autofree char *p = g_build_filename(base, rel, NULL);
+        g_autofree char *parent = g_path_get_dirname(p);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+/* testdir_put() of each { REL, TEXT } pair of files[n]. */
+static inline void testdir_put_all(const char *base, const char *const (*files)[2], size_t n) {
+        for (size_t i = 0; i < n; i++)
+                testdir_put(base, files[i][0], files[i][1]);
+}
+
+/* root_open() of BASE/REL (REL NULL: BASE itself), which must work. */
+static inline int testdir_open(const char *base, const char *rel) {
+        g_autofree char *p = g_build_filename(base, rel, NULL);
+        int fd = root_open(p);
+        g_assert_cmpint(fd, >=, 0);
+        return fd;
+}
+
+/* Removes DIR and everything below it; symbolic links are not followed. */
+static inline void testdir_remove(const char *dir) {
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        for (const char *n; d && (n = g_dir_read_name(d));) {
+                g_autofree char *p = g_build_filename(dir, n, NULL);
+                if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+                        testdir_remove(p);
+                else
+                        g_unlink(p);
+        }
+        g_rmdir(dir);
+}
