@@ -153,7 +153,8 @@ static int fake_check(const PowerContext *ctx, const PowerCycle *cycle, char **r
 
 static int fake_prepare(const PowerContext *ctx, PowerCycle *cycle, PowerRequest **ret) {
         devices_wakeup_snapshot_free(g_steal_pointer(&cycle->count_sources));
-        *ret = &g_new0(FakeRequest, 1)->base;
+        FakeRequest *f = g_new0(FakeRequest, 1); /* g_new0() is a cast: under -O2 `->` binds first */
+        *ret = &f->base;
         return 0;
 }
 
