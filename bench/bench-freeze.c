@@ -342,15 +342,22 @@ static double run_n(unsigned n, double fixed_ms) {
 #define SLICES 100
 #define SERVICES 100
 
+/* plan_node_new() as an expression */
+static PlanNode *node(const char *path, CgroupClass class, const char *reason, bool procs) {
+        PlanNode *n = NULL;
+        g_assert_cmpint(plan_node_new(path, class, reason, procs, &n), ==, 0);
+        return n;
+}
+
 /* Four kinds of slice, in turn: all early (one entry), all late (one entry),
  * mixed early/late/nofreeze (split), mixed with processes in the slice itself
  * (split, the slice listed as nofreeze) */
 static PlanNode *synthetic_tree(void) {
-        PlanNode *root = plan_node_new("bench.slice", CLASS_EARLY, "default", false);
+        PlanNode *root = node("bench.slice", CLASS_EARLY, "default", false);
         for (unsigned i = 0; i < SLICES; i++) {
                 g_autofree char *sp = g_strdup_printf("bench.slice/s%03u.slice", i);
                 unsigned kind = i % 4;
-                PlanNode *slice = plan_node_add_child(root, plan_node_new(sp, CLASS_EARLY, "default", kind == 3));
+                PlanNode *slice = plan_node_add_child(root, node(sp, CLASS_EARLY, "default", kind == 3));
                 for (unsigned j = 0; j < SERVICES; j++) {
                         g_autofree char *p = g_strdup_printf("%s/svc%03u.service", sp, j);
                         CgroupClass c = CLASS_EARLY;
@@ -362,7 +369,7 @@ static PlanNode *synthetic_tree(void) {
                                 c = CLASS_NOFREEZE;
                                 reason = "config /etc/fridge/classes.d/bench.conf:4";
                         }
-                        plan_node_add_child(slice, plan_node_new(p, c, reason, true));
+                        plan_node_add_child(slice, node(p, c, reason, true));
                 }
         }
         return root;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-util.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -67,4 +69,20 @@ int bus_add_fridge_matches(sd_bus *bus, const FridgeHandlers *h, void *userdata)
         /* Synthesized locally by sd-bus; no rule goes to the bus daemon. */
         return sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
                                    "org.freedesktop.DBus.Local", "Disconnected", h->disconnected, userdata);
+}
+
+int event_add_exit_signals(sd_event *e, sd_event_signal_handler_t on_sigint, sd_event_signal_handler_t on_sigterm,
+                           void *userdata) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        r = sd_event_add_signal(e, NULL, SIGINT, on_sigint, userdata);
+        if (r < 0)
+                return r;
+        return sd_event_add_signal(e, NULL, SIGTERM, on_sigterm, userdata);
 }

@@ -5,6 +5,7 @@
  * that talk to the daemon. */
 
 #include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 
 #include "args.h"
 #include "fridge-config.h"
@@ -48,3 +49,9 @@ const char *bus_description(const Args *a);
  * daemon routes every later signal to us, so a call made afterwards
  * cannot race past its own signals. The slots float on the bus. */
 int bus_add_fridge_matches(sd_bus *bus, const FridgeHandlers *h, void *userdata);
+
+/* SIGINT and SIGTERM as events of e: sd-event reads them through a
+ * signalfd, which needs them blocked. ISIG stays on the terminal, so Ctrl-C
+ * arrives here too. */
+int event_add_exit_signals(sd_event *e, sd_event_signal_handler_t on_sigint, sd_event_signal_handler_t on_sigterm,
+                           void *userdata);

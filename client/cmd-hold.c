@@ -87,7 +87,7 @@ static void exec_child(const Args *a, const sigset_t *old_mask) {
 /* Runs CMD while `fd` (taken by the caller, or a negative errno with e
  * set on a refusal, `what` saying what was refused) stays open */
 static int run_holding(const Args *a, int taken, const sd_bus_error *e, const char *what, const sigset_t *old_mask) {
-        _cleanup_(closep) int fd = taken;
+        _cleanup_close_ int fd = taken;
         struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = forward_signal };
         struct sigaction old_int, old_quit, old_term, old_hup;
         pid_t pid;

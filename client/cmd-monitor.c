@@ -9,6 +9,7 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "bus-dict.h"
 #include "bus-json.h"
 #include "bus-util.h"
 #include "cmd.h"
@@ -80,44 +81,29 @@ static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+typedef struct ChangedLine {
+        const Monitor *mon;
+        JsonObject *j;
+} ChangedLine;
+
+static int print_entry(sd_bus_message *m, const char *name, void *userdata) {
+        ChangedLine *c = userdata;
+        line_key(c->mon, c->j, name);
+        return bus_json_write_value(m, stdout);
+}
+
 /* The changed dictionary, entry by entry, as key=value or a JSON object. */
 static int print_changed(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
-        const char *name;
-        int r;
-
         if (mon->args->json) {
                 json_object_key(j, "changed");
                 return bus_json_write_value(m, stdout);
         }
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r < 0)
-                        return r;
-                line_key(mon, j, name);
-                r = bus_json_write_value(m, stdout);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static void strv_freep(char ***l) {
-        for (char **i = *l; i && *i; i++)
-                free(*i);
-        free(*l);
+        return bus_dict_read(m, print_entry, &(ChangedLine) { mon, j });
 }
 
 /* Always in JSON; for people only when there is something to say. */
 static int print_invalidated(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
-        _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_strv_free_ char **names = NULL;
         int r;
 
         r = sd_bus_message_read_strv(m, &names);
@@ -182,21 +168,6 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return sd_event_exit(mon->event, EXIT_CODE_DONE);
 }
 
-static int setup_signals(Monitor *mon) {
-        sigset_t mask;
-        int r;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-        r = sd_event_add_signal(mon->event, NULL, SIGINT, on_exit_signal, mon);
-        if (r < 0)
-                return r;
-        return sd_event_add_signal(mon->event, NULL, SIGTERM, on_exit_signal, mon);
-}
-
 int cmd_monitor(const Args *a, sd_bus *bus) {
         static const FridgeHandlers handlers = {
                 .signal = on_fridge_signal,
@@ -212,7 +183,7 @@ int cmd_monitor(const Args *a, sd_bus *bus) {
         if (r < 0)
                 return report_errno(a, "cannot set up the event loop", r);
         mon.event = event;
-        r = setup_signals(&mon);
+        r = event_add_exit_signals(event, on_exit_signal, on_exit_signal, &mon);
         if (r < 0)
                 return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
         r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);

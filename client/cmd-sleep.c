@@ -46,11 +46,9 @@ typedef struct Cycle {
         char *wake_reason;
 } Cycle;
 
-static void cycle_freep(Cycle **p) {
-        Cycle *c = *p;
-
+static Cycle *cycle_free(Cycle *c) {
         if (!c)
-                return;
+                return NULL;
         terminal_restore();
         /* The bus first: it is attached to the event loop. */
         sd_bus_detach_event(c->bus);
@@ -60,6 +58,11 @@ static void cycle_freep(Cycle **p) {
         free(c->text);
         free(c->wake_reason);
         free(c);
+        return NULL;
+}
+
+static void cycle_freep(Cycle **p) {
+        cycle_free(*p);
 }
 
 static CycleView cycle_view(const Cycle *c) {
@@ -400,23 +403,6 @@ static int call_sleep(Cycle *c) {
         return sd_bus_call_async(c->bus, NULL, m, on_sleep_reply, c, 0);
 }
 
-static int setup_signals(Cycle *c) {
-        sigset_t mask;
-        int r;
-
-        /* sd-event reads these through a signalfd, which needs them blocked;
-         * ISIG stays on, so Ctrl-C arrives here too. */
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-        r = sd_event_add_signal(c->event, NULL, SIGINT, on_sigint, c);
-        if (r < 0)
-                return r;
-        return sd_event_add_signal(c->event, NULL, SIGTERM, on_sigterm, c);
-}
-
 static int setup_keys(Cycle *c) {
         int r;
 
@@ -468,7 +454,7 @@ int cmd_sleep(const Args *a, sd_bus *bus) {
         r = bus_add_fridge_matches(bus, &handlers, c);
         if (r < 0)
                 return report_errno(a, "cannot subscribe to fridged's signals", r);
-        r = setup_signals(c);
+        r = event_add_exit_signals(c->event, on_sigint, on_sigterm, c);
         if (r < 0)
                 return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
         r = setup_keys(c);

@@ -75,21 +75,22 @@ void output_clear(Output *o) {
         o->bar_shown = false;
 }
 
-void output_started(Output *o, const CycleView *v) {
+/* On a terminal the bar; in JSON the event, with the kind when asked. */
+static void bar_or_event(Output *o, const CycleView *v, const char *event, bool with_kind) {
         JsonObject j;
 
-        switch (o->mode) {
-        case OUTPUT_TTY:
+        if (o->mode == OUTPUT_TTY)
                 draw_bar(o, v);
-                break;
-        case OUTPUT_PLAIN:
-                break;
-        case OUTPUT_JSON:
-                json_begin(&j, "started", v->cycle);
+        if (o->mode != OUTPUT_JSON)
+                return;
+        json_begin(&j, event, v->cycle);
+        if (with_kind)
                 json_object_add_string(&j, "kind", v->kind);
-                json_end(&j);
-                break;
-        }
+        json_end(&j);
+}
+
+void output_started(Output *o, const CycleView *v) {
+        bar_or_event(o, v, "started", true);
 }
 
 void output_update(Output *o, const CycleView *v, bool phase_changed) {
@@ -147,20 +148,9 @@ void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const ch
 }
 
 void output_cancelling(Output *o, const CycleView *v) {
-        JsonObject j;
-
-        switch (o->mode) {
-        case OUTPUT_TTY:
-                draw_bar(o, v);
-                break;
-        case OUTPUT_PLAIN:
+        if (o->mode == OUTPUT_PLAIN)
                 print_line(o, CANCELLING_LABEL);
-                break;
-        case OUTPUT_JSON:
-                json_begin(&j, "cancel-requested", v->cycle);
-                json_end(&j);
-                break;
-        }
+        bar_or_event(o, v, "cancel-requested", false);
 }
 
 void output_cancel_refused(Output *o, const CycleView *v, const char *error, const char *message) {

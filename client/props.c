@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-dict.h"
 #include "macro.h"
 
 typedef struct PropSpec {
@@ -36,12 +37,6 @@ static const PropSpec prop_table[] = {
         P("Version",              's', version,                 0),
 };
 #undef P
-
-static void strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-}
 
 void fridge_props_done(FridgeProps *p) {
         for (size_t i = 0; i < ELEMENTSOF(prop_table); i++) {
@@ -103,15 +98,16 @@ static int read_value(sd_bus_message *m, const PropSpec *s, FridgeProps *p) {
         }
 }
 
-/* One dictionary entry; the "e" container is already entered. */
-static int read_entry(sd_bus_message *m, FridgeProps *p, uint32_t *seen) {
+typedef struct PropsRead {
+        FridgeProps *props;
+        uint32_t seen;
+} PropsRead;
+
+static int read_entry(sd_bus_message *m, const char *name, void *userdata) {
+        PropsRead *p = userdata;
         const PropSpec *s;
-        const char *name;
         int r;
 
-        r = sd_bus_message_read_basic(m, 's', &name);
-        if (r < 0)
-                return r;
         s = find_spec(name);
         if (!s)
                 return sd_bus_message_skip(m, "v");
@@ -121,31 +117,19 @@ static int read_entry(sd_bus_message *m, FridgeProps *p, uint32_t *seen) {
                 return sd_bus_message_skip(m, "v");
         if (r < 0)
                 return r;
-        r = read_value(m, s, p);
+        r = read_value(m, s, p->props);
         if (r < 0)
                 return r;
-        *seen |= s->bit;
+        p->seen |= s->bit;
         return sd_bus_message_exit_container(m);
 }
 
 int fridge_props_read(sd_bus_message *m, FridgeProps *p, uint32_t *ret_seen) {
-        uint32_t seen = 0;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = read_entry(m, p, &seen);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
+        PropsRead read = { .props = p };
+        int r = bus_dict_read(m, read_entry, &read);
         if (r < 0)
                 return r;
         if (ret_seen)
-                *ret_seen = seen;
-        return sd_bus_message_exit_container(m);
+                *ret_seen = read.seen;
+        return r;
 }

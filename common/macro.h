@@ -38,6 +38,19 @@ static inline void closep(int *fd) {
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+/* A NULL-terminated array of strings from malloc(), as
+ * sd_bus_message_read_strv() hands out (the daemon has GStrv). */
+static inline char **strv_free(char **l) {
+        for (char **i = l; i && *i; i++)
+                free(*i);
+        free(l);
+        return NULL;
+}
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
 #define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
 
 #define USEC_PER_SEC 1000000ULL

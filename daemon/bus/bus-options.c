@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "bus-dict.h"
 #include "bus-error.h"
 
 static int invalid(sd_bus_error *error, const SleepOption *s, const char *why) {
@@ -53,19 +54,25 @@ int bus_options_read_value(sd_bus_message *msg, const SleepOption *s, CycleOptio
         return bus_error_setf(error, FRIDGE_ERROR_INTERNAL, "option '%s' has no reader", s->name);
 }
 
-static int read_one(sd_bus_message *msg, CycleOptions *o, uint64_t *seen, sd_bus_error *error) {
-        const char *key, *contents;
-        int r = sd_bus_message_read_basic(msg, 's', &key);
-        if (r < 0)
-                return r;
+typedef struct OptionsRead {
+        CycleOptions *options;
+        uint64_t seen;
+        sd_bus_error *error;
+} OptionsRead;
+
+static int read_one(sd_bus_message *msg, const char *key, void *userdata) {
+        OptionsRead *ctx = userdata;
+        sd_bus_error *error = ctx->error;
+        const char *contents;
+        int r;
 
         const SleepOption *s = sleep_option_by_name(key);
         if (!s)
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS, "unknown option '%s'", key);
         uint64_t bit = UINT64_C(1) << (s - sleep_options);
-        if (*seen & bit)
+        if (ctx->seen & bit)
                 return invalid(error, s, "is given twice");
-        *seen |= bit;
+        ctx->seen |= bit;
 
         r = sd_bus_message_peek_type(msg, NULL, &contents);
         if (r < 0)
@@ -76,7 +83,7 @@ static int read_one(sd_bus_message *msg, CycleOptions *o, uint64_t *seen, sd_bus
         r = sd_bus_message_enter_container(msg, 'v', contents);
         if (r < 0)
                 return r;
-        r = bus_options_read_value(msg, s, o, error);
+        r = bus_options_read_value(msg, s, ctx->options, error);
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(msg);
@@ -95,21 +102,7 @@ static int check_combination(const CycleOptions *o, const char *kind, sd_bus_err
 }
 
 int bus_options_read(sd_bus_message *msg, const char *kind, CycleOptions *o, sd_bus_error *error) {
-        uint64_t seen = 0;
-        int r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = read_one(msg, o, &seen, error);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(msg);
+        int r = bus_dict_read(msg, read_one, &(OptionsRead) { .options = o, .error = error });
         if (r < 0)
                 return r;
         return check_combination(o, kind, error);

@@ -41,11 +41,12 @@ Polkit *polkit_new(void) {
         return p;
 }
 
-void polkit_free(Polkit *p) {
+Polkit *polkit_free(Polkit *p) {
         if (!p)
-                return;
+                return NULL;
         g_hash_table_unref(p->queries);
         g_free(p);
+        return NULL;
 }
 
 static int sender_uid(sd_bus_message *msg, uid_t *ret) {

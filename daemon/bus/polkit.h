@@ -22,7 +22,7 @@
 typedef struct Polkit Polkit;
 
 Polkit *polkit_new(void);
-void polkit_free(Polkit *p);
+Polkit *polkit_free(Polkit *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Polkit, polkit_free)
 
 /* 1: allowed, go on. 0: polkit was asked; return 0 from the handler (the

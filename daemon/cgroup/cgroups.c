@@ -2,11 +2,8 @@
 #include "cgroups.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "config.h"
 #include "fileio.h"
 #include "parse.h"
 #include "util.h"
@@ -61,23 +58,27 @@ bool cgroups_in_roots(const char *path, char *const *roots) {
         return false;
 }
 
+bool cgroups_path_is_valid(const char *path) {
+        if (!path || !*path || *path == '/' || strlen(path) > CGROUPS_PATH_MAX || strchr(path, '\n'))
+                return false;
+        for (const char *p = path;;) {
+                size_t n = strcspn(p, "/");
+                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (!p[n])
+                        return true;
+                p += n + 1;
+        }
+}
+
 int cgroups_check_path(int cgroup_fd, const char *path, char *const *roots) {
-        if (!config_cgroup_path_is_valid(path) || strchr(path, '\n'))
+        if (!cgroups_path_is_valid(path))
                 return -EINVAL;
         if (!cgroups_in_roots(path, roots))
                 return -EPERM;
 
-        /* Walk component by component so no symlink can lead outside */
-        _cleanup_close_ int dir = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
-        g_auto(GStrv) parts = g_strsplit(path, "/", -1);
-        for (char **p = parts; *p; p++) {
-                int next = openat(dir, *p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (next < 0) {
-                        int e = errno;
-                        return e == ELOOP || e == ENOTDIR ? -EINVAL : -e;
-                }
-                close(dir);
-                dir = next;
-        }
-        return 0;
+        _cleanup_close_ int dir = open_dir_beneath(cgroup_fd, path);
+        if (dir == -ELOOP || dir == -ENOTDIR)
+                return -EINVAL;
+        return dir < 0 ? dir : 0;
 }

@@ -21,7 +21,18 @@ bool cgroups_is_below(const char *path, const char *root);
 /* Whether any of `roots` holds `path`. */
 bool cgroups_in_roots(const char *path, char *const *roots);
 
-/* A caller-given cgroup path is usable: relative, no "..", ".", empty
- * components or newlines, under one of the roots, and a real directory
- * (not a symlink) below the cgroup root fd, every component included. */
+/* The longest cgroup path fridge takes: the kernel names none longer in
+ * /proc/PID/cgroup. */
+#define CGROUPS_PATH_MAX 4096
+
+/* A cgroup path relative to the mount, as the config, the callers and the
+ * ledger give them: not empty, no leading '/', no "..", "." or empty
+ * components, no newline (the ledger is one path a line), at most
+ * CGROUPS_PATH_MAX bytes. The bytes are not checked otherwise: cgroupfs
+ * names can be any. */
+bool cgroups_path_is_valid(const char *path);
+
+/* A caller-given cgroup path is usable: valid, under one of the roots, and
+ * a real directory (not a symlink) below the cgroup root fd, every
+ * component included. */
 int cgroups_check_path(int cgroup_fd, const char *path, char *const *roots);

@@ -12,6 +12,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -261,7 +262,7 @@ static int stage_open(Freezer *f, char *const *cgroups) {
         f->stage_error = 0;
 
         for (char *const *p = cgroups; p && *p; p++)
-                if (!ledger_path_is_valid(*p))
+                if (!cgroups_path_is_valid(*p))
                         return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", *p);
 
         for (char *const *p = cgroups; p && *p; p++) {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "fileio.h"
 #include "log.h"
 #include "util.h"
@@ -36,56 +37,24 @@ int ledger_open(const char *dir, Ledger **ret) {
         return 0;
 }
 
-void ledger_free(Ledger *l) {
+Ledger *ledger_free(Ledger *l) {
         if (!l)
-                return;
+                return NULL;
         closep(&l->dir_fd);
         g_free(l->dir);
         g_free(l);
+        return NULL;
 }
 
-gboolean ledger_path_is_valid(const char *p) {
-        if (!p || !*p || p[0] == '/' || strchr(p, '\n'))
-                return FALSE;
-
-        g_auto(GStrv) parts = g_strsplit(p, "/", -1);
-        for (char **c = parts; *c; c++)
-                if (!**c || g_str_equal(*c, ".") || g_str_equal(*c, ".."))
-                        return FALSE;
-        return TRUE;
-}
-
-/* One component at a time with O_NOFOLLOW: a symlink anywhere in the path
- * (not only the last component) is refused. */
 int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {
-        if (!ledger_path_is_valid(cgroup))
+        if (!cgroups_path_is_valid(cgroup))
                 return -EINVAL;
-
-        g_auto(GStrv) parts = g_strsplit(cgroup, "/", -1);
-        _cleanup_close_ int fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-                return -errno;
-
-        for (char **c = parts; *c; c++) {
-                _cleanup_close_ int next = openat(fd, *c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (next < 0)
-                        return -errno;
-                struct stat st;
-                if (fstat(next, &st) < 0)
-                        return -errno;
-                if (S_ISLNK(st.st_mode))
-                        return -ELOOP;
-                if (!S_ISDIR(st.st_mode))
-                        return -ENOTDIR;
-                closep(&fd);
-                fd = TAKE_FD(next);
-        }
-        return TAKE_FD(fd);
+        return open_dir_beneath(cgroup_fd, cgroup);
 }
 
 int ledger_add(Ledger *l, char *const *cgroups) {
         for (char *const *c = cgroups; *c; c++)
-                if (!ledger_path_is_valid(*c))
+                if (!cgroups_path_is_valid(*c))
                         return -EINVAL;
         if (!*cgroups)
                 return 0;
@@ -187,7 +156,7 @@ char **ledger_list(Ledger *l) {
 
 /* 1 if it thawed the cgroup, 0 if there was nothing to do, <0 on failure. */
 static int thaw_entry(int cgroup_fd, const char *path) {
-        if (!ledger_path_is_valid(path)) {
+        if (!cgroups_path_is_valid(path)) {
                 log_warning("Skipping malformed ledger entry \"%s\"", path);
                 return 0;
         }

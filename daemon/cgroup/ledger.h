@@ -11,7 +11,7 @@ typedef struct Ledger Ledger;
 
 /* Creates DIR (0755) if needed; the file is DIR/frozen. */
 int ledger_open(const char *dir, Ledger **ret);
-void ledger_free(Ledger *l);
+Ledger *ledger_free(Ledger *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ledger, ledger_free)
 
 /* Appends the cgroups (NULL-terminated) and fsyncs once, before any of
@@ -29,11 +29,8 @@ char **ledger_list(Ledger *l);
  * ledger. Returns how many were thawed, or <0. */
 int ledger_thaw_all(Ledger *l, int cgroup_fd);
 
-/* A line from the ledger or a caller is acceptable as a cgroup path. */
-gboolean ledger_path_is_valid(const char *p);
-
-/* Opens a valid cgroup path below the cgroup root fd one component at a
- * time, refusing symlinks (-ELOOP) and non-directories (-ENOTDIR), so no
+/* Opens a cgroup path (cgroups_path_is_valid()) below the cgroup root fd
+ * with open_dir_beneath(), refusing symlinks and non-directories, so no
  * ledger line or caller can lead a write outside the cgroup mount. Returns
  * an O_PATH directory fd (close it), or <0 (-EINVAL for an invalid path). */
 int ledger_cgroup_open(int cgroup_fd, const char *cgroup);

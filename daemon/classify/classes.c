@@ -7,6 +7,7 @@
 
 #include "keyfile.h"
 #include "log.h"
+#include "util.h"
 
 static void class_rule_free(ClassRule *rule) {
         if (!rule)
@@ -22,11 +23,12 @@ ClassRules *class_rules_new(void) {
         return r;
 }
 
-void class_rules_free(ClassRules *r) {
+ClassRules *class_rules_free(ClassRules *r) {
         if (!r)
-                return;
+                return NULL;
         g_ptr_array_unref(r->rules);
         g_free(r);
+        return NULL;
 }
 
 bool class_glob_match(const char *glob, const char *s, bool path) {
@@ -214,10 +216,6 @@ int class_rules_add_text(ClassRules *r, const char *path, const char *text) {
         return 0;
 }
 
-static int compare_names(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 /* basename → full path of the file that wins, a later dir replacing an earlier one. */
 static void collect_dir(const char *dir, GHashTable *files) {
         g_autoptr(GError) error = NULL;
@@ -256,14 +254,7 @@ int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_pr
         for (const char *const *d = dirs; d && *d; d++)
                 collect_dir(*d, files);
 
-        /* The keys stay owned by the table: names only borrows them */
-        g_autoptr(GPtrArray) names = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer name;
-        g_hash_table_iter_init(&it, files);
-        while (g_hash_table_iter_next(&it, &name, NULL))
-                g_ptr_array_add(names, name);
-        g_ptr_array_sort(names, compare_names);
+        g_autoptr(GPtrArray) names = hash_table_sorted_keys(files);
 
         unsigned problems = 0;
         for (guint i = 0; i < names->len; i++)

@@ -22,7 +22,7 @@ typedef struct ClassRules {
 } ClassRules;
 
 ClassRules *class_rules_new(void);
-void class_rules_free(ClassRules *r);
+ClassRules *class_rules_free(ClassRules *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClassRules, class_rules_free)
 
 /* Loads DIR/\*.conf of each dir in `dirs` (NULL-terminated, e.g.

@@ -14,22 +14,33 @@
 #include "parse.h"
 #include "util.h"
 
-ClassChoice *class_choice_new(CgroupClass class, const char *reason) {
+int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret) {
         ClassChoice *c = g_new0(ClassChoice, 1);
         c->class = class;
         c->reason = g_strdup(reason);
-        return c;
+        *ret = c;
+        return 0;
 }
 
-void class_choice_free(ClassChoice *c) {
+ClassChoice *class_choice_free(ClassChoice *c) {
         if (!c)
-                return;
+                return NULL;
         g_free(c->reason);
         g_free(c);
+        return NULL;
+}
+
+/* GLib's containers take a destroy function that returns nothing */
+static void class_choice_destroy(gpointer c) {
+        class_choice_free(c);
+}
+
+GHashTable *class_choice_table_new(void) {
+        return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, class_choice_destroy);
 }
 
 GHashTable *classify_copy_choices(GHashTable *t) {
-        GHashTable *copy = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        GHashTable *copy = class_choice_table_new();
         if (!t)
                 return copy;
         GHashTableIter i;
@@ -37,7 +48,9 @@ GHashTable *classify_copy_choices(GHashTable *t) {
         g_hash_table_iter_init(&i, t);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 const ClassChoice *c = v;
-                g_hash_table_insert(copy, g_strdup(k), class_choice_new(c->class, c->reason));
+                ClassChoice *dup;
+                (void) class_choice_new(c->class, c->reason, &dup); /* cannot fail */
+                g_hash_table_insert(copy, g_strdup(k), dup);
         }
         return copy;
 }
@@ -167,7 +180,8 @@ static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, u
         g_autofree char *reason = NULL;
         bool inherit, runtime;
         CgroupClass class = decide(w, path, inherited, &reason, &inherit, &runtime);
-        PlanNode *node = plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path));
+        PlanNode *node;
+        (void) plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path), &node); /* cannot fail */
 
         ClassChoice self = { .class = class, .reason = reason, .runtime = runtime };
         walk_children(w, node, inherit ? &self : inherited, depth);
@@ -183,7 +197,7 @@ static GPtrArray *read_mounts(int proc_fd) {
 }
 
 int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
-        g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func((GDestroyNotify) plan_node_free);
+        g_autoptr(GPtrArray) roots = plan_node_array_new();
         g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
         Walk w = { .in = in, .mounts = mounts };
 

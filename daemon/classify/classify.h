@@ -18,8 +18,10 @@ typedef struct ClassChoice {
         bool runtime; /* from SetClass: outranks the classes.d rules of descendants */
 } ClassChoice;
 
-ClassChoice *class_choice_new(CgroupClass class, const char *reason);
-void class_choice_free(ClassChoice *c);
+int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret);
+ClassChoice *class_choice_free(ClassChoice *c);
+/* path or unit → ClassChoice*, both owned by the table */
+GHashTable *class_choice_table_new(void);
 
 typedef struct ClassifyInput {
         int cgroup_fd;

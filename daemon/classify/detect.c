@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "cgroups.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -55,34 +55,27 @@ int detect_parse_syscall(const char *text, long *ret_nr) {
 
 /* The name a person knows the call by, or NULL when it cleans no data. */
 static const char *sync_syscall_name(long nr) {
-#ifdef SYS_sync
-        if (nr == SYS_sync)
-                return "sync";
-#endif
-#ifdef SYS_fsync
-        if (nr == SYS_fsync)
-                return "fsync";
-#endif
-#ifdef SYS_fdatasync
-        if (nr == SYS_fdatasync)
-                return "fdatasync";
-#endif
-#ifdef SYS_syncfs
-        if (nr == SYS_syncfs)
-                return "syncfs";
-#endif
-#ifdef SYS_msync
-        if (nr == SYS_msync)
-                return "msync";
-#endif
+        /* Every architecture has the first five; 32-bit ARM has only the
+         * second sync_file_range, x86 only the first */
+        static const struct {
+                long nr;
+                const char *name;
+        } calls[] = {
+                { SYS_sync, "sync" },
+                { SYS_fsync, "fsync" },
+                { SYS_fdatasync, "fdatasync" },
+                { SYS_syncfs, "syncfs" },
+                { SYS_msync, "msync" },
 #ifdef SYS_sync_file_range
-        if (nr == SYS_sync_file_range)
-                return "sync_file_range";
+                { SYS_sync_file_range, "sync_file_range" },
 #endif
 #ifdef SYS_sync_file_range2
-        if (nr == SYS_sync_file_range2)
-                return "sync_file_range2";
+                { SYS_sync_file_range2, "sync_file_range2" },
 #endif
+        };
+        for (size_t i = 0; i < ELEMENTSOF(calls); i++)
+                if (calls[i].nr == nr)
+                        return calls[i].name;
         return NULL;
 }
 
@@ -192,7 +185,7 @@ static bool cgroup_path_is_root(const char *p) {
 
 int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) {
         /* The path may come from a caller: never let it leave the cgroup root */
-        if (!cgroup_path_is_root(cgroup_path) && !config_cgroup_path_is_valid(cgroup_path))
+        if (!cgroup_path_is_root(cgroup_path) && (!cgroups_path_is_valid(cgroup_path) || !g_utf8_validate(cgroup_path, -1, NULL)))
                 return -EINVAL;
 
         g_autofree char *procs = cgroup_path_is_root(cgroup_path)

@@ -2,10 +2,9 @@
 #include "overrides.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "classify.h"
+#include "lease.h"
 #include "log.h"
 
 typedef struct ClassHold {
@@ -14,7 +13,7 @@ typedef struct ClassHold {
         char *cgroup;
         CgroupClass class;
         char *reason;
-        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
+        Lease *lease;
 } ClassHold;
 
 struct Overrides {
@@ -30,7 +29,7 @@ struct Overrides {
 static void class_hold_free(ClassHold *h) {
         if (!h)
                 return;
-        sd_event_source_disable_unref(h->source); /* closes our end (owned by the source) */
+        lease_free(h->lease);
         g_free(h->cgroup);
         g_free(h->reason);
         g_free(h);
@@ -41,20 +40,21 @@ Overrides *overrides_new(sd_event *e, OverridesReleased released, void *userdata
         o->event = sd_event_ref(e);
         o->released = released;
         o->userdata = userdata;
-        o->by_target = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
-        o->holds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) class_choice_free);
+        o->by_target = class_choice_table_new();
+        o->holds = class_choice_table_new();
         o->hold_list = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) class_hold_free);
         return o;
 }
 
-void overrides_free(Overrides *o) {
+Overrides *overrides_free(Overrides *o) {
         if (!o)
-                return;
+                return NULL;
         g_hash_table_unref(o->hold_list);
         g_hash_table_unref(o->holds);
         g_hash_table_unref(o->by_target);
         sd_event_unref(o->event);
         g_free(o);
+        return NULL;
 }
 
 void overrides_set(Overrides *o, const char *target, CgroupClass class, const char *who) {
@@ -64,7 +64,9 @@ void overrides_set(Overrides *o, const char *target, CgroupClass class, const ch
                 return;
         }
         g_autofree char *reason = g_strdup_printf("SetClass by %s", who);
-        g_hash_table_replace(o->by_target, g_strdup(target), class_choice_new(class, reason));
+        ClassChoice *c;
+        (void) class_choice_new(class, reason, &c); /* cannot fail */
+        g_hash_table_replace(o->by_target, g_strdup(target), c);
         log_info("%s set the class of %s to %s", who, target, cgroup_class_to_string(class));
 }
 
@@ -85,7 +87,9 @@ static void rebuild_holds(Overrides *o) {
         g_hash_table_remove_all(o->holds);
         for (guint i = 0; i < sorted->len; i++) {
                 const ClassHold *h = sorted->pdata[i];
-                g_hash_table_replace(o->holds, g_strdup(h->cgroup), class_choice_new(h->class, h->reason));
+                ClassChoice *c;
+                (void) class_choice_new(h->class, h->reason, &c); /* cannot fail */
+                g_hash_table_replace(o->holds, g_strdup(h->cgroup), c);
         }
 }
 
@@ -99,40 +103,31 @@ bool overrides_release_hold(Overrides *o, uint64_t id) {
         return true;
 }
 
-static int on_hold_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_lease_ended(void *userdata) {
         ClassHold *h = userdata;
         Overrides *o = h->owner;
         uint64_t id = h->id;
         if (overrides_release_hold(o, id) && o->released)
                 o->released(id, o->userdata);
-        return 0;
 }
 
 int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, const char *who, const char *why,
                        int *ret_fd, uint64_t *ret_hold) {
-        int p[2];
-        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-                return -errno;
-
         ClassHold *h = g_new0(ClassHold, 1);
         *h = (ClassHold) { .owner = o, .id = ++o->next_hold_id, .cgroup = g_strdup(cgroup), .class = class,
                            .reason = g_strdup_printf("held by %s: %s", who, why) };
-        int r = sd_event_add_io(o->event, &h->source, p[0], 0 /* HUP and ERR are always reported */,
-                                on_hold_hangup, h);
+        int fd;
+        int r = lease_new(o->event, "class-hold", on_lease_ended, h, &h->lease, &fd);
         if (r < 0) {
-                close(p[0]);
-                close(p[1]);
                 class_hold_free(h);
                 return r;
         }
-        (void) sd_event_source_set_io_fd_own(h->source, true);
-        (void) sd_event_source_set_description(h->source, "class-hold");
 
         g_hash_table_insert(o->hold_list, &h->id, h);
         rebuild_holds(o);
         log_info("Hold %" G_GUINT64_FORMAT ": %s keeps %s (%s)", h->id, h->cgroup, cgroup_class_to_string(class),
                  h->reason);
-        *ret_fd = p[1];
+        *ret_fd = fd;
         *ret_hold = h->id;
         return 0;
 }

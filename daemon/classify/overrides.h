@@ -18,7 +18,7 @@ typedef struct Overrides Overrides;
 typedef void (*OverridesReleased)(uint64_t hold, void *userdata);
 
 Overrides *overrides_new(sd_event *e, OverridesReleased released, void *userdata);
-void overrides_free(Overrides *o);
+Overrides *overrides_free(Overrides *o);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Overrides, overrides_free)
 
 /* class < 0 removes the override of `target`. */

@@ -24,14 +24,15 @@ CgroupClass cgroup_class_from_string(const char *s) {
         return _CLASS_INVALID;
 }
 
-PlanNode *plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes) {
+int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret) {
         PlanNode *n = g_new0(PlanNode, 1);
         n->path = g_strdup(path);
         n->class = class;
         n->reason = g_strdup(reason ? reason : "");
         n->has_processes = has_processes;
-        n->children = g_ptr_array_new_with_free_func((GDestroyNotify) plan_node_free);
-        return n;
+        n->children = plan_node_array_new();
+        *ret = n;
+        return 0;
 }
 
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child) {
@@ -39,13 +40,23 @@ PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child) {
         return child;
 }
 
-void plan_node_free(PlanNode *n) {
+PlanNode *plan_node_free(PlanNode *n) {
         if (!n)
-                return;
+                return NULL;
         g_free(n->path);
         g_free(n->reason);
         g_ptr_array_unref(n->children);
         g_free(n);
+        return NULL;
+}
+
+/* GLib's containers take a destroy function that returns nothing */
+static void plan_node_destroy(gpointer n) {
+        plan_node_free(n);
+}
+
+GPtrArray *plan_node_array_new(void) {
+        return g_ptr_array_new_with_free_func(plan_node_destroy);
 }
 
 static void plan_entry_free(PlanEntry *e) {
@@ -57,11 +68,12 @@ static void plan_entry_free(PlanEntry *e) {
         g_free(e);
 }
 
-void plan_free(Plan *p) {
+Plan *plan_free(Plan *p) {
         if (!p)
-                return;
+                return NULL;
         g_ptr_array_unref(p->entries);
         g_free(p);
+        return NULL;
 }
 
 static const char *const unit_suffixes[] = {

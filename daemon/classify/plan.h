@@ -27,10 +27,12 @@ typedef struct PlanNode {
         GPtrArray *children;  /* PlanNode*, owned */
 } PlanNode;
 
-PlanNode *plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes);
+int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret);
 /* Adds child (taken) to parent; returns child. */
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child);
-void plan_node_free(PlanNode *n);
+PlanNode *plan_node_free(PlanNode *n);
+/* An array that owns the nodes it holds. */
+GPtrArray *plan_node_array_new(void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlanNode, plan_node_free)
 
 typedef struct PlanEntry {
@@ -46,7 +48,7 @@ typedef struct Plan {
         unsigned n_late;
 } Plan;
 
-void plan_free(Plan *p);
+Plan *plan_free(Plan *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
 
 /* Reduces the tree to the fewest cgroups to write. The roots are the freeze

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "parse.h"
 
 /* The offset of `field`, which must be of type T: a key's parser and the
@@ -132,7 +133,8 @@ static int parse_roots_key(const ConfigKey *k, void *field, const char *value) {
                 g_strstrip(*r);
                 if (!**r)
                         continue;
-                if (!config_cgroup_path_is_valid(*r))
+                /* UTF-8 as well: a root is logged and sent over the bus */
+                if (!cgroups_path_is_valid(*r) || !g_utf8_validate(*r, -1, NULL))
                         return -EINVAL;
                 g_ptr_array_add(kept, g_strdup(*r));
         }

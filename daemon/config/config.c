@@ -9,13 +9,14 @@
 #include "log.h"
 
 /* The table's defaults, through the parsers the files go through */
-Config *config_new_default(void) {
+int config_new_default(Config **ret) {
         Config *c = g_new0(Config, 1);
         for (size_t i = 0; i < config_keys_count; i++) {
                 int r = config_key_apply(&config_keys[i], c, config_keys[i].default_value);
                 g_assert(r == 0); /* a test holds every default to its key's parser */
         }
-        return c;
+        *ret = c;
+        return 0;
 }
 
 void config_tuxonice_clear(TuxOnIceConfig *t) {
@@ -33,16 +34,6 @@ Config *config_free(Config *c) {
         config_keys_clear(c);
         g_free(c);
         return NULL;
-}
-
-gboolean config_cgroup_path_is_valid(const char *p) {
-        if (!p || !*p || *p == '/' || strlen(p) > 4096)
-                return FALSE;
-        g_auto(GStrv) parts = g_strsplit(p, "/", -1);
-        for (char **s = parts; *s; s++)
-                if (!**s || strcmp(*s, ".") == 0 || strcmp(*s, "..") == 0)
-                        return FALSE;
-        return g_utf8_validate(p, -1, NULL);
 }
 
 /* One key; 0 when applied, -EINVAL when the value is bad (logged), -ENOENT
@@ -112,7 +103,10 @@ static int compare_names(gconstpointer a, gconstpointer b) {
 }
 
 int config_load(const char *dir, Config **ret, unsigned *ret_problems) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = NULL;
+        int r = config_new_default(&c);
+        if (r < 0)
+                return r;
         g_autofree char *main_path = g_build_filename(dir, "fridge.conf", NULL);
         unsigned problems = apply_file(c, main_path);
 

@@ -49,7 +49,7 @@ typedef struct Config {
         TuxOnIceConfig tuxonice;
 } Config;
 
-Config *config_new_default(void);
+int config_new_default(Config **ret);
 Config *config_free(Config *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Config, config_free)
 
@@ -63,5 +63,3 @@ int config_load(const char *dir, Config **ret, unsigned *ret_problems);
  * used in messages. */
 unsigned config_apply_text(Config *c, const char *path, const char *text);
 
-/* A relative cgroup path with no "..", no empty or "." components. */
-gboolean config_cgroup_path_is_valid(const char *p);

@@ -39,12 +39,13 @@ static void wakeup_source_free(WakeupSource *w) {
         g_free(w);
 }
 
-void devices_wakeup_snapshot_free(WakeupSnapshot *s) {
+WakeupSnapshot *devices_wakeup_snapshot_free(WakeupSnapshot *s) {
         if (!s)
-                return;
+                return NULL;
         g_hash_table_unref(s->sources);
         g_free(s->failed_dev);
         g_free(s);
+        return NULL;
 }
 
 /* A source's name is often its device's bus address ("00:04"), and a
@@ -103,7 +104,7 @@ static char *read_power_attr(int sysfs_fd, const char *path) {
         if (read_file_at(sysfs_fd, path, &text) < 0)
                 return NULL;
         if (!*g_strstrip(text)) {
-                free(text);
+                g_free(text);
                 return NULL;
         }
         return text;

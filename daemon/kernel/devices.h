@@ -13,7 +13,7 @@ typedef struct WakeupSnapshot WakeupSnapshot;
 
 /* Never fails: a kernel without the class gives an empty snapshot. */
 WakeupSnapshot *devices_wakeup_snapshot(int sysfs_fd);
-void devices_wakeup_snapshot_free(WakeupSnapshot *s);
+WakeupSnapshot *devices_wakeup_snapshot_free(WakeupSnapshot *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WakeupSnapshot, devices_wakeup_snapshot_free)
 
 /* The wake reason, in the format dbus/io.fridge.Fridge1.xml documents for

@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
+#include "time-util.h"
 #include "util.h"
 
 void power_caps_free(PowerCaps *c) {
@@ -241,12 +242,6 @@ const char *power_step_to_string(PowerStep s) {
         return s < ELEMENTSOF(names) ? names[s] : "";
 }
 
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static int step(PowerSysfsRequest *r, PowerStep s, const char *path, const char *value) {
         int e = write_file_at(r->sysfs_fd, path, value);
         if (e < 0) {
@@ -327,8 +322,8 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
         int e = power_prepare_kernel(r, before, &pm_test_set, &alarm_set);
         if (e >= 0) {
                 g_autoptr(WakeupSnapshot) snap0 = devices_wakeup_snapshot(r->sysfs_fd);
-                uint64_t boot0 = now_usec(CLOCK_BOOTTIME), mono0 = now_usec(CLOCK_MONOTONIC);
-                r->entered_usec = now_usec(CLOCK_REALTIME);
+                uint64_t boot0 = now(CLOCK_BOOTTIME), mono0 = now(CLOCK_MONOTONIC);
+                r->entered_usec = now(CLOCK_REALTIME);
                 if (write) {
                         e = write(r);
                         if (e < 0) {
@@ -337,7 +332,7 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
                         }
                 } else
                         e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
-                uint64_t boot1 = now_usec(CLOCK_BOOTTIME), mono1 = now_usec(CLOCK_MONOTONIC);
+                uint64_t boot1 = now(CLOCK_BOOTTIME), mono1 = now(CLOCK_MONOTONIC);
                 r->base.returned_usec = mono1;
                 if (e >= 0) { /* only a write that returned at resume was woken by something */
                         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);

@@ -2,17 +2,16 @@
 #include "inhibit.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lease.h"
 #include "log.h"
 #include "util.h"
 
 typedef struct Entry {
         Inhibitor pub;
         Inhibitors *owner;
-        sd_event_source *source; /* our end of the pipe: HUP when the holder closes theirs */
+        Lease *lease;
 } Entry;
 
 struct Inhibitors {
@@ -42,7 +41,7 @@ InhibitMode inhibit_mode_from_string(const char *s) {
 static void entry_free(Entry *e) {
         if (!e)
                 return;
-        sd_event_source_disable_unref(e->source); /* closes our end (owned by the source) */
+        lease_free(e->lease);
         g_free(e->pub.who);
         g_free(e->pub.why);
         g_free(e->pub.sender);
@@ -59,12 +58,13 @@ Inhibitors *inhibit_new(sd_event *e, InhibitReleased released, void *userdata) {
         return r;
 }
 
-void inhibit_free(Inhibitors *r) {
+Inhibitors *inhibit_free(Inhibitors *r) {
         if (!r)
-                return;
+                return NULL;
         g_hash_table_unref(r->by_id);
         sd_event_unref(r->event);
         g_free(r);
+        return NULL;
 }
 
 bool inhibit_release(Inhibitors *r, uint64_t id) {
@@ -81,10 +81,9 @@ bool inhibit_release(Inhibitors *r, uint64_t id) {
         return true;
 }
 
-static int on_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_lease_ended(void *userdata) {
         Entry *e = userdata;
         inhibit_release(e->owner, e->pub.id);
-        return 0;
 }
 
 unsigned inhibit_count_sender(const Inhibitors *r, const char *sender) {
@@ -95,16 +94,6 @@ unsigned inhibit_count_sender(const Inhibitors *r, const char *sender) {
         while (g_hash_table_iter_next(&i, NULL, &v))
                 n += g_strcmp0(((Entry *) v)->pub.sender, sender) == 0;
         return n;
-}
-
-static int add_watch(Inhibitors *r, Entry *e, int read_end) {
-        int k = sd_event_add_io(r->event, &e->source, read_end, 0 /* HUP and ERR are always reported */,
-                                on_hangup, e);
-        if (k < 0)
-                return k;
-        (void) sd_event_source_set_io_fd_own(e->source, true);
-        (void) sd_event_source_set_description(e->source, "inhibitor");
-        return 0;
 }
 
 int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
@@ -118,19 +107,15 @@ int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret
                 return FRIDGE_ERROR_LIMITS_EXCEEDED;
         }
 
-        int p[2];
-        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-                return -errno;
         Entry *e = g_new0(Entry, 1);
         e->owner = r;
         e->pub = (Inhibitor) { .id = r->next_id, .mode = tmpl->mode, .who = g_strdup(tmpl->who),
                                .why = g_strdup(tmpl->why ? tmpl->why : ""),
                                .sender = g_strdup(tmpl->sender ? tmpl->sender : ""),
                                .uid = tmpl->uid, .pid = tmpl->pid };
-        int k = add_watch(r, e, p[0]);
+        int fd;
+        int k = lease_new(r->event, "inhibitor", on_lease_ended, e, &e->lease, &fd);
         if (k < 0) {
-                close(p[0]);
-                close(p[1]);
                 entry_free(e);
                 return k;
         }
@@ -139,7 +124,7 @@ int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret
         log_info("Inhibitor %" G_GUINT64_FORMAT " (%s) taken by %s (%s, pid %d, uid %u)", e->pub.id,
                  inhibit_mode_to_string(e->pub.mode), e->pub.who, e->pub.why, (int) e->pub.pid,
                  (unsigned) e->pub.uid);
-        *ret_fd = p[1];
+        *ret_fd = fd;
         *ret_id = e->pub.id;
         return 0;
 }

@@ -45,7 +45,7 @@ typedef struct Inhibitors Inhibitors;
 typedef void (*InhibitReleased)(const Inhibitor *i, void *userdata);
 
 Inhibitors *inhibit_new(sd_event *e, InhibitReleased released, void *userdata);
-void inhibit_free(Inhibitors *r);
+Inhibitors *inhibit_free(Inhibitors *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Inhibitors, inhibit_free)
 
 const char *inhibit_mode_to_string(InhibitMode m);

@@ -16,12 +16,13 @@
 #define NEXT_ID_FILE "next-cycle-id"
 #define NEXT_ID_TMP ".next-cycle-id.tmp"
 
-void cycle_record_free(CycleRecord *r) {
+CycleRecord *cycle_record_free(CycleRecord *r) {
         if (!r)
-                return;
+                return NULL;
         g_free(r->kind);
         g_free(r->phase);
         g_free(r);
+        return NULL;
 }
 
 int record_write(int dir_fd, const CycleRecord *r) {

@@ -20,7 +20,7 @@ typedef struct CycleRecord {
         pid_t pid;
 } CycleRecord;
 
-void cycle_record_free(CycleRecord *r);
+CycleRecord *cycle_record_free(CycleRecord *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleRecord, cycle_record_free)
 
 /* Writes the record (replacing any). */

@@ -4,8 +4,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,19 +31,14 @@ int read_file_at(int root_fd, const char *path, char **ret) {
                 return -errno;
 
         size_t size = 0, allocated = 4096;
-        _cleanup_free_ char *buf = malloc(allocated + 1);
-        if (!buf)
-                return -ENOMEM;
+        g_autofree char *buf = g_malloc(allocated + 1);
 
         for (;;) {
                 if (size == allocated) {
                         if (allocated >= READ_FILE_MAX)
                                 return -EFBIG;
                         allocated *= 2;
-                        char *n = realloc(buf, allocated + 1);
-                        if (!n)
-                                return -ENOMEM;
-                        buf = n;
+                        buf = g_realloc(buf, allocated + 1);
                 }
                 ssize_t k = read(fd, buf + size, allocated - size);
                 if (k < 0) {
@@ -58,7 +53,7 @@ int read_file_at(int root_fd, const char *path, char **ret) {
         buf[size] = '\0';
         if (memchr(buf, '\0', size))
                 return -EBADMSG;
-        *ret = TAKE_PTR(buf);
+        *ret = g_steal_pointer(&buf);
         return 0;
 }
 
@@ -108,6 +103,34 @@ int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const ch
                 return r;
         }
         return fsync(dir_fd) < 0 ? -errno : 0;
+}
+
+int open_dir_beneath(int root_fd, const char *path) {
+        _cleanup_close_ int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+
+        for (const char *p = path; *p;) {
+                size_t n = strcspn(p, "/");
+                if (n == 0) {
+                        p++;
+                        continue;
+                }
+                if (n > NAME_MAX)
+                        return -ENAMETOOLONG;
+                char name[NAME_MAX + 1];
+                memcpy(name, p, n);
+                name[n] = '\0';
+                if (strcmp(name, "..") == 0)
+                        return -EINVAL;
+                int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return -errno;
+                closep(&fd);
+                fd = next;
+                p += n;
+        }
+        return TAKE_FD(fd);
 }
 
 char *strstrip_right(char *s) {

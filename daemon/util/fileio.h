@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <glib.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
 
 /* Every kernel file is reached relative to a root directory fd (the sysfs,
  * proc or cgroup root), so tests can point fridged at a simulated kernel. */
@@ -23,6 +27,22 @@ int write_all_fd(int fd, const char *buf, size_t len);
  * atomically and durably: writes `tmp`, fsyncs it, renames it over `name`,
  * fsyncs the directory. A crash leaves the old file or the new one. */
 int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content);
+
+/* The directory PATH below root_fd, opened one component at a time with
+ * O_NOFOLLOW: a symlink anywhere on the way, not only at its end, fails
+ * (-ENOTDIR or -ELOOP), as does a ".." (-EINVAL), so nothing it opens is
+ * outside the root. An O_PATH fd, or a negative errno. */
+int open_dir_beneath(int root_fd, const char *path);
+
+/* Reads the file PATH below the root and hands its text to one of the
+ * parse_*() functions: read_parsed_at(fd, POWER_WAKEUP_COUNT, parse_uint32,
+ * &count). The read's error, else the parser's answer. */
+#define read_parsed_at(root_fd, path, parse, ...)                              \
+        ({                                                                      \
+                g_autofree char *_text = NULL;                                  \
+                int _r = read_file_at((root_fd), (path), &_text);               \
+                _r < 0 ? _r : parse(_text, __VA_ARGS__);                        \
+        })
 
 /* Drops trailing white space in place; returns s. */
 char *strstrip_right(char *s);

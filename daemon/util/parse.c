@@ -117,9 +117,9 @@ int parse_meminfo(const char *text, MeminfoDirty *ret) {
         return 0;
 }
 
-void mount_entry_free(MountEntry *m) {
+MountEntry *mount_entry_free(MountEntry *m) {
         if (!m)
-                return;
+                return NULL;
         g_free(m->root);
         g_free(m->mount_point);
         g_free(m->mount_options);
@@ -127,6 +127,12 @@ void mount_entry_free(MountEntry *m) {
         g_free(m->source);
         g_free(m->super_options);
         g_free(m);
+        return NULL;
+}
+
+/* GLib's containers take a destroy function that returns nothing */
+static void mount_entry_destroy(gpointer m) {
+        mount_entry_free(m);
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -173,7 +179,7 @@ static int parse_mountinfo_line(const char *line, MountEntry **ret) {
 
 int parse_mountinfo(const char *text, GPtrArray **ret) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        g_autoptr(GPtrArray) mounts = g_ptr_array_new_with_free_func((GDestroyNotify) mount_entry_free);
+        g_autoptr(GPtrArray) mounts = g_ptr_array_new_with_free_func(mount_entry_destroy);
 
         for (char **l = lines; *l; l++) {
                 if (!**l)
@@ -188,11 +194,16 @@ int parse_mountinfo(const char *text, GPtrArray **ret) {
         return 0;
 }
 
-void swap_entry_free(SwapEntry *s) {
+SwapEntry *swap_entry_free(SwapEntry *s) {
         if (!s)
-                return;
+                return NULL;
         g_free(s->path);
         g_free(s);
+        return NULL;
+}
+
+static void swap_entry_destroy(gpointer s) {
+        swap_entry_free(s);
 }
 
 /* "/dev/vdb  partition  1048572  0  -2" */
@@ -229,7 +240,7 @@ static int parse_swaps_line(const char *line, SwapEntry **ret) {
 
 int parse_swaps(const char *text, GPtrArray **ret) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        g_autoptr(GPtrArray) swaps = g_ptr_array_new_with_free_func((GDestroyNotify) swap_entry_free);
+        g_autoptr(GPtrArray) swaps = g_ptr_array_new_with_free_func(swap_entry_destroy);
 
         if (!lines[0] || !g_str_has_prefix(lines[0], "Filename"))
                 return -EBADMSG;

@@ -37,7 +37,7 @@ typedef struct MountEntry {
         char *super_options;
 } MountEntry;
 
-void mount_entry_free(MountEntry *m);
+MountEntry *mount_entry_free(MountEntry *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountEntry, mount_entry_free)
 
 /* /proc/PID/mountinfo into a GPtrArray of MountEntry (owning). Octal escapes
@@ -53,7 +53,7 @@ typedef struct SwapEntry {
         int priority;
 } SwapEntry;
 
-void swap_entry_free(SwapEntry *s);
+SwapEntry *swap_entry_free(SwapEntry *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SwapEntry, swap_entry_free)
 
 /* /proc/swaps (header line first) into a GPtrArray of SwapEntry (owning). */

@@ -32,7 +32,7 @@ static void worker_unref(Worker *w) {
                 w->free_data(w->data);
         if (w->efd >= 0)
                 close(w->efd);
-        free(w);
+        g_free(w);
 }
 
 static void *worker_thread(void *p) {
@@ -60,12 +60,7 @@ static int worker_on_done(sd_event_source *s, int fd, uint32_t revents, void *us
 
 int worker_start(sd_event *e, WorkerFunc fn, void *data, WorkerFreeFunc free_data, WorkerDone done,
                  void *userdata, Worker **ret) {
-        Worker *w = calloc(1, sizeof(*w));
-        if (!w) {
-                if (free_data)
-                        free_data(data);
-                return -ENOMEM;
-        }
+        Worker *w = g_new(Worker, 1);
         *w = (Worker) {
                 .n_ref = 1, .efd = -1, .fn = fn, .data = data, .free_data = free_data,
                 .done = done, .userdata = userdata, .log_cycle = log_get_cycle(),

@@ -9,7 +9,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         g_autofree char *text = fuzz_text(data, size);
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = NULL;
+        g_assert_cmpint(config_new_default(&c), ==, 0);
         fuzz_quiet();
         (void) keyfile_nul_line((const char *) data, size);
         (void) config_apply_text(c, "fuzz.conf", text);

@@ -44,10 +44,12 @@ static void test_fridge_conf(void) {
         g_autofree char *path = data_path("fridge.conf");
         g_autofree char *text = NULL;
         g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-        g_autoptr(Config) defaults = config_new_default();
+        g_autoptr(Config) defaults = NULL;
+        g_assert_cmpint(config_new_default(&defaults), ==, 0);
 
         /* As shipped: every key commented out */
-        g_autoptr(Config) shipped = config_new_default();
+        g_autoptr(Config) shipped = NULL;
+        g_assert_cmpint(config_new_default(&shipped), ==, 0);
         g_assert_cmpuint(config_apply_text(shipped, path, text), ==, 0);
         assert_config_equal(shipped, defaults);
 
@@ -55,7 +57,8 @@ static void test_fridge_conf(void) {
         g_autoptr(GRegex) re = g_regex_new("^#([A-Za-z]+=)", G_REGEX_MULTILINE, 0, NULL);
         g_autofree char *live = g_regex_replace(re, text, -1, 0, "\\1", 0, NULL);
         g_assert_cmpuint(count_keys(live), ==, config_keys_count); /* every key fridged knows */
-        g_autoptr(Config) uncommented = config_new_default();
+        g_autoptr(Config) uncommented = NULL;
+        g_assert_cmpint(config_new_default(&uncommented), ==, 0);
         g_assert_cmpuint(config_apply_text(uncommented, path, live), ==, 0);
         assert_config_equal(uncommented, defaults);
 }

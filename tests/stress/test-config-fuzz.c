@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "classes.h"
+#include "cgroups.h"
 #include "config.h"
 #include "harness.h"
 
@@ -195,7 +196,7 @@ static bool config_is_sane(const Config *c) {
                   (!c->mem_sleep || g_strv_contains(mem_sleep, c->mem_sleep)) &&
                   (!c->resume_device || g_utf8_validate(c->resume_device, -1, NULL));
         for (char **r = c->freeze_roots; ok && r && *r; r++)
-                ok = config_cgroup_path_is_valid(*r);
+                ok = cgroups_path_is_valid(*r) && g_utf8_validate(*r, -1, NULL);
         return ok;
 }
 

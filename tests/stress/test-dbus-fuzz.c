@@ -26,6 +26,7 @@
 #include "fridge-config.h"
 #include "harness.h"
 #include "rawbus.h"
+#include "util.h"
 
 #define DEFAULT_SEED 20050401u
 #define DEFAULT_CALLS 10000u
@@ -449,18 +450,8 @@ static void open_fds(Fuzz *f) {
                 g_assert_cmpint(f->fds[i], >=, 0);
 }
 
-static gint compare_keys(gconstpointer a, gconstpointer b) {
-        return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
 static char *format_counts(GHashTable *t) {
-        g_autoptr(GPtrArray) keys = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer k;
-        g_hash_table_iter_init(&it, t);
-        while (g_hash_table_iter_next(&it, &k, NULL))
-                g_ptr_array_add(keys, k);
-        g_ptr_array_sort(keys, compare_keys);
+        g_autoptr(GPtrArray) keys = hash_table_sorted_keys(t);
         GString *s = g_string_new(NULL);
         for (guint i = 0; i < keys->len; i++)
                 g_string_append_printf(s, " %s=%u", (const char *) keys->pdata[i],

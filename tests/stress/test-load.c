@@ -16,8 +16,8 @@
 #include <systemd/sd-event.h>
 
 #include "fridge-config.h"
-#define _cleanup_(f) __attribute__((cleanup(f)))
 #include "harness.h"
+#include "macro.h"
 #include "scratch.h"
 
 #define N_SLEEPERS 50

@@ -3,13 +3,21 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "cgroups.h"
 #include "config.h"
 #include "config-keys.h"
 #include "keyfile.h"
 #include "log.h"
 
+/* config_new_default() as an expression */
+static Config *defaults(void) {
+        Config *c = NULL;
+        g_assert_cmpint(config_new_default(&c), ==, 0);
+        return c;
+}
+
 static void test_defaults(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 10000);
         g_assert_cmpstr(c->hibernate_mode, ==, "platform");
@@ -19,7 +27,7 @@ static void test_defaults(void) {
 }
 
 static void test_values(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         unsigned problems = config_apply_text(c, "t.conf",
                                               "[Sleep]\nMemSleep=deep\nHibernateMode=shutdown\n"
                                               "[Flush]\nTimeoutMs=500\nOnTimeout=continue\n"
@@ -34,7 +42,7 @@ static void test_values(void) {
 }
 
 static void test_bad_values_keep_defaults(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         /* each bad line is reported and skipped; the good one still applies */
         unsigned problems = config_apply_text(c, "bad.conf",
                                               "[Flush]\nTimeoutMs=abc\nOnTimeout=maybe\n"
@@ -51,7 +59,7 @@ static void test_bad_values_keep_defaults(void) {
 }
 
 static void test_hook_timeout(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(c->hook_timeout_ms, ==, 120000);
         g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\nDriver=logind\n"), ==, 0);
         g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
@@ -62,14 +70,14 @@ static void test_hook_timeout(void) {
 }
 
 static void test_tuxonice_defaults_keep_the_kernels(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         g_assert_cmpint(c->tuxonice.image_size_limit, ==, TUXONICE_IMAGE_SIZE_LIMIT_UNSET);
         g_assert_null(c->tuxonice.compressor);
         g_assert_cmpint(c->tuxonice.enable_escape, ==, -1);
 }
 
 static void test_tuxonice_values(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         unsigned problems = config_apply_text(c, "t.conf",
                                               "[TuxOnIce]\nImageSizeLimit=2048\nCompressor=lz4\nEnableEscape=yes\n");
         g_assert_cmpuint(problems, ==, 0);
@@ -99,7 +107,7 @@ static const char tuxonice_bad_text[] = "[TuxOnIce]\n"
                                         "Ratio=2\n";
 
 static void test_tuxonice_bad_values_skipped(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(config_apply_text(c, "bad.conf", tuxonice_bad_text), ==, 4);
         g_assert_cmpuint(config_apply_text(c, "big.conf", "[TuxOnIce]\nImageSizeLimit=2147483648\n"), ==, 1);
         g_assert_cmpuint(config_apply_text(c, "long.conf",
@@ -114,7 +122,7 @@ static void test_tuxonice_bad_values_skipped(void) {
 static void test_tuxonice_bad_values_logged(void) {
         if (g_test_subprocess()) {
                 log_set_max_level(LOG_WARNING);
-                g_autoptr(Config) c = config_new_default();
+                g_autoptr(Config) c = defaults();
                 (void) config_apply_text(c, "/etc/fridge/fridge.conf", tuxonice_bad_text);
                 return;
         }
@@ -127,7 +135,7 @@ static void test_tuxonice_bad_values_logged(void) {
 }
 
 static void test_tuxonice_copy(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         TuxOnIceConfig copy;
         g_assert_cmpuint(config_apply_text(c, "t.conf", "[TuxOnIce]\nCompressor=lzo\nImageSizeLimit=0\n"), ==, 0);
         config_tuxonice_copy(&copy, &c->tuxonice);
@@ -139,7 +147,7 @@ static void test_tuxonice_copy(void) {
 }
 
 static void test_syntax_error(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         g_assert_cmpuint(config_apply_text(c, "syntax.conf", "[Flush\nTimeoutMs=500\n"), ==, 1);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
 }
@@ -179,7 +187,7 @@ static void test_nul_and_resume_device(void) {
                 config_load(dir, &c, &problems);
                 g_assert_cmpuint(problems, ==, 1);
                 g_assert_cmpuint(c->retries, ==, 0); /* the default: the file was ignored */
-                g_autoptr(Config) d = config_new_default();
+                g_autoptr(Config) d = defaults();
                 g_assert_cmpuint(config_apply_text(d, "r.conf", "[Sleep]\nResumeDevice=/dev/\xff\n"), ==, 1);
                 g_assert_null(d->resume_device);
                 return;
@@ -193,13 +201,13 @@ static void test_nul_and_resume_device(void) {
 }
 
 static void test_cgroup_path(void) {
-        g_assert_true(config_cgroup_path_is_valid("user.slice"));
-        g_assert_true(config_cgroup_path_is_valid("user.slice/user-1000.slice"));
-        g_assert_false(config_cgroup_path_is_valid("/user.slice"));
-        g_assert_false(config_cgroup_path_is_valid("user.slice/../x"));
-        g_assert_false(config_cgroup_path_is_valid("a//b"));
-        g_assert_false(config_cgroup_path_is_valid(""));
-        g_assert_false(config_cgroup_path_is_valid("./a"));
+        g_assert_true(cgroups_path_is_valid("user.slice"));
+        g_assert_true(cgroups_path_is_valid("user.slice/user-1000.slice"));
+        g_assert_false(cgroups_path_is_valid("/user.slice"));
+        g_assert_false(cgroups_path_is_valid("user.slice/../x"));
+        g_assert_false(cgroups_path_is_valid("a//b"));
+        g_assert_false(cgroups_path_is_valid(""));
+        g_assert_false(cgroups_path_is_valid("./a"));
 }
 
 static void write_file(const char *dir, const char *name, const char *text) {
@@ -251,9 +259,9 @@ static const char *bad_value_for(const ConfigKey *k) {
 }
 
 /* Every key's default is a value its parser takes, and it is what
- * config_new_default() holds: applying it again changes nothing */
+ * defaults() holds: applying it again changes nothing */
 static void test_table_defaults(void) {
-        g_autoptr(Config) c = config_new_default();
+        g_autoptr(Config) c = defaults();
         for (size_t i = 0; i < config_keys_count; i++) {
                 const ConfigKey *k = &config_keys[i];
                 g_assert_true(config_key_find(k->group, k->name) == k);
@@ -261,7 +269,7 @@ static void test_table_defaults(void) {
                 g_autofree char *text = g_strdup_printf("[%s]\n%s=%s\n", k->group, k->name, k->default_value);
                 g_assert_cmpuint(config_apply_text(c, "d.conf", text), ==, 0);
         }
-        g_autoptr(Config) d = config_new_default();
+        g_autoptr(Config) d = defaults();
         g_assert_cmpint(c->driver, ==, d->driver);
         g_assert_cmpstr(c->hibernate_mode, ==, "platform");
         g_assert_cmpuint(c->retry_delay_ms, ==, 1000);
@@ -276,12 +284,12 @@ static void test_table_messages(void) {
                 log_set_max_level(LOG_WARNING);
                 for (size_t i = 0; i < config_keys_count; i++) {
                         const ConfigKey *k = &config_keys[i];
-                        g_autoptr(Config) c = config_new_default();
+                        g_autoptr(Config) c = defaults();
                         g_autofree char *text = g_strdup_printf("# key %zu\n[%s]\n%s=%s\n", i, k->group, k->name,
                                                                 bad_value_for(k));
                         g_assert_cmpuint(config_apply_text(c, "/etc/fridge/t.conf", text), ==, 1);
                 }
-                g_autoptr(Config) c = config_new_default();
+                g_autoptr(Config) c = defaults();
                 g_assert_cmpuint(config_apply_text(c, "/etc/fridge/t.conf", "[Sleep]\n\nMaxRetries=3\n"), ==, 1);
                 return;
         }
@@ -312,7 +320,7 @@ static void test_table_ranges(void) {
                 const ConfigKey *k = &config_keys[i];
                 if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_I32)
                         continue;
-                g_autoptr(Config) c = config_new_default();
+                g_autoptr(Config) c = defaults();
                 const int64_t good[] = { k->min, k->max }, bad[] = { k->min - 1, k->max + 1 };
                 for (size_t j = 0; j < 2; j++) {
                         g_autofree char *ok = g_strdup_printf("%" G_GINT64_FORMAT, good[j]);

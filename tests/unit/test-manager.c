@@ -36,6 +36,13 @@ typedef struct Fixture {
         char *message;
 } Fixture;
 
+/* config_new_default() as an expression */
+static Config *defaults(void) {
+        Config *c = NULL;
+        g_assert_cmpint(config_new_default(&c), ==, 0);
+        return c;
+}
+
 static void entry_free(Entry *e) {
         g_free(e->message);
         g_strfreev(e->fields);
@@ -242,7 +249,7 @@ static void assert_states(Fixture *f, const char *const *expected) {
 /* Every entry from the cycle's start to its finish carries its id; the
  * first lists the settings; each state change is an entry of its own */
 static void test_journal(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         CycleOptions o = { .dry_run = true, .flush_timeout_ms = 4321 };
         uint64_t id = run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_DRY_RUN);
@@ -282,7 +289,7 @@ static void test_journal(Fixture *f, gconstpointer data) {
 }
 
 static void test_sleeps(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         CycleOptions o = {};
         run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_DONE);
@@ -300,7 +307,7 @@ static void test_sleeps(Fixture *f, gconstpointer data) {
  * allows it, TooLate past the point of no return */
 static void test_cancel_each_state(Fixture *f, gconstpointer data) {
         const char *at = data;
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         f->cancel_at = at;
         CycleOptions o = {};
         run_cycle(f, &o);
@@ -318,7 +325,7 @@ static void test_cancel_each_state(Fixture *f, gconstpointer data) {
 }
 
 static void test_cancel_new(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         uint64_t id = 0;
         g_autofree char *message = NULL;
         CycleOptions o = {};
@@ -334,7 +341,7 @@ static void test_cancel_new(Fixture *f, gconstpointer data) {
 /* The failure edge of the kernel phase, without and with a retry: a
  * retry is a transition through its own states, not a faked phase */
 static void test_kernel_failure(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         f->break_wakeup_at = "freezing-late";
         CycleOptions o = {};
         run_cycle(f, &o);
@@ -345,7 +352,7 @@ static void test_kernel_failure(Fixture *f, gconstpointer data) {
 }
 
 static void test_kernel_retry(Fixture *f, gconstpointer data) {
-        Config *c = config_new_default();
+        Config *c = defaults();
         c->retries = 1;
         c->retry_delay_ms = 10;
         start_manager(f, c);
@@ -366,7 +373,7 @@ static void test_kernel_retry(Fixture *f, gconstpointer data) {
 static void test_fake_backend_failure(Fixture *f, gconstpointer data) {
         use_backends = fake_backends;
         fake_entered = 0, fake_failures = 1, fake_transient_ok = false;
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         CycleOptions o = {};
         run_cycle(f, &o);
         g_assert_cmpint(f->result, ==, RESULT_FAILED);
@@ -378,7 +385,7 @@ static void test_fake_backend_failure(Fixture *f, gconstpointer data) {
 static void test_fake_backend_retry(Fixture *f, gconstpointer data) {
         use_backends = fake_backends;
         fake_entered = 0, fake_failures = 2, fake_transient_ok = true;
-        Config *c = config_new_default();
+        Config *c = defaults();
         c->retries = 2;
         c->retry_delay_ms = 10;
         start_manager(f, c);
@@ -395,7 +402,7 @@ static void test_fake_backend_retry(Fixture *f, gconstpointer data) {
 static void test_fake_backend_retries_spent(Fixture *f, gconstpointer data) {
         use_backends = fake_backends;
         fake_entered = 0, fake_failures = 5, fake_transient_ok = true;
-        Config *c = config_new_default();
+        Config *c = defaults();
         c->retries = 1;
         c->retry_delay_ms = 10;
         start_manager(f, c);
@@ -409,7 +416,7 @@ static void test_fake_backend_retries_spent(Fixture *f, gconstpointer data) {
 /* The timeouts of the waiting states: the queue's ends the cycle, the
  * delay's lets it go on without the late holders */
 static void test_queue_timeout(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         Inhibitor block = { .mode = INHIBIT_BLOCK, .who = (char *) "test", .why = (char *) "blocking",
                             .sender = (char *) "" };
         int fd = -1;
@@ -425,7 +432,7 @@ static void test_queue_timeout(Fixture *f, gconstpointer data) {
 }
 
 static void test_delay_timeout(Fixture *f, gconstpointer data) {
-        Config *c = config_new_default();
+        Config *c = defaults();
         c->delay_timeout_ms = 100;
         start_manager(f, c);
         Inhibitor delay = { .mode = INHIBIT_DELAY, .who = (char *) "test", .why = (char *) "saving",
@@ -445,7 +452,7 @@ static void test_delay_timeout(Fixture *f, gconstpointer data) {
 
 /* What the cycle reads was fixed at its start */
 static void test_settings_fixed(Fixture *f, gconstpointer data) {
-        start_manager(f, config_new_default());
+        start_manager(f, defaults());
         uint64_t id = 0;
         g_autofree char *message = NULL;
         CycleOptions o = { .dry_run = true, .freeze_timeout_ms = 2222 };

@@ -8,15 +8,22 @@
 #define L CLASS_LATE
 #define N CLASS_NOFREEZE
 
+/* plan_node_new() as an expression */
+static PlanNode *node(const char *path, CgroupClass class, const char *reason, bool procs) {
+        PlanNode *n = NULL;
+        g_assert_cmpint(plan_node_new(path, class, reason, procs, &n), ==, 0);
+        return n;
+}
+
 /* A child of parent at parent->path + "/" + name. */
 static PlanNode *add(PlanNode *parent, const char *name, CgroupClass class, bool procs) {
         g_autofree char *path = g_strdup_printf("%s/%s", parent->path, name);
-        return plan_node_add_child(parent, plan_node_new(path, class, "default", procs));
+        return plan_node_add_child(parent, node(path, class, "default", procs));
 }
 
 static PlanNode *add_why(PlanNode *parent, const char *name, CgroupClass class, bool procs, const char *reason) {
         g_autofree char *path = g_strdup_printf("%s/%s", parent->path, name);
-        return plan_node_add_child(parent, plan_node_new(path, class, reason, procs));
+        return plan_node_add_child(parent, node(path, class, reason, procs));
 }
 
 static Plan *build1(PlanNode *root) {
@@ -84,7 +91,7 @@ static void test_class_strings(void) {
 }
 
 static void test_uniform_root(void) {
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", E, "default", false);
         PlanNode *u = add(root, "user-1000.slice", E, false);
         add(u, "session-1.scope", E, true);
         add(u, "app.service", E, true);
@@ -94,7 +101,7 @@ static void test_uniform_root(void) {
 }
 
 static void test_slice_split(void) {
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", E, "default", false);
         PlanNode *s = add(root, "s.slice", E, false);
         add(s, "c.service", E, true);
         add_why(s, "backup.service", L, true, "config /etc/fridge/classes.d/b.conf:2");
@@ -111,7 +118,7 @@ static void test_slice_split(void) {
 }
 
 static void test_nested(void) {
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", E, "default", false);
         PlanNode *u = add(root, "user-1000.slice", E, false);
         add(u, "session-1.scope", E, true);
         PlanNode *svc = add(u, "user@1000.service", E, false);
@@ -131,7 +138,7 @@ static void test_nested(void) {
 }
 
 static void test_inner_with_processes(void) {
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", E, "default", false);
         PlanNode *s = add(root, "s.service", E, true);
         add(s, "worker-a", E, true);
         add(s, "worker-b", L, true);
@@ -149,7 +156,7 @@ static void test_inner_with_processes(void) {
 }
 
 static void test_nofreeze_never_frozen(void) {
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", E, "default", false);
         add_why(root, "logind-helper.service", N, true, "built-in");
         add(root, "b.service", E, true);
         add(root, "c.service", L, true);
@@ -171,7 +178,7 @@ static void test_nofreeze_never_frozen(void) {
 
 static void test_empty_inner_takes_no_side(void) {
         /* The empty inner cgroups' own classes must not count */
-        g_autoptr(PlanNode) root = plan_node_new("user.slice", L, "default", false);
+        g_autoptr(PlanNode) root = node("user.slice", L, "default", false);
         PlanNode *a = add(root, "a.slice", N, false);
         PlanNode *b = add(a, "b.slice", L, false);
         add(b, "x.service", E, true);
@@ -184,7 +191,7 @@ static void test_empty_inner_takes_no_side(void) {
 
 static void test_uniform_reasons(void) {
         /* different reasons, top empty: a summary */
-        g_autoptr(PlanNode) r1 = plan_node_new("r1.slice", E, "default", false);
+        g_autoptr(PlanNode) r1 = node("r1.slice", E, "default", false);
         add_why(r1, "a.service", L, true, "config a.conf:2");
         add_why(r1, "b.service", L, true, "FUSE server sshfs (pid 5) of /mnt");
         g_autoptr(Plan) p1 = build1(r1);
@@ -192,23 +199,23 @@ static void test_uniform_reasons(void) {
         g_assert_cmpstr(entry(p1, 0)->reason, ==, "2 cgroups, all late");
 
         /* different reasons, top counts: its own */
-        g_autoptr(PlanNode) r2 = plan_node_new("r2.service", L, "holds class late", true);
+        g_autoptr(PlanNode) r2 = node("r2.service", L, "holds class late", true);
         add_why(r2, "a", L, true, "config a.conf:2");
         g_autoptr(Plan) p2 = build1(r2);
         g_assert_cmpuint(p2->entries->len, ==, 1);
         g_assert_cmpstr(entry(p2, 0)->reason, ==, "holds class late");
 
         /* a single leaf root is its own entry */
-        g_autoptr(PlanNode) r3 = plan_node_new("machine.slice", N, "built-in", false);
+        g_autoptr(PlanNode) r3 = node("machine.slice", N, "built-in", false);
         g_autoptr(Plan) p3 = build1(r3);
         ASSERT_PLAN(p3, -1, -1, { "machine.slice", N });
         g_assert_cmpuint(p3->n_early + p3->n_late, ==, 0);
 }
 
 static void test_multiple_roots(void) {
-        g_autoptr(PlanNode) user = plan_node_new("user.slice", E, "default", false);
+        g_autoptr(PlanNode) user = node("user.slice", E, "default", false);
         add(user, "a.service", E, true);
-        g_autoptr(PlanNode) machine = plan_node_new("machine.slice", E, "default", false);
+        g_autoptr(PlanNode) machine = node("machine.slice", E, "default", false);
         add(machine, "vm1.scope", E, true);
         add(machine, "vm2.scope", L, true);
         PlanNode *roots[] = { user, machine };
@@ -232,7 +239,7 @@ static char *plan_text(const Plan *p) {
 }
 
 static void test_path_order(void) {
-        g_autoptr(PlanNode) root = plan_node_new("r", E, "default", false);
+        g_autoptr(PlanNode) root = node("r", E, "default", false);
         add(root, "z.service", E, true);
         add(root, "a-x.service", E, true);
         PlanNode *a = add(root, "a", E, false);
@@ -256,7 +263,7 @@ static void test_path_order(void) {
 /* 100 slices × 100 services: a third all early, a third all late, a third
  * mixed (per ten services: eight early, one late, one nofreeze). */
 static PlanNode *big_tree(void) {
-        PlanNode *root = plan_node_new("user.slice", E, "default", false);
+        PlanNode *root = node("user.slice", E, "default", false);
         for (unsigned i = 0; i < 100; i++) {
                 g_autofree char *name = g_strdup_printf("s%03u.slice", i);
                 PlanNode *s = add(root, name, E, false);

@@ -324,7 +324,7 @@ static void setup(Fixture *f, gconstpointer data) {
         f->proc_fd = root_open(proc);
         g_assert_cmpint(f->sys_fd, >=, 0);
         g_assert_cmpint(f->proc_fd, >=, 0);
-        f->config = config_new_default();
+        g_assert_cmpint(config_new_default(&f->config), ==, 0);
         g_free(f->config->hibernate_mode);
         f->config->hibernate_mode = g_strdup("platform");
         f->ctx = (PowerContext) { .sysfs_fd = f->sys_fd, .proc_fd = f->proc_fd, .config = f->config };
