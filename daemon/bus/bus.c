@@ -4,7 +4,6 @@
 #include "bus.h"
 
 #include <errno.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/types.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "log.h"
 #include "plan.h"
 #include "polkit.h"
+#include "time-util.h"
 #include "util.h"
 
 #define EMIT_INTERVAL_USEC (100 * USEC_PER_MSEC) /* progress at most ~10 Hz */
@@ -171,14 +171,8 @@ const sd_bus_vtable fridge_vtable[] = {
 /* The clock, not sd_event_now(): the loop's cached time can be a whole
  * long iteration old (a freeze stage over hundreds of cgroups), and a
  * stale stamp would let the next emission through too early */
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static void emit_progress(Bus *b) {
-        b->last_progress_emit = monotonic_usec();
+        b->last_progress_emit = now(CLOCK_MONOTONIC);
         b->progress_pending = false;
         (void) sd_event_source_set_enabled(b->throttle, SD_EVENT_OFF);
         int r = sd_bus_emit_properties_changed(b->bus, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Progress",
@@ -240,8 +234,8 @@ static void on_changed(void *userdata, unsigned what) {
         if (!(what & MANAGER_CHANGED_PROGRESS))
                 return;
 
-        uint64_t now = monotonic_usec();
-        if (now >= b->last_progress_emit + EMIT_INTERVAL_USEC || b->last_progress_emit == 0) {
+        uint64_t t = now(CLOCK_MONOTONIC);
+        if (t >= b->last_progress_emit + EMIT_INTERVAL_USEC || b->last_progress_emit == 0) {
                 emit_progress(b);
                 return;
         }
@@ -293,11 +287,13 @@ static const ManagerOps bus_manager_ops = {
 int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         Bus *b = g_new0(Bus, 1);
         b->holders = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify) bus_holder_track_free);
-        b->polkit = polkit_new();
         b->bus = sd_bus_ref(bus);
         b->manager = m;
 
-        int r = sd_bus_add_object_vtable(bus, &b->vtable_slot, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+        int r = polkit_new(&b->polkit);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_object_vtable(bus, &b->vtable_slot, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
                                          fridge_vtable, b);
         if (r < 0)
                 goto fail;

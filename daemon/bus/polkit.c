@@ -35,10 +35,11 @@ static void query_free(Query *q) {
         g_free(q);
 }
 
-Polkit *polkit_new(void) {
+int polkit_new(Polkit **ret) {
         Polkit *p = g_new0(Polkit, 1);
         p->queries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) query_free);
-        return p;
+        *ret = p;
+        return 0;
 }
 
 Polkit *polkit_free(Polkit *p) {

@@ -21,7 +21,7 @@
 
 typedef struct Polkit Polkit;
 
-Polkit *polkit_new(void);
+int polkit_new(Polkit **ret);
 Polkit *polkit_free(Polkit *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Polkit, polkit_free)
 

@@ -17,10 +17,11 @@ static void class_rule_free(ClassRule *rule) {
         g_free(rule);
 }
 
-ClassRules *class_rules_new(void) {
+int class_rules_new(ClassRules **ret) {
         ClassRules *r = g_new0(ClassRules, 1);
         r->rules = g_ptr_array_new_with_free_func((GDestroyNotify) class_rule_free);
-        return r;
+        *ret = r;
+        return 0;
 }
 
 ClassRules *class_rules_free(ClassRules *r) {
@@ -248,7 +249,10 @@ static int load_file(ClassRules *r, const char *path) {
 }
 
 int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_problems) {
-        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(ClassRules) r = NULL;
+        int k = class_rules_new(&r);
+        if (k < 0)
+                return k;
         g_autoptr(GHashTable) files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
         for (const char *const *d = dirs; d && *d; d++)

@@ -21,7 +21,7 @@ typedef struct ClassRules {
         GPtrArray *rules;    /* ClassRule* */
 } ClassRules;
 
-ClassRules *class_rules_new(void);
+int class_rules_new(ClassRules **ret);
 ClassRules *class_rules_free(ClassRules *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClassRules, class_rules_free)
 

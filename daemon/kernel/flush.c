@@ -76,10 +76,11 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib) {
         return 0;
 }
 
-FlushJob *flush_job_new(char **mount_points) {
+int flush_job_new(char **mount_points, FlushJob **ret) {
         FlushJob *j = g_new0(FlushJob, 1);
         j->mount_points = mount_points;
-        return j;
+        *ret = j;
+        return 0;
 }
 
 void flush_job_free(void *job) {

@@ -21,7 +21,7 @@ typedef struct FlushJob FlushJob;
 
 /* Takes ownership of `mount_points` (a NULL-terminated g_strv); NULL when
  * the mount table could not be read: the job then falls back to sync(). */
-FlushJob *flush_job_new(char **mount_points);
+int flush_job_new(char **mount_points, FlushJob **ret);
 void flush_job_free(void *job);
 /* WorkerFunc: syncfs on each mount point; failures are logged; returns the
  * first error (negative errno) or 0. */

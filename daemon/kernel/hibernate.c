@@ -10,13 +10,14 @@
 #include "power.h"
 #include "util.h"
 
-void hibernate_target_free(HibernateTarget *t) {
+HibernateTarget *hibernate_target_free(HibernateTarget *t) {
         if (!t)
-                return;
+                return NULL;
         g_free(t->reason);
         g_free(t->device);
         g_free(t->set_resume);
         g_free(t);
+        return NULL;
 }
 
 static HibernateTarget *not_ready(HibernateTarget *t, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -74,15 +75,11 @@ static int read_swaps(int proc_fd, GPtrArray **ret) {
 }
 
 static int read_resume(int sysfs_fd, dev_t *ret) {
-        g_autofree char *text = NULL;
         unsigned ma, mi;
-        int r = read_file_at(sysfs_fd, POWER_RESUME, &text);
-        if (r < 0)
-                return r;
-        if ((r = parse_devnum(text, &ma, &mi)) < 0)
-                return r;
-        *ret = makedev(ma, mi);
-        return 0;
+        int r = read_parsed_at(sysfs_fd, POWER_RESUME, parse_devnum, &ma, &mi);
+        if (r >= 0)
+                *ret = makedev(ma, mi);
+        return r;
 }
 
 /* The swap the image goes to: the configured one, else the one resume

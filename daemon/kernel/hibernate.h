@@ -16,7 +16,7 @@ typedef struct HibernateTarget {
         uint64_t need_kib; /* the expected image: anonymous memory */
 } HibernateTarget;
 
-void hibernate_target_free(HibernateTarget *t);
+HibernateTarget *hibernate_target_free(HibernateTarget *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HibernateTarget, hibernate_target_free)
 
 /* Reads PROC/swaps, PROC/meminfo and SYSFS/sys/power/resume. Never fails:

@@ -15,9 +15,9 @@
 #include "time-util.h"
 #include "util.h"
 
-void power_caps_free(PowerCaps *c) {
+PowerCaps *power_caps_free(PowerCaps *c) {
         if (!c)
-                return;
+                return NULL;
         g_strfreev(c->states);
         g_strfreev(c->mem_sleep);
         g_free(c->mem_sleep_current);
@@ -26,6 +26,7 @@ void power_caps_free(PowerCaps *c) {
         g_strfreev(c->pm_test);
         g_free(c->problem);
         g_free(c);
+        return NULL;
 }
 
 static void note_problem(PowerCaps *c, const char *path, int r) {
@@ -220,11 +221,7 @@ char *power_sysfs_summary(const PowerSysfsRequest *r, const char *via) {
 }
 
 int power_read_wakeup_count(int sysfs_fd, uint32_t *ret) {
-        g_autofree char *text = NULL;
-        int r = read_file_at(sysfs_fd, POWER_WAKEUP_COUNT, &text);
-        if (r < 0)
-                return r;
-        return parse_uint32(text, ret);
+        return read_parsed_at(sysfs_fd, POWER_WAKEUP_COUNT, parse_uint32, ret);
 }
 
 const char *power_step_to_string(PowerStep s) {

@@ -33,7 +33,7 @@ typedef struct PowerCaps {
         char *problem;          /* why a file could not be used, for reasons */
 } PowerCaps;
 
-void power_caps_free(PowerCaps *c);
+PowerCaps *power_caps_free(PowerCaps *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerCaps, power_caps_free)
 
 /* Never fails for a missing or malformed optional file: that feature is

@@ -101,11 +101,7 @@ int tuxonice_parse_result(const char *text, uint64_t *ret) {
 }
 
 int tuxonice_read_result(int fd, uint64_t *ret) {
-        g_autofree char *text = NULL;
-        int r = read_file_at(fd, TUXONICE_LAST_RESULT, &text);
-        if (r < 0)
-                return r;
-        return tuxonice_parse_result(text, ret);
+        return read_parsed_at(fd, TUXONICE_LAST_RESULT, tuxonice_parse_result, ret);
 }
 
 const char *tuxonice_result_bit_name(unsigned bit) {

@@ -4,6 +4,7 @@
 #include "manager-internal.h"
 
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
 
 /* A queued cycle starts once the last block goes; a delay wait ends once
@@ -19,7 +20,7 @@ void manager_on_inhibitor_released(const Inhibitor *i, void *userdata) {
         if (c && c->state == CYCLE_STATE_DELAYING && c->timer &&
             inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
                 log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
-                         (double) (manager_now_usec() - c->delay_start) / USEC_PER_MSEC);
+                         (double) (now(CLOCK_MONOTONIC) - c->delay_start) / USEC_PER_MSEC);
                 manager_cycle_work_done(c);
                 manager_schedule_step(m);
         }

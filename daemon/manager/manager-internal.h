@@ -157,7 +157,6 @@ void manager_emit_sleep_imminent(Manager *m);
 void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
 void manager_notify(Manager *m, unsigned what);
-uint64_t manager_now_usec(void);
 void manager_prepare_done(int r, void *data, void *userdata);
 void manager_prepare_job_free(void *p);
 int manager_prepare_job_run(void *p);

@@ -3,17 +3,10 @@
  * driver: the states HANDED_OVER and HOOK_SLEEPING. */
 #include "manager-internal.h"
 
-#include <time.h>
-
 #include "log.h"
 #include "power.h"
+#include "time-util.h"
 #include "util.h"
-
-static uint64_t boottime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_BOOTTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
 
 static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -43,8 +36,8 @@ void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
-        c->pre_boottime = boottime_usec();
-        c->pre_monotonic = manager_now_usec();
+        c->pre_boottime = now(CLOCK_BOOTTIME);
+        c->pre_monotonic = now(CLOCK_MONOTONIC);
         int r = arm_hook_timeout(m);
         if (r < 0) {
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot arm the post hook bound: %s",
@@ -60,8 +53,8 @@ static void hook_resumed(Manager *m) {
         Cycle *c = m->cycle;
         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(m->sysfs_fd);
         c->wake_reason = devices_wake_reason(c->wakeup_sources, after);
-        uint64_t boot = boottime_usec() - c->pre_boottime;
-        c->resumed_usec = manager_now_usec();
+        uint64_t boot = now(CLOCK_BOOTTIME) - c->pre_boottime;
+        c->resumed_usec = now(CLOCK_MONOTONIC);
         uint64_t mono = c->resumed_usec - c->pre_monotonic;
         /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
         c->slept_usec = boot > mono ? boot - mono : 0;

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "power.h"
 #include "progress.h"
+#include "time-util.h"
 #include "util.h"
 #include "worker.h"
 
@@ -109,7 +110,7 @@ static int delay_wait_start(Manager *m) {
                                            (uint64_t) ms * USEC_PER_MSEC, 0, on_delay_timeout, m);
         if (r < 0)
                 return r;
-        c->delay_start = manager_now_usec();
+        c->delay_start = now(CLOCK_MONOTONIC);
         manager_set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
         return 1;
 }
@@ -212,8 +213,10 @@ static void enter_flush(Manager *m) {
                 mounts = NULL; /* logged; the job falls back to sync() */
         flush_update_progress(m);
 
-        int r = worker_start(m->event, flush_job_run, flush_job_new(mounts), flush_job_free, flush_done, m,
-                             &c->worker);
+        FlushJob *job;
+        int r = flush_job_new(mounts, &job);
+        if (r >= 0)
+                r = worker_start(m->event, flush_job_run, job, flush_job_free, flush_done, m, &c->worker);
         if (r >= 0)
                 r = flush_arm_timers(m);
         if (r < 0)
@@ -250,7 +253,7 @@ static void on_freeze_done(Freezer *f, int r, void *userdata) {
                 return;
         }
         log_info("Cycle %" G_GUINT64_FORMAT ": %s stage frozen in %.2f ms (%u cgroups frozen so far)", c->id,
-                 stage_name(manager_cycle_phase(c)), (double) (manager_now_usec() - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
+                 stage_name(manager_cycle_phase(c)), (double) (now(CLOCK_MONOTONIC) - c->stage_start) / USEC_PER_MSEC, freezer_n_frozen(f));
         manager_schedule_step(m);
 }
 
@@ -277,7 +280,7 @@ static void enter_freeze(Manager *m, Phase p) {
                 return;
         }
         uint32_t ms = c->settings->freeze_timeout_ms;
-        c->stage_start = manager_now_usec();
+        c->stage_start = now(CLOCK_MONOTONIC);
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
@@ -429,9 +432,9 @@ static void enter_thaw(Manager *m) {
         Cycle *c = m->cycle;
         manager_set_progress(m, 0.0, "thawing");
         /* Late first, then early: the reverse of the freeze order */
-        uint64_t start = manager_now_usec();
+        uint64_t start = now(CLOCK_MONOTONIC);
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
-        uint64_t end = manager_now_usec();
+        uint64_t end = now(CLOCK_MONOTONIC);
         /* After a resume, how long the desktop stayed frozen is what users feel */
         if (n > 0 && c->resumed_usec > 0 && end >= c->resumed_usec)
                 log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume", c->id,

@@ -13,12 +13,6 @@
 #include "progress.h"
 #include "util.h"
 
-uint64_t manager_now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* Every string option the table has: a new one needs no line here */
 void cycle_options_clear(CycleOptions *o) {
         for (size_t i = 0; i < sleep_options_count; i++)
@@ -446,7 +440,7 @@ const char *manager_cgroup_root(const Manager *m) {
 static void manager_load_rules(Manager *m, const char *const *dirs) {
         unsigned problems = 0;
         if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
-                m->rules = class_rules_new();
+                (void) class_rules_new(&m->rules); /* cannot fail */
         if (problems > 0)
                 log_warning("%u classes.d files were skipped; see above", problems);
 }

@@ -117,7 +117,8 @@ static void test_vendor_classes(void) {
         g_autofree char *path = data_path("50-default.conf");
         g_autofree char *text = NULL;
         g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-        g_autoptr(ClassRules) rules = class_rules_new();
+        g_autoptr(ClassRules) rules = NULL;
+        g_assert_cmpint(class_rules_new(&rules), ==, 0);
         g_assert_cmpint(class_rules_add_text(rules, path, text), ==, 0);
         g_assert_cmpuint(rules->rules->len, >, 0);
 }

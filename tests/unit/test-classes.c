@@ -44,7 +44,8 @@ static const ClassRule *rule(const ClassRules *r, guint i) {
 }
 
 static void test_good_file(void) {
-        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(ClassRules) r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
         const char *text = "# fridge classes\n"
                            "[Early]\n"
                            "Units=a.service; b.service;\n"
@@ -74,7 +75,8 @@ static void test_good_file(void) {
 }
 
 static void test_precedence(void) {
-        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(ClassRules) r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
         g_assert_cmpint(class_rules_add_text(r, "p.conf",
                                              "[NoFreeze]\nUnits=keep*.service\n"
                                              "[Early]\nUnits=*.service\n"
@@ -100,7 +102,8 @@ static void test_unit_glob(void) {
         g_assert_false(class_glob_match("sshfs@*.service", "sshfs.service", false));
         g_assert_false(class_glob_match("sshfs@*.service", "x-sshfs@a.service", false));
 
-        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(ClassRules) r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
         g_assert_cmpint(class_rules_add_text(r, "u.conf", "[Late]\nUnits=sshfs@*.service\n"), ==, 0);
         CgroupClass c;
         g_assert_true(class_rules_match(r, "system.slice/system-sshfs.slice/sshfs@mnt.service", "sshfs@mnt.service",
@@ -161,7 +164,8 @@ static void test_override(void) {
 
 /* The file is refused as a whole, and the warning names the path and line. */
 static void assert_bad(const char *text, unsigned line, const char *words) {
-        g_autoptr(ClassRules) r = class_rules_new();
+        g_autoptr(ClassRules) r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
         g_assert_cmpint(class_rules_add_text(r, "ok.conf", "[Early]\nUnits=ok.service\n"), ==, 0);
 
         Capture cap;
