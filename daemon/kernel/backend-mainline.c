@@ -91,16 +91,8 @@ static int mainline_enter(PowerRequest *r) {
         return power_sysfs_enter((PowerSysfsRequest *) r, NULL, NULL);
 }
 
-static void mainline_restore_after_abort(const PowerRequest *r) {
-        power_sysfs_restore_after_abort((const PowerSysfsRequest *) r);
-}
-
 static CycleResult mainline_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
         return power_sysfs_describe_failure((const PowerSysfsRequest *) r, ret_error, ret_message);
-}
-
-static const char *mainline_transient(const PowerRequest *r) {
-        return power_sysfs_transient((const PowerSysfsRequest *) r);
 }
 
 static char *mainline_summary(const PowerRequest *r) {
@@ -115,9 +107,9 @@ const PowerBackend power_backend_mainline = {
         .check = mainline_check,
         .prepare = mainline_prepare,
         .enter = mainline_enter,
-        .restore_after_abort = mainline_restore_after_abort,
+        .restore_after_abort = power_sysfs_restore_after_abort,
         .describe_failure = mainline_describe_failure,
-        .transient = mainline_transient,
+        .transient = power_sysfs_transient,
         .summary = mainline_summary,
         .free = mainline_free,
 };

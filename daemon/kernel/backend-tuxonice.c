@@ -106,10 +106,6 @@ static int tuxonice_enter(PowerRequest *r) {
         return power_sysfs_enter((PowerSysfsRequest *) r, apply_settings, do_hibernate);
 }
 
-static void tuxonice_restore_after_abort(const PowerRequest *r) {
-        power_sysfs_restore_after_abort((const PowerSysfsRequest *) r);
-}
-
 static CycleResult tuxonice_describe_failure(const PowerRequest *r, FridgeError *ret_error, char **ret_message) {
         const TuxOnIceRequest *t = (const TuxOnIceRequest *) r;
         if (t->sys.failed_step != POWER_STEP_BACKEND)
@@ -142,10 +138,6 @@ static CycleResult tuxonice_describe_failure(const PowerRequest *r, FridgeError 
         return RESULT_FAILED;
 }
 
-static const char *tuxonice_transient(const PowerRequest *r) {
-        return power_sysfs_transient((const PowerSysfsRequest *) r);
-}
-
 static char *tuxonice_summary(const PowerRequest *r) {
         return power_sysfs_summary((const PowerSysfsRequest *) r, " through TuxOnIce");
 }
@@ -167,9 +159,9 @@ const PowerBackend power_backend_tuxonice = {
         .check = tuxonice_check,
         .prepare = tuxonice_prepare,
         .enter = tuxonice_enter,
-        .restore_after_abort = tuxonice_restore_after_abort,
+        .restore_after_abort = power_sysfs_restore_after_abort,
         .describe_failure = tuxonice_describe_failure,
-        .transient = tuxonice_transient,
+        .transient = power_sysfs_transient,
         .summary = tuxonice_summary,
         .notes = tuxonice_notes,
         .free = tuxonice_free,

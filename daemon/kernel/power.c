@@ -172,7 +172,8 @@ void power_sysfs_request_clear(PowerSysfsRequest *r) {
         g_clear_pointer(&r->count_sources, devices_wakeup_snapshot_free);
 }
 
-void power_sysfs_restore_after_abort(const PowerSysfsRequest *r) {
+void power_sysfs_restore_after_abort(const PowerRequest *base) {
+        const PowerSysfsRequest *r = (const PowerSysfsRequest *) base;
         int k;
         if (r->pm_test && (k = write_file_at(r->sysfs_fd, POWER_PM_TEST, "none")) < 0)
                 log_warning_errno(k, "Failed to restore pm_test to none: %m");
@@ -207,7 +208,8 @@ CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError
         return RESULT_FAILED;
 }
 
-const char *power_sysfs_transient(const PowerSysfsRequest *r) {
+const char *power_sysfs_transient(const PowerRequest *base) {
+        const PowerSysfsRequest *r = (const PowerSysfsRequest *) base;
         if (r->failed_step == POWER_STEP_WAKEUP_COUNT)
                 return "a wakeup event arrived";
         if (r->failed_step == POWER_STEP_STATE && r->error == -EBUSY)

@@ -115,8 +115,9 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
 
 /* For a stop while the state write is pending (the worker will never get
  * to its own clean-up): puts pm_test and the RTC alarm back. Reads only the
- * fields the worker never changes. */
-void power_sysfs_restore_after_abort(const PowerSysfsRequest *r);
+ * fields the worker never changes. Takes any request that starts with a
+ * PowerSysfsRequest, so both backends use it as theirs. */
+void power_sysfs_restore_after_abort(const PowerRequest *r);
 
 /* How a failed mainline step ends the cycle: a spoiled wakeup_count
  * handshake is an abort for a wakeup event, any other refusal the kernel's
@@ -126,8 +127,9 @@ CycleResult power_sysfs_describe_failure(const PowerSysfsRequest *r, FridgeError
 char *power_refused_message(const char *action, const char *what, int error);
 
 /* A wakeup event or a busy kernel (EBUSY from the state write): why trying
- * again later may work, or NULL */
-const char *power_sysfs_transient(const PowerSysfsRequest *r);
+ * again later may work, or NULL. As above, any request that starts with a
+ * PowerSysfsRequest. */
+const char *power_sysfs_transient(const PowerRequest *r);
 
 /* "mem", "disk, pm_test devices", with `via` (" through TuxOnIce") after the state */
 char *power_sysfs_summary(const PowerSysfsRequest *r, const char *via);

@@ -111,14 +111,20 @@ static GPtrArray *xml_list(const char *xml, const char *heading) {
         return a;
 }
 
+/* A document's two lists, fridge's own errors and the standard ones,
+ * against the table */
+static void assert_both_lists(GPtrArray *own, GPtrArray *std, const char *own_what, const char *std_what) {
+        g_autoptr(GPtrArray) t_own = table_names(true, false);
+        g_autoptr(GPtrArray) t_std = table_names(false, false);
+        assert_same_names(own, t_own, own_what);
+        assert_same_names(std, t_std, std_what);
+}
+
 static void test_xml(void) {
         g_autofree char *xml = read_doc("FRIDGE_XML");
         g_autoptr(GPtrArray) own = xml_list(xml, "Errors (all io.fridge.Fridge1.Error.*):");
         g_autoptr(GPtrArray) std = xml_list(xml, "Standard errors fridged answers with (org.freedesktop.DBus.Error.*):");
-        g_autoptr(GPtrArray) t_own = table_names(true, false);
-        g_autoptr(GPtrArray) t_std = table_names(false, false);
-        assert_same_names(own, t_own, "the XML contract's Errors list");
-        assert_same_names(std, t_std, "the XML contract's Standard errors list");
+        assert_both_lists(own, std, "the XML contract's Errors list", "the XML contract's Standard errors list");
 }
 
 /* "Errors are named .BR io.fridge.Fridge1.Error. { A , .BR B , ... C }" and
@@ -145,10 +151,8 @@ static void test_fridged_man(void) {
         g_autofree char *man = read_doc("FRIDGED_MAN");
         g_autoptr(GPtrArray) own = man_brace_list(man, "io.fridge.Fridge1.Error.");
         g_autoptr(GPtrArray) std = man_brace_list(man, "org.freedesktop.DBus.Error.");
-        g_autoptr(GPtrArray) t_own = table_names(true, false);
-        g_autoptr(GPtrArray) t_std = table_names(false, false);
-        assert_same_names(own, t_own, "fridged.8's io.fridge.Fridge1.Error list");
-        assert_same_names(std, t_std, "fridged.8's org.freedesktop.DBus.Error list");
+        assert_both_lists(own, std, "fridged.8's io.fridge.Fridge1.Error list",
+                          "fridged.8's org.freedesktop.DBus.Error list");
 }
 
 static char *roff_unescape(const char *s) {

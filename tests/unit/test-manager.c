@@ -13,6 +13,7 @@
 #include "manager.h"
 #include "devices.h"
 #include "power.h"
+#include "testdir.h"
 
 typedef struct Entry {
         int level;
@@ -66,11 +67,8 @@ static const char *field(const Entry *e, const char *key) {
         return NULL;
 }
 
-static void put(Fixture *f, const char *path, const char *text) {
-        g_autofree char *p = g_build_filename(f->dir, path, NULL);
-        g_autofree char *parent = g_path_get_dirname(p);
-        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+static void put(Fixture *f, const char *rel, const char *text) {
+        testdir_put(f->dir, rel, text);
 }
 
 static char *path(Fixture *f, const char *rel) {
@@ -118,11 +116,8 @@ static const ManagerOps ops = { .changed = on_changed, .resumed = on_resumed, .f
 
 static void setup(Fixture *f, gconstpointer data) {
         f->dir = g_dir_make_tmp("fridge-manager-XXXXXX", NULL);
-        put(f, "sys/" POWER_STATE, "freeze mem disk\n");
-        put(f, "sys/" POWER_MEM_SLEEP, "s2idle [deep]\n");
-        put(f, "sys/" POWER_DISK, "[platform] shutdown reboot suspend\n");
-        put(f, "sys/" POWER_PM_TEST, "[none] devices freezer\n");
-        put(f, "sys/" POWER_WAKEUP_COUNT, "17\n");
+        g_autofree char *sysfs = path(f, "sys");
+        testdir_put_power(sysfs);
         put(f, "proc/meminfo", "MemTotal: 1000 kB\nDirty: 0 kB\nWriteback: 0 kB\n");
         put(f, "proc/self/mountinfo", "");
         put(f, "cgroup/.keep", "");
@@ -369,48 +364,40 @@ static void test_kernel_retry(Fixture *f, gconstpointer data) {
 }
 
 /* On a backend with no kernel at all: its failure ends the cycle with the
- * backend's own words; a transient one is retried through the retry states */
-static void test_fake_backend_failure(Fixture *f, gconstpointer data) {
-        use_backends = fake_backends;
-        fake_entered = 0, fake_failures = 1, fake_transient_ok = false;
-        start_manager(f, defaults());
-        CycleOptions o = {};
-        run_cycle(f, &o);
-        g_assert_cmpint(f->result, ==, RESULT_FAILED);
-        g_assert_cmpint(f->error, ==, FRIDGE_ERROR_KERNEL);
-        g_assert_cmpstr(f->message, ==, "the fake kernel said no");
-        g_assert_cmpuint(fake_entered, ==, 1);
-}
+ * backend's own words; a transient one is retried through the retry
+ * states, until the retries are spent */
+typedef struct FakeCase {
+        unsigned failures, retries;
+        bool transient;
+        CycleResult result;
+        unsigned entered, retry_waits;
+        const char *message;
+} FakeCase;
 
-static void test_fake_backend_retry(Fixture *f, gconstpointer data) {
+static const FakeCase fake_failure = { 1, 0, false, RESULT_FAILED, 1, 0, "the fake kernel said no" };
+static const FakeCase fake_retry = { 2, 2, true, RESULT_DONE, 3, 2, "slept and resumed" };
+static const FakeCase fake_retries_spent = { 5, 1, true, RESULT_FAILED, 2, 1,
+                                             "the fake kernel said no (attempt 2 of 2)" };
+
+static void test_fake_backend(Fixture *f, gconstpointer data) {
+        const FakeCase *k = data;
         use_backends = fake_backends;
-        fake_entered = 0, fake_failures = 2, fake_transient_ok = true;
+        fake_entered = 0, fake_failures = k->failures, fake_transient_ok = k->transient;
         Config *c = defaults();
-        c->retries = 2;
+        c->retries = k->retries;
         c->retry_delay_ms = 10;
         start_manager(f, c);
         CycleOptions o = {};
         run_cycle(f, &o);
-        g_assert_cmpint(f->result, ==, RESULT_DONE);
-        g_assert_cmpuint(fake_entered, ==, 3);
+        g_assert_cmpint(f->result, ==, k->result);
+        g_assert_cmpstr(f->message, ==, k->message);
+        g_assert_cmpuint(fake_entered, ==, k->entered);
         unsigned waits = 0;
         for (guint i = 0; i < f->states->len; i++)
                 waits += g_str_equal(g_ptr_array_index(f->states, i), "retry-waiting");
-        g_assert_cmpuint(waits, ==, 2);
-}
-
-static void test_fake_backend_retries_spent(Fixture *f, gconstpointer data) {
-        use_backends = fake_backends;
-        fake_entered = 0, fake_failures = 5, fake_transient_ok = true;
-        Config *c = defaults();
-        c->retries = 1;
-        c->retry_delay_ms = 10;
-        start_manager(f, c);
-        CycleOptions o = {};
-        run_cycle(f, &o);
-        g_assert_cmpint(f->result, ==, RESULT_FAILED);
-        g_assert_cmpstr(f->message, ==, "the fake kernel said no (attempt 2 of 2)");
-        g_assert_cmpuint(fake_entered, ==, 2);
+        g_assert_cmpuint(waits, ==, k->retry_waits);
+        if (k->result == RESULT_FAILED)
+                g_assert_cmpint(f->error, ==, FRIDGE_ERROR_KERNEL);
 }
 
 /* The timeouts of the waiting states: the queue's ends the cycle, the
@@ -465,28 +452,41 @@ static void test_settings_fixed(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(g_strv_length(idle), ==, 0);
 }
 
-#define ADD(name, fn, data) g_test_add(name, Fixture, data, setup, fn, teardown)
+typedef struct Case {
+        const char *name;
+        void (*fn)(Fixture *f, gconstpointer data);
+        const void *data;
+} Case;
+
+static const Case cases[] = {
+        { "journal", test_journal, NULL },
+        { "sleeps", test_sleeps, NULL },
+        { "cancel/new", test_cancel_new, NULL },
+        { "cancel/delaying", test_cancel_each_state, "delaying" },
+        { "cancel/preparing", test_cancel_each_state, "preparing" },
+        { "cancel/flushing", test_cancel_each_state, "flushing" },
+        { "cancel/freezing-early", test_cancel_each_state, "freezing-early" },
+        { "cancel/flushing-again", test_cancel_each_state, "flushing-again" },
+        { "cancel/freezing-late", test_cancel_each_state, "freezing-late" },
+        { "cancel/sleeping", test_cancel_each_state, "sleeping" },
+        { "cancel/resuming", test_cancel_each_state, "resuming" },
+        { "cancel/thawing", test_cancel_each_state, "thawing" },
+        { "kernel-failure", test_kernel_failure, NULL },
+        { "kernel-retry", test_kernel_retry, NULL },
+        { "fake-backend/failure", test_fake_backend, &fake_failure },
+        { "fake-backend/retry", test_fake_backend, &fake_retry },
+        { "fake-backend/retries-spent", test_fake_backend, &fake_retries_spent },
+        { "queue-timeout", test_queue_timeout, NULL },
+        { "delay-timeout", test_delay_timeout, NULL },
+        { "settings-fixed", test_settings_fixed, NULL },
+};
 
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_WARNING);
-        ADD("/manager/journal", test_journal, NULL);
-        ADD("/manager/sleeps", test_sleeps, NULL);
-        ADD("/manager/cancel/new", test_cancel_new, NULL);
-        static const char *const states[] = { "delaying",       "preparing",     "flushing",
-                                              "freezing-early", "flushing-again", "freezing-late",
-                                              "sleeping",       "resuming",       "thawing" };
-        for (size_t i = 0; i < G_N_ELEMENTS(states); i++) {
-                g_autofree char *name = g_strdup_printf("/manager/cancel/%s", states[i]);
-                ADD(name, test_cancel_each_state, states[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *name = g_strdup_printf("/manager/%s", cases[i].name);
+                g_test_add(name, Fixture, cases[i].data, setup, cases[i].fn, teardown);
         }
-        ADD("/manager/kernel-failure", test_kernel_failure, NULL);
-        ADD("/manager/kernel-retry", test_kernel_retry, NULL);
-        ADD("/manager/fake-backend/failure", test_fake_backend_failure, NULL);
-        ADD("/manager/fake-backend/retry", test_fake_backend_retry, NULL);
-        ADD("/manager/fake-backend/retries-spent", test_fake_backend_retries_spent, NULL);
-        ADD("/manager/queue-timeout", test_queue_timeout, NULL);
-        ADD("/manager/delay-timeout", test_delay_timeout, NULL);
-        ADD("/manager/settings-fixed", test_settings_fixed, NULL);
         return g_test_run();
 }

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "power-backend.h"
 #include "power.h"
+#include "testdir.h"
 #include "tuxonice.h"
 
 /* ---------------------------------------------------------- fake backends */
@@ -299,23 +300,28 @@ static void refuse(Fixture *f, const char *path) {
         g_assert_cmpint(g_mkdir_with_parents(p, 0755), ==, 0);
 }
 
+typedef struct SysFile {
+        const char *path, *text;
+} SysFile;
+
+static void put_all(Fixture *f, const SysFile *files, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                put(f, files[i].path, files[i].text);
+}
+
 static void put_tuxonice(Fixture *f) {
-        put(f, TUXONICE_DO_HIBERNATE, "");
-        put(f, TUXONICE_LAST_RESULT, "0\n");
-        put(f, TUXONICE_IMAGE_SIZE_LIMIT, "XX");
-        put(f, TUXONICE_COMPRESSOR, "XXX");
-        put(f, TUXONICE_COMPRESSION, "X");
-        put(f, TUXONICE_ENABLE_ESCAPE, "X");
+        static const SysFile files[] = {
+                { TUXONICE_DO_HIBERNATE, "" },      { TUXONICE_LAST_RESULT, "0\n" },
+                { TUXONICE_IMAGE_SIZE_LIMIT, "XX" }, { TUXONICE_COMPRESSOR, "XXX" },
+                { TUXONICE_COMPRESSION, "X" },      { TUXONICE_ENABLE_ESCAPE, "X" },
+        };
+        put_all(f, files, G_N_ELEMENTS(files));
 }
 
 static void setup(Fixture *f, gconstpointer data) {
         f->dir = g_dir_make_tmp("fridge-backend-XXXXXX", NULL);
-        put(f, POWER_STATE, "freeze mem disk\n");
-        put(f, POWER_MEM_SLEEP, "s2idle [deep]\n");
-        put(f, POWER_DISK, "[platform] shutdown reboot suspend test_resume\n");
-        put(f, POWER_PM_TEST, "[none] core processors platform devices freezer\n");
-        put(f, POWER_WAKEUP_COUNT, "17\n");
-        put(f, POWER_RTC_ALARM, "");
+        g_autofree char *sysfs = g_build_filename(f->dir, "sys", NULL);
+        testdir_put_power(sysfs);
         /* no sys/power/resume and no /proc/swaps: hibernation has nowhere to go */
         g_autofree char *sys = g_build_filename(f->dir, "sys", NULL);
         g_autofree char *proc = g_build_filename(f->dir, "proc", NULL);

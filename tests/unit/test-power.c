@@ -27,15 +27,7 @@ static char *get(Fixture *f, const char *path) {
 
 static void setup(Fixture *f, gconstpointer data) {
         f->dir = g_dir_make_tmp("fridge-sys-XXXXXX", NULL);
-        static const char *const files[][2] = {
-                { POWER_STATE, "freeze mem disk\n" },
-                { POWER_MEM_SLEEP, "s2idle [deep]\n" },
-                { POWER_DISK, "[platform] shutdown reboot suspend test_resume\n" },
-                { POWER_PM_TEST, "[none] core processors platform devices freezer\n" },
-                { POWER_WAKEUP_COUNT, "17\n" },
-                { POWER_RTC_ALARM, "" },
-        };
-        testdir_put_all(f->dir, files, G_N_ELEMENTS(files));
+        testdir_put_power(f->dir);
         f->fd = testdir_open(f->dir, NULL);
 }
 

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "fileio.h"
+#include "power.h"
 
 /* Writes text to BASE/REL, making the directories above it. */
 static inline void testdir_put(const char *base, const char *rel, const char *text) {
@@ -22,6 +23,21 @@ static inline void testdir_put(const char *base, const char *rel, const char *te
 static inline void testdir_put_all(const char *base, const char *const (*files)[2], size_t n) {
         for (size_t i = 0; i < n; i++)
                 testdir_put(base, files[i][0], files[i][1]);
+}
+
+/* A kernel that offers everything below BASE (a sysfs root): freeze, mem
+ * and disk, s2idle and deep (deep current), the disk modes, every pm_test
+ * level, a wakeup_count of 17 and an RTC alarm. */
+static inline void testdir_put_power(const char *base) {
+        static const char *const files[][2] = {
+                { POWER_STATE, "freeze mem disk\n" },
+                { POWER_MEM_SLEEP, "s2idle [deep]\n" },
+                { POWER_DISK, "[platform] shutdown reboot suspend test_resume\n" },
+                { POWER_PM_TEST, "[none] core processors platform devices freezer\n" },
+                { POWER_WAKEUP_COUNT, "17\n" },
+                { POWER_RTC_ALARM, "" },
+        };
+        testdir_put_all(base, files, G_N_ELEMENTS(files));
 }
 
 /* root_open() of BASE/REL (REL NULL: BASE itself), which must work. */
