@@ -449,6 +449,14 @@ static void print_wrapped(FILE *f, size_t col, const char *text) {
         fputc('\n', f);
 }
 
+/* Appends what fits of s to buf (size > *n): help text, cut rather than overrun */
+static void append_cut(char *buf, size_t size, size_t *n, const char *s) {
+        size_t l = strnlen(s, size - 1 - *n);
+        memcpy(buf + *n, s, l);
+        *n += l;
+        buf[*n] = 0;
+}
+
 /* What the table says beyond the help sentence: "(1..31536000)",
  * "(s2idle|shallow|deep; suspend only; default [Sleep] MemSleep)" */
 static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
@@ -466,9 +474,12 @@ static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
         if (s->fallback)
                 snprintf(parts[k++], sizeof(parts[0]), "default %s", s->fallback);
         buf[0] = 0;
-        for (size_t i = 0; i < k && n < size; i++)
-                n += (size_t) snprintf(buf + n, size - n, "%s%s%s", i == 0 ? " (" : "; ", parts[i],
-                                       i + 1 == k ? ")" : "");
+        for (size_t i = 0; i < k; i++) {
+                append_cut(buf, size, &n, i == 0 ? " (" : "; ");
+                append_cut(buf, size, &n, parts[i]);
+        }
+        if (k > 0)
+                append_cut(buf, size, &n, ")");
 }
 
 void args_print_sleep_options(FILE *f) {
