@@ -133,7 +133,8 @@ void manager_report_interrupted(Manager *m);
  * exactly once for each call that returned 0: r >= 0 when that point was
  * reached (post: the cycle finished done), else with the cycle's error and
  * message. Refusals: Busy (pre: another cycle runs), NoSuchCycle (post: no
- * cycle waits for it). */
+ * cycle waits for it: neither frozen by its pre nor with that pre still
+ * running). */
 typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message);
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message);
