@@ -289,12 +289,12 @@ static int parse_command(const char *word, Command *ret) {
 
 static int apply_hook_word(const char *word, Args *a, char *err, size_t err_size) {
         if (!a->hook_when) {
-                if (strcmp(word, "pre") != 0 && strcmp(word, "post") != 0)
-                        return usage_error(err, err_size, "hook: \"%s\" is neither pre nor post", word);
+                if (strcmp(word, "pre") != 0 && strcmp(word, "post") != 0 && strcmp(word, "budget") != 0)
+                        return usage_error(err, err_size, "hook: \"%s\" is neither pre, post nor budget", word);
                 a->hook_when = word;
                 return 0;
         }
-        if (a->hook_kind)
+        if (a->hook_kind || strcmp(a->hook_when, "budget") == 0)
                 return usage_error(err, err_size, "hook: unexpected argument \"%s\"", word);
         for (size_t i = 0; i < ELEMENTSOF(hook_kinds); i++)
                 if (strcmp(word, hook_kinds[i]) == 0) {
@@ -408,7 +408,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
                                            sleep_option_by_name(s->requires)->flag);
         }
 
-        if (a.command == COMMAND_HOOK && !a.hook_kind)
+        if (a.command == COMMAND_HOOK && !a.hook_kind && !(a.hook_when && strcmp(a.hook_when, "budget") == 0))
                 return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
         if (a.command == COMMAND_HOLD && !a.hold_class)
                 return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");

@@ -57,7 +57,7 @@ typedef struct Args {
         char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
                                          * NULL-terminated like argv itself */
 
-        /* hook pre|post KIND, as systemd-sleep passes them (borrowed) */
+        /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;
         const char *hook_kind;
 } Args;

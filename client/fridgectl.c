@@ -29,6 +29,7 @@ static void print_help(FILE *f) {
               "  hook pre|post KIND     For systemd-sleep's hook: pre freezes for a sleep\n"
               "                         systemd writes, post thaws (KIND: suspend|\n"
               "                         hibernate|hybrid-sleep|suspend-then-hibernate)\n"
+              "  hook budget            Print the sleep hook's budget in ms (HookBudgetMs)\n"
               "  inhibit -- CMD [ARGS...]\n"
               "                         Run CMD while holding an inhibitor (block: no cycle\n"
               "                         starts; delay: a cycle waits for CMD, bounded);\n"

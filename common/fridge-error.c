@@ -35,6 +35,8 @@ static const FridgeErrorInfo table[_FRIDGE_ERROR_MAX] = {
         E(INHIBITED,           OWN("Inhibited"),           REFUSED, FAILED,  "a block inhibitor is held"),
         E(INTERRUPTED,         OWN("Interrupted"),         REFUSED, FAILED,
           "the cycle was cut short: fridged stopped in its middle"),
+        E(HOOK_ABANDONED,      OWN("HookAbandoned"),       REFUSED, FAILED,
+          "the sleep hook gave up on the cycle: its caller left, its budget ran out, or its post came first"),
         E(BUSY,                OWN("Busy"),                REFUSED, NEVER,   "a cycle is already running or queued"),
         E(NO_SUCH_CYCLE,       OWN("NoSuchCycle"),         REFUSED, NEVER,   "the cycle named is not running"),
         E(TOO_LATE,            OWN("TooLate"),             REFUSED, NEVER,

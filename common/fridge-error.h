@@ -36,6 +36,7 @@ typedef enum FridgeError {
         FRIDGE_ERROR_INTERNAL,     /* org.freedesktop.DBus.Error.Failed */
         FRIDGE_ERROR_INHIBITED,
         FRIDGE_ERROR_INTERRUPTED,  /* fridged stopped mid-cycle; reported by the next one */
+        FRIDGE_ERROR_HOOK_ABANDONED, /* the sleep hook left, ran out of budget, or its post came early */
         /* method calls are refused with these */
         FRIDGE_ERROR_BUSY,
         FRIDGE_ERROR_NO_SUCH_CYCLE,

@@ -50,6 +50,14 @@ pid_t bus_caller_pid(sd_bus_message *msg);
                         return _r < 0 ? _r : 1;                                \
         } while (0)
 
+/* The same, every action of a NULL-terminated list */
+#define AUTHORIZE_ALL(b, msg, actions, error)                                      \
+        do {                                                                        \
+                int _r = polkit_verify_all((b)->polkit, (msg), (actions), (error)); \
+                if (_r <= 0)                                                        \
+                        return _r < 0 ? _r : 1;                                     \
+        } while (0)
+
 /* ManagerOps: a hold or an inhibitor ended */
 void bus_on_hold_released(void *userdata, uint64_t id);
 void bus_on_inhibitor_released(void *userdata, const char *sender);

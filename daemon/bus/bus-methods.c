@@ -49,23 +49,70 @@ static SleepKind hook_kind_from_string(const char *s) {
         return g_str_equal(s, "suspend-then-hibernate") ? SLEEP_SUSPEND : sleep_kind_from_string(s);
 }
 
-/* The deferred answer to a Hook call; owns the message's reference */
+/* A Hook call waiting for its answer; a pre's caller is watched: if it
+ * leaves the bus before the answer (killed, or systemd-sleep gave up on
+ * it), nobody will ever send the post that thaws */
+typedef struct HookCall {
+        Bus *bus;
+        sd_bus_message *msg;
+        sd_bus_track *track;    /* pre only, NULL without a sender */
+        uint64_t cycle;
+} HookCall;
+
+static void hook_call_free(HookCall *call) {
+        sd_bus_track_unref(call->track);
+        sd_bus_message_unref(call->msg);
+        g_free(call);
+}
+
+static int on_hook_caller_gone(sd_bus_track *track, void *userdata) {
+        HookCall *call = userdata;
+        /* Once: the call itself is answered (and freed) when the cycle ends */
+        call->track = sd_bus_track_unref(call->track);
+        g_autofree char *who = g_strdup(sd_bus_message_get_sender(call->msg));
+        log_notice("The caller of Hook(\"pre\") (%s) left the bus before its answer", who);
+        manager_hook_caller_gone(call->bus->manager, call->cycle, who);
+        return 0;
+}
+
+static int hook_call_track(HookCall *call) {
+        if (!sd_bus_message_get_sender(call->msg))
+                return 0;
+        int r = sd_bus_track_new(call->bus->bus, &call->track, on_hook_caller_gone, call);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(call->track, call->msg);
+        return r;
+}
+
+/* The deferred answer to a Hook call */
 static void on_hook_done(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
+        HookCall *call = userdata;
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         if (r >= 0)
-                r = sd_bus_reply_method_return(msg, "t", cycle);
+                r = sd_bus_reply_method_return(call->msg, "t", cycle);
         else {
                 (void) bus_error_setf(&e, error, "cycle %" G_GUINT64_FORMAT ": %s", cycle, message);
-                r = sd_bus_reply_method_error(msg, &e);
+                r = sd_bus_reply_method_error(call->msg, &e);
         }
         if (r < 0)
                 log_warning_errno(r, "Failed to answer the sleep hook: %m");
+        hook_call_free(call);
 }
 
 int bus_method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *when, *kind_name;
+
+        /* Only systemd-sleep runs the hook, as root: whatever polkit says,
+         * nobody else may freeze everyone's services, skip the block
+         * inhibitors or forge a resume */
+        uid_t uid;
+        pid_t pid;
+        bus_caller_creds(msg, &uid, &pid);
+        if (uid != 0)
+                return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED,
+                                      "Hook is the system sleep hook's: only root may call it, not uid %d",
+                                      uid == (uid_t) -1 ? -1 : (int) uid);
 
         int r = sd_bus_message_read(msg, "ss", &when, &kind_name);
         if (r < 0)
@@ -79,21 +126,30 @@ int bus_method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
                                       "kind '%s' is not one of suspend, hibernate, hybrid-sleep, "
                                       "suspend-then-hibernate", kind_name);
-        AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
 
+        /* The reply comes later, from on_hook_done: the call owns a reference */
+        HookCall *call = g_new0(HookCall, 1);
+        call->bus = b;
+        call->msg = sd_bus_message_ref(msg);
+        if (pre) {
+                r = hook_call_track(call);
+                if (r < 0) {
+                        hook_call_free(call);
+                        return bus_error_setf(error, r, "cannot watch the sleep hook's caller: %s", errno_text(r));
+                }
+        }
         uint64_t id;
         g_autofree char *why = NULL;
-        /* The reply comes later, from on_hook_done: it owns this reference */
-        sd_bus_message_ref(msg);
         if (pre) {
-                manager_set_client_pid(b->manager, bus_caller_pid(msg));
-                r = manager_hook_pre(b->manager, kind, on_hook_done, msg, &id, &why);
+                manager_set_client_pid(b->manager, pid);
+                r = manager_hook_pre(b->manager, kind, on_hook_done, call, &id, &why);
         } else
-                r = manager_hook_post(b->manager, kind, on_hook_done, msg, &id, &why);
+                r = manager_hook_post(b->manager, kind, on_hook_done, call, &id, &why);
         if (r != 0) {
-                sd_bus_message_unref(msg);
+                hook_call_free(call);
                 return bus_error_set(error, r, why);
         }
+        call->cycle = id;
         return 1;
 }
 

@@ -46,7 +46,12 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = bus_options_read(msg, kind_name, &opts, error);
         if (r < 0)
                 return r;
-        AUTHORIZE(b, msg, kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE, error);
+        /* A dry run, or a freeze held longer than the administrator set,
+         * freezes other users' services without the machine sleeping */
+        bool manage = opts.dry_run || opts.freeze_timeout_ms > manager_freeze_timeout_ms(b->manager);
+        const char *const actions[] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE,
+                                        manage ? POLKIT_ACTION_MANAGE : NULL, NULL };
+        AUTHORIZE_ALL(b, msg, actions, error);
 
         uint64_t id;
         g_autofree char *why = NULL;
@@ -117,6 +122,12 @@ static int property_get_cycle_settings(sd_bus *bus, const char *path, const char
         return sd_bus_message_append_strv(reply, settings);
 }
 
+static int property_get_hook_budget(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        return sd_bus_message_append(reply, "u", manager_hook_budget_ms(b->manager));
+}
+
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "s", FRIDGE_VERSION);
@@ -162,6 +173,7 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("LastResult", "s", property_get_last_result, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("LastWakeReason", "s", property_get_last_wake_reason, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("HookBudgetMs", "u", property_get_hook_budget, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };

@@ -12,11 +12,14 @@
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 #define POLKIT_ALLOW_USER_INTERACTION 1u
 
-/* One question to polkit, keyed by the method call it is about */
+/* The questions to polkit about one method call, asked one after the
+ * other: every action must be allowed. Keyed by the method call. */
 typedef struct Query {
         Polkit *polkit;
         sd_bus_message *request;
-        char *action;
+        char **actions;
+        guint next;             /* the action asked about now */
+        char *action;           /* the one refused, for the answer */
         sd_bus_slot *slot;
         bool answered;
         bool allowed;
@@ -30,6 +33,7 @@ struct Polkit {
 static void query_free(Query *q) {
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
+        g_strfreev(q->actions);
         g_free(q->action);
         g_free(q->why);
         g_free(q);
@@ -85,15 +89,30 @@ static void read_verdict(Query *q, sd_bus_message *reply) {
                                                 : g_strdup("not authorized"));
 }
 
+static int ask_next(Query *q);
+
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Query *q = userdata;
 
         q->slot = sd_bus_slot_unref(q->slot);
         read_verdict(q, reply);
-        log_debug("polkit: %s for %s: %s", q->action, sd_bus_message_get_sender(q->request),
+        log_debug("polkit: %s for %s: %s", q->actions[q->next], sd_bus_message_get_sender(q->request),
                   q->allowed ? "allowed" : q->why);
+        g_free(q->action);
+        q->action = g_strdup(q->actions[q->next]);
+        int r = 0;
+        if (q->allowed && q->actions[++q->next]) {
+                q->answered = false;
+                r = ask_next(q);
+                if (r >= 0)
+                        return 1;
+                g_free(q->action);
+                q->action = g_strdup(q->actions[q->next]);
+                query_answer(q, false, g_strdup_printf("cannot ask polkit about %s: %s", q->actions[q->next],
+                                                       errno_text(r)));
+        }
         /* The method runs again and finds the answer */
-        int r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
         if (r < 0) {
                 log_warning_errno(r, "Cannot dispatch %s again after polkit answered: %m",
                                   sd_bus_message_get_member(q->request));
@@ -103,17 +122,21 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 1;
 }
 
-static int ask(Polkit *p, sd_bus_message *msg, const char *action) {
+static int ask_next(Query *q) {
+        sd_bus_message *msg = q->request;
+        uint32_t flags = sd_bus_message_get_allow_interactive_authorization(msg) ? POLKIT_ALLOW_USER_INTERACTION : 0;
+        return sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, POLKIT_BUS_NAME, POLKIT_PATH,
+                                        POLKIT_INTERFACE, "CheckAuthorization", on_check_reply, q,
+                                        "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
+                                        sd_bus_message_get_sender(msg), q->actions[q->next], 0, flags, "");
+}
+
+static int ask(Polkit *p, sd_bus_message *msg, const char *const *actions) {
         Query *q = g_new0(Query, 1);
         q->polkit = p;
         q->request = sd_bus_message_ref(msg);
-        q->action = g_strdup(action);
-        uint32_t flags = sd_bus_message_get_allow_interactive_authorization(msg) ? POLKIT_ALLOW_USER_INTERACTION : 0;
-
-        int r = sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, POLKIT_BUS_NAME, POLKIT_PATH,
-                                         POLKIT_INTERFACE, "CheckAuthorization", on_check_reply, q,
-                                         "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
-                                         sd_bus_message_get_sender(msg), action, 0, flags, "");
+        q->actions = g_strdupv((char **) actions);
+        int r = ask_next(q);
         if (r < 0) {
                 query_free(q);
                 return r;
@@ -123,6 +146,13 @@ static int ask(Polkit *p, sd_bus_message *msg, const char *action) {
 }
 
 int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_error *error) {
+        const char *const actions[] = { action, NULL };
+        return polkit_verify_all(p, msg, actions, error);
+}
+
+int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error) {
+        g_autofree char *all = g_strjoinv(" and ", (char **) actions);
+        const char *action = all;
         uid_t uid;
         int r = sender_uid(msg, &uid);
         if (r < 0)
@@ -133,7 +163,7 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
 
         Query *q = g_hash_table_lookup(p->queries, msg);
         if (!q) {
-                r = ask(p, msg, action);
+                r = ask(p, msg, actions);
                 return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
                                               action, errno_text(r))
                              : 0;
@@ -142,9 +172,10 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
                 return 0;   /* dispatched again before the answer: keep waiting */
         bool allowed = q->allowed;
         g_autofree char *why = g_steal_pointer(&q->why);
+        g_autofree char *refused = g_steal_pointer(&q->action);
         g_hash_table_remove(p->queries, msg);
         if (allowed)
                 return 1;
         return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",
-                              (unsigned) uid, action, why);
+                              (unsigned) uid, refused ? refused : action, why);
 }

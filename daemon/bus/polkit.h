@@ -18,6 +18,8 @@
 #define POLKIT_ACTION_HIBERNATE "io.fridge.hibernate"
 #define POLKIT_ACTION_CONFIGURE "io.fridge.configure"
 #define POLKIT_ACTION_INHIBIT   "io.fridge.inhibit"
+/* Freezing others without sleeping: dry runs, long freeze timeouts */
+#define POLKIT_ACTION_MANAGE    "io.fridge.manage"
 
 typedef struct Polkit Polkit;
 
@@ -29,3 +31,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Polkit, polkit_free)
  * message comes back with the answer). Negative: refused or failed, with
  * `error` set (AccessDenied names the action). */
 int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_error *error);
+/* The same for every action of the NULL-terminated list, asked in turn
+ * (the first refused one is named) */
+int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error);

@@ -44,9 +44,10 @@ const ConfigKey config_keys[] = {
         U32("Sleep", "Retries", retries, 0, 10, "0", "how many more times the kernel phase is tried"),
         U32("Sleep", "RetryDelayMs", retry_delay_ms, 0, 60000, "1000",
             "the wait before the first retry, doubled for each later one"),
-        U32("Sleep", "HookTimeoutMs", hook_timeout_ms, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS, "120000",
-            "awake time (time asleep does not count) a cycle run by systemd-sleep's hook waits for the post "
-            "hook before it thaws on its own"),
+        U32("Sleep", "HookTimeoutMs", hook_timeout_ms, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS,
+            "60000" /* HOOK_TIMEOUT_DEFAULT_MS */,
+            "the sleep hook's budget: the pre (the script, fridgectl's call and fridged's wait) fits in it, "
+            "and a cycle waits as much awake time for the post, before it thaws on its own"),
         U32("Flush", "TimeoutMs", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, "30000",
             "how long writing back dirty data may take"),
         ENUM("Flush", "OnTimeout", flush_on_timeout, FlushOnTimeout, on_timeout, "fail",

@@ -65,6 +65,7 @@ static const char *const event_names[_CYCLE_EVENT_MAX] = {
         [CYCLE_EVENT_CANCEL] = "cancel",
         [CYCLE_EVENT_TIMEOUT] = "timeout",
         [CYCLE_EVENT_FAILURE] = "failure",
+        [CYCLE_EVENT_POST] = "post",
 };
 
 static bool state_valid(CycleState s) {
@@ -184,6 +185,31 @@ static bool past_the_end(CycleState s) {
         return s == CYCLE_STATE_ENDING || s == CYCLE_STATE_THAWING || s == CYCLE_STATE_FINISHED;
 }
 
+/* The post resumes the cycle its pre froze. One that comes while that pre
+ * still runs means systemd-sleep gave up on the pre and went on: the cycle
+ * ends and thaws rather than freezing a machine that is already back. A
+ * post nothing on systemd's sleep path waits for (a direct cycle, a logind
+ * cycle no pre joined yet) changes nothing. */
+static CycleState next_post(CycleState s, const CycleFacts *f) {
+        if (!f->hook_driver || (f->logind_driver && !f->joined))
+                return _CYCLE_STATE_INVALID;
+        switch (s) {
+        case CYCLE_STATE_HOOK_SLEEPING:
+                return CYCLE_STATE_RESUMING;
+        case CYCLE_STATE_NEW:
+        case CYCLE_STATE_DELAYING:
+        case CYCLE_STATE_PREPARING:
+        case CYCLE_STATE_FLUSHING:
+        case CYCLE_STATE_HANDED_OVER:
+        case CYCLE_STATE_FREEZING_EARLY:
+        case CYCLE_STATE_FLUSHING_AGAIN:
+        case CYCLE_STATE_FREEZING_LATE:
+                return CYCLE_STATE_ENDING;
+        default:
+                return _CYCLE_STATE_INVALID;
+        }
+}
+
 CycleState cycle_state_next(CycleState s, CycleEvent e, const CycleFacts *f) {
         static const CycleFacts none = {};
         if (!state_valid(s))
@@ -200,6 +226,8 @@ CycleState cycle_state_next(CycleState s, CycleEvent e, const CycleFacts *f) {
                 if (s == CYCLE_STATE_SLEEPING && f->retry)
                         return CYCLE_STATE_RETRY_WAITING;
                 return past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
+        case CYCLE_EVENT_POST:
+                return next_post(s, f);
         case CYCLE_EVENT_CANCEL:
                 /* The manager answers TooLate where a caller may not
                  * cancel; SIGTERM ends the cycle from any state */

@@ -40,6 +40,7 @@ typedef enum CycleEvent {
         CYCLE_EVENT_CANCEL,   /* Cancel, or SIGTERM */
         CYCLE_EVENT_TIMEOUT,  /* the state's own timer fired */
         CYCLE_EVENT_FAILURE,  /* the state's work failed */
+        CYCLE_EVENT_POST,     /* the sleep hook's post came */
         _CYCLE_EVENT_MAX,
 } CycleEvent;
 

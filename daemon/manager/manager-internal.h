@@ -77,6 +77,8 @@ typedef struct Cycle {
         bool joined;                    /* the hook's pre belongs to this cycle (logind driver) */
         bool imminent_sent;             /* SleepImminent went out (once per cycle) */
         HookWaiter pre, post;
+        sd_event_source *pre_deadline;  /* from Hook("pre") until frozen: its share of the hook's budget */
+        bool post_thaws;                /* the post came before its pre finished: the thaw is its answer */
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
 

@@ -3,6 +3,7 @@
  * driver: the states HANDED_OVER and HOOK_SLEEPING. */
 #include "manager-internal.h"
 
+#include "fridge-limits.h"
 #include "log.h"
 #include "power.h"
 #include "time-util.h"
@@ -13,7 +14,7 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Cycle *c = m->cycle;
         uint32_t ms = c->settings->hook_timeout_ms;
         if (c->state == CYCLE_STATE_HOOK_SLEEPING) {
-                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_HOOK_ABANDONED,
                                 "the sleep hook's post never came within %u ms of awake time; thawed without it", ms);
         } else
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL,
@@ -31,9 +32,35 @@ static int arm_hook_timeout(Manager *m) {
                                           on_hook_timeout, m);
 }
 
+/* The pre's share of the hook's budget ran out: the hook script and
+ * systemd-sleep are about to give up on it, and the machine sleeps anyway.
+ * Better awake services than a freeze nobody will undo. */
+static int on_pre_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        uint32_t budget = c->settings->hook_timeout_ms;
+        c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_HOOK_ABANDONED,
+                                "the sleep hook's pre did not finish within %u ms (its share of the %u ms hook "
+                                "budget, [Sleep] HookTimeoutMs); thawed, and the machine sleeps without the freeze",
+                                hook_pre_wait_ms(budget), budget);
+        return 0;
+}
+
+/* Not the state's timer: it runs across every state until frozen */
+static int arm_pre_deadline(Manager *m) {
+        Cycle *c = m->cycle;
+        if (c->pre_deadline)
+                return 0;
+        return sd_event_add_time_relative(m->event, &c->pre_deadline, CLOCK_MONOTONIC,
+                                          (uint64_t) hook_pre_wait_ms(c->settings->hook_timeout_ms) * USEC_PER_MSEC,
+                                          0, on_pre_deadline, m);
+}
+
 /* Frozen: systemd-sleep writes the state once the hook's pre returns */
 void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
+        c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
         c->pre_boottime = now(CLOCK_BOOTTIME);
@@ -64,7 +91,9 @@ static void hook_resumed(Manager *m) {
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                       char **ret_message) {
         Cycle *c = m->cycle;
-        if (!c || c->state != CYCLE_STATE_HOOK_SLEEPING) {
+        CycleFacts f = c ? manager_cycle_facts(m) : (CycleFacts) {};
+        CycleState to = c && !c->post.done ? cycle_state_next(c->state, CYCLE_EVENT_POST, &f) : _CYCLE_STATE_INVALID;
+        if (to == _CYCLE_STATE_INVALID) {
                 *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
                 return FRIDGE_ERROR_NO_SUCH_CYCLE;
         }
@@ -72,9 +101,32 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
                 log_notice("The post hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
         c->post = (HookWaiter) { done, userdata };
-        hook_resumed(m);
         *ret_id = c->id;
+        if (to == CYCLE_STATE_RESUMING) {
+                hook_resumed(m);
+                return 0;
+        }
+        /* systemd-sleep gave up on the pre and slept (or did not): the post
+         * is answered once everything is thawed */
+        c->post_thaws = true;
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_HOOK_ABANDONED,
+                                "the sleep hook's post came while its pre was still running (in %s); thawed",
+                                cycle_state_to_string(c->state));
         return 0;
+}
+
+void manager_hook_caller_gone(Manager *m, uint64_t cycle, const char *who) {
+        Cycle *c = m->cycle;
+        /* Once frozen the pre has answered and its caller may go: the post,
+         * or the budget, ends the cycle then */
+        if (!c || c->id != cycle || !c->pre.done)
+                return;
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_HOOK_ABANDONED,
+                                "the caller of the sleep hook's pre (%s) left before it finished; thawed", who);
+}
+
+uint32_t manager_hook_budget_ms(const Manager *m) {
+        return m->config->hook_timeout_ms;
 }
 
 /* A logind-driven Sleep waits for the pre of the hook that logind's sleep
@@ -108,6 +160,10 @@ int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *use
         }
         m->cycle->pre = (HookWaiter) { done, userdata };
         *ret_id = m->cycle->id;
+        int r = arm_pre_deadline(m);
+        if (r < 0)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot bound the sleep hook's pre: %s",
+                                        errno_text(r));
         return 0;
 }
 

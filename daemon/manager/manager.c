@@ -41,6 +41,7 @@ static void cycle_free(Cycle *c) {
         if (!c)
                 return;
         cycle_stop_work(c);
+        c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
         /* Only when the manager goes away mid-cycle: nobody is left waiting */
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
@@ -235,7 +236,9 @@ void manager_cycle_finish(Manager *m) {
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
         FridgeError error = c->error != FRIDGE_ERROR_NONE ? c->error : FRIDGE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
-        manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE ? 0 : -EIO, error, c->message);
+        bool thawed = c->post_thaws && c->error != FRIDGE_ERROR_THAW_FAILED;
+        manager_hook_waiter_complete(&c->post, c->id, c->result == RESULT_DONE || thawed ? 0 : -EIO, error,
+                                     c->message);
         cycle_free(c);
         log_set_cycle(0);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
@@ -431,6 +434,10 @@ void manager_set_client_pid(Manager *m, pid_t pid) {
         g_clear_pointer(&m->next_client_cgroup, g_free);
         if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
                 log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
+}
+
+uint32_t manager_freeze_timeout_ms(const Manager *m) {
+        return m->config->freeze_timeout_ms;
 }
 
 const char *manager_cgroup_root(const Manager *m) {

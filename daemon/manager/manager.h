@@ -133,12 +133,23 @@ void manager_report_interrupted(Manager *m);
  * exactly once for each call that returned 0: r >= 0 when that point was
  * reached (post: the cycle finished done), else with the cycle's error and
  * message. Refusals: Busy (pre: another cycle runs), NoSuchCycle (post: no
- * cycle waits for it). */
+ * cycle waits for it: neither frozen by its pre nor with that pre still
+ * running). */
 typedef void (*ManagerHookDone)(void *userdata, uint64_t cycle, int r, FridgeError error, const char *message);
 int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                      char **ret_message);
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
                       char **ret_message);
+/* The hook's bounds (fridge-limits.h): a pre not frozen within its share of
+ * the budget, a pre whose caller left the bus (`who` names it) before it
+ * was frozen, a post that comes while the pre still runs, and no post
+ * within the budget of awake time: each ends the cycle HookAbandoned and
+ * thaws. A post that came early is answered once everything is thawed. */
+void manager_hook_caller_gone(Manager *m, uint64_t cycle, const char *who);
+/* [Freeze] TimeoutMs: the default of the Sleep option freeze-timeout-ms */
+uint32_t manager_freeze_timeout_ms(const Manager *m);
+/* [Sleep] HookTimeoutMs, the budget the hook asks for (HookBudgetMs) */
+uint32_t manager_hook_budget_ms(const Manager *m);
 
 /* The logind driver (borrowed; NULL: none). Sleep uses it with Driver=logind,
  * or Driver=auto while logind is on the bus. */

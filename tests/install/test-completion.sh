@@ -44,7 +44,8 @@ expect "block delay" fridgectl inhibit --mode ""
 expect "delay" fridgectl inhibit --mode=d
 expect "--who= --why=" fridgectl inhibit --w
 expect "--" fridgectl inhibit --mode=delay ""
-expect "pre post" fridgectl hook ""
+expect "pre post budget" fridgectl hook ""
+expect "" fridgectl hook budget ""
 expect "suspend suspend-then-hibernate" fridgectl hook pre sus
 expect "" fridgectl hook pre suspend ""
 expect "--queue --queue-timeout=" fridgectl suspend --q

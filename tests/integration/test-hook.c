@@ -362,7 +362,7 @@ static void test_logind_driver_without_logind(Fixture *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
         static const CaseOptions plain = {}, scratch = { .scratch = true },
-                short_bound = { .scratch = true, .config = "[Sleep]\nHookTimeoutMs=800\n" },
+                short_bound = { .scratch = true, .config = "[Sleep]\nHookTimeoutMs=5000\n" },
                 logind = { .scratch = true, .logind = true },
                 driver_logind = { .config = "[Sleep]\nDriver=logind\n" };
         g_test_init(&argc, &argv, NULL);

@@ -95,9 +95,9 @@ static void test_challenge(Fixture *f, gconstpointer data) {
 }
 
 /* polkit's yes is what lets an ordinary user sleep, and only for what the
- * table names */
+ * table names (a dry run also needs io.fridge.manage) */
 static void test_polkit_says_yes(Fixture *f, gconstpointer data) {
-        Harness *h = start(f, "io.fridge.sleep 65534 yes\n");
+        Harness *h = start(f, "io.fridge.sleep 65534 yes\nio.fridge.manage 65534 yes\n");
         g_autofree char *out = NULL;
         g_assert_cmpint(as_nobody(h, &out, suspend_dry), ==, 0);
         g_autofree char *last = harness_get_string(h, "LastResult");

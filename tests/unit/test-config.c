@@ -5,6 +5,7 @@
 
 #include "cgroups.h"
 #include "config.h"
+#include "fridge-limits.h"
 #include "config-keys.h"
 #include "keyfile.h"
 #include "log.h"
@@ -60,13 +61,26 @@ static void test_bad_values_keep_defaults(void) {
 
 static void test_hook_timeout(void) {
         g_autoptr(Config) c = defaults();
-        g_assert_cmpuint(c->hook_timeout_ms, ==, 120000);
-        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\nDriver=logind\n"), ==, 0);
-        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, HOOK_TIMEOUT_DEFAULT_MS);
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=2500\nDriver=logind\n"), ==, 0);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 2500);
         g_assert_cmpint(c->driver, ==, DRIVER_LOGIND);
         /* below the floor: a typo must not thaw a sleeping machine at once */
-        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=5\n"), ==, 1);
-        g_assert_cmpuint(c->hook_timeout_ms, ==, 500);
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=500\n"), ==, 1);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 2500);
+        /* above systemd-sleep's own limit for hooks (90 s): the hook would be
+         * killed while fridged still waited */
+        g_assert_cmpuint(config_apply_text(c, "h.conf", "[Sleep]\nHookTimeoutMs=90000\n"), ==, 1);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 2500);
+        /* every layer of the hook inside the one around it, and the whole inside the budget */
+        for (unsigned b = HOOK_TIMEOUT_MIN_MS; b <= HOOK_TIMEOUT_MAX_MS; b += 500) {
+                unsigned s = hook_slack_ms(b);
+                g_assert_cmpuint(hook_pre_wait_ms(b) + s, <=, hook_call_timeout_ms(b));
+                g_assert_cmpuint(hook_call_timeout_ms(b) + s, <=, hook_script_limit_ms(b, HOOK_QUERY_MS));
+                g_assert_cmpuint(HOOK_QUERY_MS + hook_script_limit_ms(b, HOOK_QUERY_MS) + s, ==, b);
+                g_assert_cmpuint(hook_pre_wait_ms(b), >, 0);
+        }
+        g_assert_cmpuint(HOOK_TIMEOUT_MAX_MS, <, 90000);
 }
 
 static void test_tuxonice_defaults_keep_the_kernels(void) {

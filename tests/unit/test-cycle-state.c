@@ -128,10 +128,11 @@ static void test_paths(void) {
                         CYCLE_STATE_FREEZING_EARLY);
 }
 
-/* Each state's cancel, timeout, failure and crash edge, written out */
+/* Each state's cancel, timeout, failure, hook-post and crash edge, written
+ * out (post: for a cycle on systemd's sleep path) */
 typedef struct Edges {
         CycleState state;
-        CycleState cancel, timeout, failure;
+        CycleState cancel, timeout, failure, post;
         const char *crash; /* what the record names for a restart's Interrupted report */
         const char *property;
         bool cancellable;
@@ -141,27 +142,28 @@ typedef struct Edges {
 #define NONE _CYCLE_STATE_INVALID
 
 static const Edges edges[] = {
-        { CYCLE_STATE_NEW, END, NONE, END, "start", "running", true },
-        { CYCLE_STATE_QUEUED, END, END, END, "queued", "queued", true },
-        { CYCLE_STATE_DELAYING, END, CYCLE_STATE_PREPARING, END, "prepare", "running", true },
-        { CYCLE_STATE_PREPARING, END, NONE, END, "prepare", "running", true },
-        { CYCLE_STATE_FLUSHING, END, END, END, "flush", "running", true },
-        { CYCLE_STATE_HANDED_OVER, END, END, END, "flush", "running", false },
-        { CYCLE_STATE_FREEZING_EARLY, END, END, END, "freeze-early", "running", true },
-        { CYCLE_STATE_FLUSHING_AGAIN, END, END, END, "flush-again", "running", true },
-        { CYCLE_STATE_FREEZING_LATE, END, END, END, "freeze-late", "running", true },
-        { CYCLE_STATE_SLEEPING, END, NONE, END, "kernel", "sleeping", false },
-        { CYCLE_STATE_HOOK_SLEEPING, END, END, END, "kernel", "sleeping", false },
-        { CYCLE_STATE_SKIPPING_KERNEL, END, NONE, END, "kernel", "running", false },
-        { CYCLE_STATE_RETRY_WAITING, END, CYCLE_STATE_RETRY_PREPARING, END, "retry", "running", true },
-        { CYCLE_STATE_RETRY_PREPARING, END, NONE, END, "retry", "running", true },
-        { CYCLE_STATE_RESUMING, END, NONE, END, "kernel", "running", false },
-        { CYCLE_STATE_ENDING, NONE, NONE, NONE, "start", "running", false },
-        { CYCLE_STATE_THAWING, NONE, NONE, NONE, "thaw", "thawing", false },
-        { CYCLE_STATE_FINISHED, NONE, NONE, NONE, "start", "idle", false },
+        { CYCLE_STATE_NEW, END, NONE, END, END, "start", "running", true },
+        { CYCLE_STATE_QUEUED, END, END, END, NONE, "queued", "queued", true },
+        { CYCLE_STATE_DELAYING, END, CYCLE_STATE_PREPARING, END, END, "prepare", "running", true },
+        { CYCLE_STATE_PREPARING, END, NONE, END, END, "prepare", "running", true },
+        { CYCLE_STATE_FLUSHING, END, END, END, END, "flush", "running", true },
+        { CYCLE_STATE_HANDED_OVER, END, END, END, END, "flush", "running", false },
+        { CYCLE_STATE_FREEZING_EARLY, END, END, END, END, "freeze-early", "running", true },
+        { CYCLE_STATE_FLUSHING_AGAIN, END, END, END, END, "flush-again", "running", true },
+        { CYCLE_STATE_FREEZING_LATE, END, END, END, END, "freeze-late", "running", true },
+        { CYCLE_STATE_SLEEPING, END, NONE, END, NONE, "kernel", "sleeping", false },
+        { CYCLE_STATE_HOOK_SLEEPING, END, END, END, CYCLE_STATE_RESUMING, "kernel", "sleeping", false },
+        { CYCLE_STATE_SKIPPING_KERNEL, END, NONE, END, NONE, "kernel", "running", false },
+        { CYCLE_STATE_RETRY_WAITING, END, CYCLE_STATE_RETRY_PREPARING, END, NONE, "retry", "running", true },
+        { CYCLE_STATE_RETRY_PREPARING, END, NONE, END, NONE, "retry", "running", true },
+        { CYCLE_STATE_RESUMING, END, NONE, END, NONE, "kernel", "running", false },
+        { CYCLE_STATE_ENDING, NONE, NONE, NONE, NONE, "start", "running", false },
+        { CYCLE_STATE_THAWING, NONE, NONE, NONE, NONE, "thaw", "thawing", false },
+        { CYCLE_STATE_FINISHED, NONE, NONE, NONE, NONE, "start", "idle", false },
 };
 
 static void test_edges(void) {
+        const CycleFacts hook = { .hook_driver = true };
         g_assert_cmpuint(G_N_ELEMENTS(edges), ==, _CYCLE_STATE_MAX);
         for (size_t i = 0; i < G_N_ELEMENTS(edges); i++) {
                 const Edges *x = &edges[i];
@@ -170,6 +172,7 @@ static void test_edges(void) {
                 g_assert_cmpint(cycle_state_next(x->state, CYCLE_EVENT_CANCEL, NULL), ==, x->cancel);
                 g_assert_cmpint(cycle_state_next(x->state, CYCLE_EVENT_TIMEOUT, NULL), ==, x->timeout);
                 g_assert_cmpint(cycle_state_next(x->state, CYCLE_EVENT_FAILURE, NULL), ==, x->failure);
+                g_assert_cmpint(cycle_state_next(x->state, CYCLE_EVENT_POST, &hook), ==, x->post);
                 g_assert_cmpstr(cycle_state_record_phase(x->state), ==, x->crash);
                 g_assert_cmpstr(cycle_state_property(x->state), ==, x->property);
                 g_assert_cmpint(cycle_state_cancellable(x->state), ==, x->cancellable);
@@ -189,11 +192,30 @@ static void test_edges(void) {
         g_assert_cmpint(cycle_state_from_string("no-such-state"), ==, _CYCLE_STATE_INVALID);
 }
 
+/* A post is the hook's: a direct cycle has none, a logind cycle only once
+ * the pre joined it; one that comes while that pre runs ends the cycle */
+static void test_post(void) {
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_FREEZING_LATE, CYCLE_EVENT_POST, &(CycleFacts) {}), ==,
+                        _CYCLE_STATE_INVALID);
+        CycleFacts logind = { .logind_driver = true, .hook_driver = true };
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_HANDED_OVER, CYCLE_EVENT_POST, &logind), ==,
+                        _CYCLE_STATE_INVALID);
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_FLUSHING, CYCLE_EVENT_POST, &logind), ==,
+                        _CYCLE_STATE_INVALID);
+        logind.joined = true;
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_HANDED_OVER, CYCLE_EVENT_POST, &logind), ==,
+                        CYCLE_STATE_ENDING);
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_HOOK_SLEEPING, CYCLE_EVENT_POST, &logind), ==,
+                        CYCLE_STATE_RESUMING);
+        g_assert_cmpstr(cycle_event_to_string(CYCLE_EVENT_POST), ==, "post");
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/cycle-state/next-matches-table", test_next_matches_table);
         g_test_add_func("/cycle-state/reachable", test_reachable);
         g_test_add_func("/cycle-state/paths", test_paths);
         g_test_add_func("/cycle-state/edges", test_edges);
+        g_test_add_func("/cycle-state/post", test_post);
         return g_test_run();
 }

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Issue 13, points 1-3, from the outside: the attacks an unprivileged user
+ * (uid 65534 through setpriv) makes against a polkit stand-in that allows
+ * the sleep actions to everyone, and the faults of the sleep hook's path
+ * (its caller killed, its budget spent, a post during its pre). Freezing is
+ * checked on scratch cgroups of the real cgroup v2 freezer: a.service
+ * (early) and b.service (late).
+ */
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <systemd/sd-bus.h>
+
+#include "fridge-config.h"
+#include "fridge-limits.h"
+#include "harness.h"
+#include "scratch.h"
+
+/* polkit says yes to the sleep actions for anyone, and to nothing else */
+static const char sleep_for_all[] = "io.fridge.sleep * yes\nio.fridge.hibernate * yes\nio.fridge.inhibit * yes\n";
+
+typedef struct CaseOptions {
+        const char *polkit_table;
+        bool slowfs;            /* the flushes stall on held slowfs (needs syncfs to wait for it) */
+        const char *config;     /* more fridge.conf */
+} CaseOptions;
+
+typedef struct Fixture {
+        Harness *h;
+        Scratch *s;
+        const char *a, *b;
+        pid_t hook_pid;         /* a background `fridgectl hook pre` of ours, or 0 */
+        int hook_out;
+} Fixture;
+
+static void setup(Fixture *f, gconstpointer data) {
+        const CaseOptions *co = data;
+        f->hook_out = -1;
+        const char *why = harness_skip_reason();
+        if (!why)
+                why = scratch_skip_reason();
+        if (!why && !harness_env("FRIDGECTL"))
+                why = "FRIDGECTL is not set";
+        if (!why && co->slowfs && !harness_env("SLOWFS"))
+                why = "SLOWFS is not set";
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        f->s = scratch_new();
+        f->a = scratch_add(f->s, "a.service");
+        f->b = scratch_add(f->s, "b.service");
+        scratch_spawn(f->s, f->a, NULL);
+        scratch_spawn(f->s, f->b, NULL);
+        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root, co->config ? co->config : "");
+        HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = true,
+                             .slowfs = co->slowfs, .open_bus = true, .polkit_table = co->polkit_table };
+        f->h = harness_new(&o);
+        if (co->slowfs) {
+                harness_slowfs_make_dirty(f->h, 1024 * 1024);
+                harness_slowfs_hold(f->h);
+                if (!harness_slowfs_syncfs_blocks(f->h, 500)) {
+                        harness_slowfs_release(f->h);
+                        g_clear_pointer(&f->h, harness_free);
+                        g_test_skip("syncfs() does not wait for held slowfs on this kernel: no flush stalls");
+                }
+        }
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->hook_pid > 0) {
+                (void) kill(f->hook_pid, SIGKILL);
+                (void) harness_wait_pid(f->hook_pid, 5000);
+        }
+        if (f->hook_out >= 0)
+                g_free(harness_read_all(f->hook_out));
+        if (f->h && g_test_failed())
+                harness_dump_fridged_log(f->h);
+        if (f->h && f->h->slowfs_held)
+                harness_slowfs_release(f->h);
+        harness_free(f->h);
+        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+}
+
+#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
+
+static void assert_frozen(Fixture *f, bool a, bool b) {
+        g_assert_cmpint(scratch_is_frozen(f->s, f->a), ==, a);
+        g_assert_cmpint(scratch_is_frozen(f->s, f->b), ==, b);
+}
+
+/* Runs fridgectl as nobody; returns its exit code */
+static int as_nobody(Harness *h, char **ret_output, const char *const *args) {
+        int status = harness_fridgectl_as_nobody(h, ret_output, args);
+        g_assert_true(status != -1 && WIFEXITED(status));
+        g_test_message("as nobody: fridgectl %s %s -> %d: %s", args[0], args[1] ? args[1] : "", WEXITSTATUS(status),
+                       *ret_output);
+        return WEXITSTATUS(status);
+}
+
+static void expect_denied(Harness *h, const char *const *args, const char *says) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(as_nobody(h, &out, args), ==, 4);
+        if (!strstr(out, "AccessDenied") || !strstr(out, says))
+                g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
+}
+
+/* busctl as nobody: a raw call, without fridgectl's checks; its output */
+static char *busctl_as_nobody(Harness *h, const char *method_and_args) {
+        g_autofree char *cmd = g_strdup_printf("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- busctl "
+                                               "--address='%s' call io.fridge.Fridge1 /io/fridge/Fridge1 "
+                                               "io.fridge.Fridge1 %s 2>&1", h->bus_address, method_and_args);
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+        char *out = NULL;
+        int status = harness_run(sh, 20000, &out);
+        g_test_message("busctl %s as nobody -> %d: %s", method_and_args, status, out);
+        g_assert_true(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        return out;
+}
+
+static char *polkit_log(Harness *h) {
+        char *text = NULL;
+        g_assert_true(g_file_get_contents(h->polkit_log, &text, NULL, NULL));
+        return text;
+}
+
+/* fridgectl ARGS as root; the exit status, output in *ret_out */
+static int fridgectl(Harness *h, char **ret_out, const char *w1, const char *w2, const char *w3) {
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
+        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) w1,
+                         (char *) w2, (char *) w3, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, 90000, &out);
+        g_test_message("fridgectl %s %s %s: status %d: %s", w1, w2 ? w2 : "", w3 ? w3 : "", status, out);
+        if (ret_out)
+                *ret_out = g_steal_pointer(&out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `fridgectl hook pre suspend` as root, in the background, as systemd-sleep's hook */
+static void start_pre(Fixture *f) {
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", f->h->bus_address);
+        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) "hook",
+                         (char *) "pre", (char *) "suspend", NULL };
+        f->hook_pid = harness_spawn_bg(argv, &f->hook_out);
+}
+
+/* The pre's exit status once it returned (within timeout_ms) */
+static int wait_pre(Fixture *f, int timeout_ms) {
+        int status = harness_wait_pid(f->hook_pid, timeout_ms);
+        f->hook_pid = 0;
+        g_autofree char *out = harness_read_all(f->hook_out);
+        f->hook_out = -1;
+        g_test_message("hook pre: status %d: %s", status, out);
+        g_assert_true(status != -1 && WIFEXITED(status));
+        return WEXITSTATUS(status);
+}
+
+static void expect_finished(Harness *h, uint64_t cycle, const char *result, const char *error,
+                            const char *message_part) {
+        g_autofree char *res = NULL, *err = NULL, *msg = NULL;
+        if (!harness_wait_finished(h, cycle, 20000, &res, &err, &msg))
+                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
+        g_test_message("cycle %" G_GUINT64_FORMAT ": %s %s: %s", cycle, res, err, msg);
+        if (!g_str_equal(res, result) || g_strcmp0(err, error) != 0 || !strstr(msg, message_part))
+                g_error("cycle ended (%s, %s, %s); expected %s, %s with '%s'", res, err, msg, result, error,
+                        message_part);
+}
+
+/* Polls until neither scratch cgroup is frozen; how long that took, in ms */
+static double ms_until_thawed(Fixture *f, int within_ms) {
+        int64_t t0 = g_get_monotonic_time();
+        while (scratch_is_frozen(f->s, f->a) || scratch_is_frozen(f->s, f->b)) {
+                if (g_get_monotonic_time() - t0 > (int64_t) within_ms * 1000)
+                        g_error("still frozen %d ms later", within_ms);
+                g_usleep(5000);
+        }
+        return (double) (g_get_monotonic_time() - t0) / 1000.0;
+}
+
+/* The pre stalls in flush-again with a.service frozen (the first flush ran
+ * out of time and went on, as configured) */
+static uint64_t pre_frozen_early(Fixture *f) {
+        start_pre(f);
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "flush-again", 20000));
+        assert_frozen(f, true, false);
+        return harness_get_u64(f->h, "CycleId");
+}
+
+#define HOOK_ABANDONED FRIDGE_INTERFACE ".Error.HookAbandoned"
+
+/* ---- 1. Hook is root's ---- */
+
+static void test_hook_root_only(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        /* polkit would say yes to anything: it is not asked */
+        const char *const pre[] = { "hook", "pre", "suspend", NULL };
+        const char *const post[] = { "hook", "post", "suspend", NULL };
+        expect_denied(f->h, pre, "only root may call it");
+        expect_denied(f->h, post, "only root may call it");
+        g_autofree char *raw = busctl_as_nobody(f->h, "Hook ss pre hibernate");
+        g_assert_nonnull(strstr(raw, "Access denied"));
+        assert_frozen(f, false, false);
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_assert_cmpstr(state, ==, "idle");
+        g_autofree char *log = polkit_log(f->h);
+        g_assert_cmpstr(log, ==, "");
+
+        /* nor can nobody forge the resume of root's sleeping cycle */
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "pre", "suspend"), ==, 0);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        assert_frozen(f, true, true);
+        expect_denied(f->h, post, "only root may call it");
+        g_assert_cmpint(harness_find_signal(f->h, "Resumed", true, cycle), <, 0);
+        g_autofree char *still = harness_get_string(f->h, "State");
+        g_assert_cmpstr(still, ==, "sleeping");
+        assert_frozen(f, true, true);
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 0);
+        assert_frozen(f, false, false);
+        expect_finished(f->h, cycle, "done", "", "slept and resumed");
+}
+
+/* ---- 2. the pre's caller, the budget, a post during the pre ---- */
+
+static void test_pre_caller_killed_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = pre_frozen_early(f);
+        g_assert_cmpint(kill(f->hook_pid, SIGKILL), ==, 0);
+        double ms = ms_until_thawed(f, 1000);
+        g_test_message("thawed %.1f ms after the hook's caller was killed", ms);
+        (void) harness_wait_pid(f->hook_pid, 5000);
+        f->hook_pid = 0;
+        expect_finished(f->h, cycle, "failed", HOOK_ABANDONED, "left before it finished");
+        harness_slowfs_release(f->h);
+        assert_frozen(f, false, false);
+}
+
+/* The budget: fridged's wait for the pre ends first, then thaws; the hook
+ * (the built script, as systemd-sleep runs it) returns inside the budget
+ * and exits 0: the machine sleeps anyway */
+#define SHORT_BUDGET_MS 3000U
+
+static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *script = harness_env("FRIDGE_SLEEP_HOOK");
+        if (!script) {
+                g_test_skip("FRIDGE_SLEEP_HOOK is not set");
+                return;
+        }
+        g_autofree char *budget = NULL;
+        g_assert_cmpint(fridgectl(f->h, &budget, "hook", "budget", NULL), ==, 0);
+        g_assert_cmpuint(g_ascii_strtoull(budget, NULL, 10), ==, SHORT_BUDGET_MS);
+        uint32_t property = 0;
+        g_assert_cmpint(sd_bus_get_property_trivial(f->h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                                    "HookBudgetMs", NULL, 'u', &property), >=, 0);
+        g_assert_cmpuint(property, ==, SHORT_BUDGET_MS);
+
+        g_autofree char *bus = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address);
+        g_autofree char *ctl = g_strdup_printf("FRIDGECTL=%s", harness_env("FRIDGECTL"));
+        char *argv[] = { (char *) "/usr/bin/env", bus, ctl, (char *) "/bin/sh", (char *) script, (char *) "pre",
+                         (char *) "suspend", NULL };
+        int64_t t0 = g_get_monotonic_time();
+        int status = harness_run(argv, 30000, NULL);
+        double ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
+        g_test_message("the hook returned after %.0f ms (budget %u ms, fridged's wait %u ms)", ms, SHORT_BUDGET_MS,
+                       hook_pre_wait_ms(SHORT_BUDGET_MS));
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        g_assert_cmpfloat(ms, <=, SHORT_BUDGET_MS);
+        g_assert_cmpfloat(ms, >=, hook_pre_wait_ms(SHORT_BUDGET_MS)); /* it did wait: the stall was real */
+        assert_frozen(f, false, false); /* thawed before the hook returned */
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "failed", HOOK_ABANDONED, "did not finish within");
+        harness_slowfs_release(f->h);
+}
+
+static void test_post_during_pre_thaws(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = pre_frozen_early(f);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 0); /* accepted */
+        assert_frozen(f, false, false); /* post answers after the thaw */
+        g_assert_cmpint(wait_pre(f, 5000), ==, 4); /* the pre learns why */
+        expect_finished(f->h, cycle, "failed", HOOK_ABANDONED, "post came while its pre was still running");
+        harness_slowfs_release(f->h);
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_assert_cmpstr(state, ==, "idle");
+}
+
+/* ---- 3. freezing others without sleeping is io.fridge.manage's ---- */
+
+static void assert_nothing_happened(Fixture *f) {
+        g_autofree char *log = harness_fakesys_log(f->h);
+        g_assert_cmpstr(log, ==, "");
+        g_autofree char *last = harness_get_string(f->h, "LastResult");
+        g_assert_cmpstr(last, ==, "");
+        assert_frozen(f, false, false);
+}
+
+static void test_manage_needed(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *const dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
+        expect_denied(f->h, dry, "io.fridge.manage");
+        const char *const dry_hibernate[] = { "hibernate", "--dry-run", "--no-progress", NULL };
+        expect_denied(f->h, dry_hibernate, "io.fridge.manage");
+        g_autofree char *longer = g_strdup_printf("%u", FREEZE_TIMEOUT_MAX_MS);
+        const char *const long_freeze[] = { "suspend", "--freeze-timeout", longer, "--no-progress", NULL };
+        expect_denied(f->h, long_freeze, "io.fridge.manage");
+        const char *const just_over[] = { "suspend", "--freeze-timeout", "10001", "--no-progress", NULL };
+        expect_denied(f->h, just_over, "io.fridge.manage");
+        assert_nothing_happened(f);
+        g_autofree char *log = polkit_log(f->h);
+        g_test_message("polkit was asked:\n%s", log);
+        g_assert_nonnull(strstr(log, "io.fridge.sleep 65534 yes"));
+        g_assert_nonnull(strstr(log, "io.fridge.manage 65534 no"));
+
+        /* SetClass still needs io.fridge.configure */
+        g_autofree char *set = busctl_as_nobody(f->h, "SetClass ss user.slice late");
+        g_assert_nonnull(strstr(set, "Access denied"));
+        g_autofree char *log2 = polkit_log(f->h);
+        g_assert_nonnull(strstr(log2, "io.fridge.configure 65534 no"));
+
+        /* a sleep within the administrator's freeze bound is the sleep action's alone */
+        g_autofree char *out = NULL;
+        const char *const within[] = { "suspend", "--freeze-timeout", "10000", "--no-progress", NULL };
+        g_assert_cmpint(as_nobody(f->h, &out, within), ==, 0);
+        g_autofree char *last = harness_get_string(f->h, "LastResult");
+        g_assert_cmpstr(last, ==, "done");
+}
+
+/* With io.fridge.manage, the dry run goes ahead: the refusal above is that action's */
+static void test_manage_allows(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *out = NULL;
+        const char *const dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
+        g_assert_cmpint(as_nobody(f->h, &out, dry), ==, 0);
+        g_autofree char *last = harness_get_string(f->h, "LastResult");
+        g_assert_cmpstr(last, ==, "dry-run");
+        g_autofree char *log = polkit_log(f->h);
+        g_assert_nonnull(strstr(log, "io.fridge.manage 65534 yes"));
+}
+
+int main(int argc, char **argv) {
+        static const CaseOptions everything = { .polkit_table = "* * yes\n" },
+                sleep_only = { .polkit_table = sleep_for_all },
+                sleep_and_manage = { .polkit_table = "io.fridge.sleep * yes\nio.fridge.manage * yes\n" },
+                stall = { .polkit_table = sleep_for_all, .slowfs = true,
+                          .config = "[Flush]\nTimeoutMs=3000\nOnTimeout=continue\n" },
+                stall_short_budget = { .polkit_table = sleep_for_all, .slowfs = true,
+                                       .config = "[Flush]\nTimeoutMs=1200\nOnTimeout=continue\n"
+                                                 "[Sleep]\nHookTimeoutMs=3000\n" };
+        g_test_init(&argc, &argv, NULL);
+#define ADD(name, fn, o) g_test_add("/hook-hardening/" name, Fixture, &o, setup, fn, teardown)
+        ADD("hook-root-only", test_hook_root_only, everything);
+        ADD("pre-caller-killed-thaws", test_pre_caller_killed_thaws, stall);
+        ADD("pre-over-budget-thaws", test_pre_over_budget_thaws, stall_short_budget);
+        ADD("post-during-pre-thaws", test_post_during_pre_thaws, stall);
+        ADD("manage-needed", test_manage_needed, sleep_only);
+        ADD("manage-allows", test_manage_allows, sleep_and_manage);
+#undef ADD
+        return g_test_run();
+}
