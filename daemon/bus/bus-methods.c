@@ -153,6 +153,14 @@ int bus_method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         return 1;
 }
 
+/* The array of a reply is complete: close it and send the reply */
+static int close_and_send(sd_bus_message *reply) {
+        int r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         g_autoptr(Plan) plan = NULL;
@@ -174,10 +182,7 @@ int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return close_and_send(reply);
 }
 
 int bus_method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -409,8 +414,5 @@ int bus_method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return close_and_send(reply);
 }

@@ -3,6 +3,7 @@
  * environment, bounded waits, output capture. */
 #include "harness.h"
 #include "harness-private.h"
+#include "scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -264,4 +265,36 @@ int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const
         g_string_append(cmd, " 2>&1");
         char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd->str, NULL };
         return harness_run(sh, 20000, ret_output);
+}
+
+int harness_fridgectl(Harness *h, int timeout_ms, char **ret_out, const char *w1, const char *w2, const char *w3) {
+        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
+        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) w1,
+                         (char *) w2, (char *) w3, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, timeout_ms, &out);
+        g_test_message("fridgectl %s %s %s: status %d: %s", w1, w2 ? w2 : "", w3 ? w3 : "", status, out);
+        if (ret_out)
+                *ret_out = g_steal_pointer(&out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int harness_fridgectl_nobody_exit(Harness *h, char **ret_output, const char *const *args) {
+        int status = harness_fridgectl_as_nobody(h, ret_output, args);
+        g_assert_true(status != -1 && WIFEXITED(status));
+        g_test_message("as nobody: fridgectl %s %s -> %d: %s", args[0], args[1] ? args[1] : "", WEXITSTATUS(status),
+                       *ret_output);
+        return WEXITSTATUS(status);
+}
+
+void harness_expect_denied_as_nobody(Harness *h, const char *const *args, const char *says) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl_nobody_exit(h, &out, args), ==, 4);
+        if (!strstr(out, "AccessDenied") || !strstr(out, says))
+                g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
+}
+
+const char *harness_scratch_skip_reason(void) {
+        const char *why = harness_skip_reason();
+        return why ? why : scratch_skip_reason();
 }

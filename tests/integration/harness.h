@@ -237,6 +237,18 @@ char *harness_read_all(int fd);
  * Needs HarnessOptions.open_bus. */
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
 
+/* fridgectl --bus-address=… --no-progress W1 [W2 [W3]] as root: the exit
+ * status (-1: killed or timed out), output in *ret_out (may be NULL) */
+int harness_fridgectl(Harness *h, int timeout_ms, char **ret_out, const char *w1, const char *w2, const char *w3);
+/* harness_fridgectl_as_nobody()'s exit code, which it must have */
+int harness_fridgectl_nobody_exit(Harness *h, char **ret_output, const char *const *args);
+/* fridgectl ARGS as nobody exits 4 with AccessDenied, saying `says` */
+void harness_expect_denied_as_nobody(Harness *h, const char *const *args, const char *says);
+
+/* The scratch cgroups and the harness both: why a test needing them is
+ * skipped here, or NULL */
+const char *harness_scratch_skip_reason(void);
+
 /* The logind stand-in (HarnessOptions.logind) */
 char *harness_logind_log(Harness *h);
 /* Polls (bounded) until the stand-in's log has a line equal to `line`. */

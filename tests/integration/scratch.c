@@ -202,3 +202,11 @@ void scratch_free(Scratch *s) {
         g_free(s->root);
         g_free(s);
 }
+
+void scratch_pair_new(ScratchPair *ret) {
+        ret->s = scratch_new();
+        ret->a = scratch_add(ret->s, "a.service");
+        ret->b = scratch_add(ret->s, "b.service");
+        scratch_spawn(ret->s, ret->a, NULL);
+        scratch_spawn(ret->s, ret->b, NULL);
+}

@@ -39,3 +39,12 @@ bool scratch_is_frozen(Scratch *s, const char *cgroup);
 
 /* Absolute path of a relative cgroup path. */
 char *scratch_abs(Scratch *s, const char *cgroup);
+
+/* Two scratch cgroups, a.service and b.service, one sleeping process in
+ * each: what a test of the freezing order needs least */
+typedef struct ScratchPair {
+        Scratch *s;
+        const char *a, *b;
+} ScratchPair;
+
+void scratch_pair_new(ScratchPair *ret);

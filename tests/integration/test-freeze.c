@@ -39,9 +39,7 @@ typedef struct CaseOptions {
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
-        const char *why = scratch_skip_reason();
-        if (!why)
-                why = harness_skip_reason();
+        const char *why = harness_scratch_skip_reason();
         if (why) {
                 g_test_skip(why);
                 return;

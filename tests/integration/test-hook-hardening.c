@@ -31,8 +31,7 @@ typedef struct CaseOptions {
 
 typedef struct Fixture {
         Harness *h;
-        Scratch *s;
-        const char *a, *b;
+        ScratchPair p;
         pid_t hook_pid;         /* a background `fridgectl hook pre` of ours, or 0 */
         int hook_out;
 } Fixture;
@@ -40,9 +39,7 @@ typedef struct Fixture {
 static void setup(Fixture *f, gconstpointer data) {
         const CaseOptions *co = data;
         f->hook_out = -1;
-        const char *why = harness_skip_reason();
-        if (!why)
-                why = scratch_skip_reason();
+        const char *why = harness_scratch_skip_reason();
         if (!why && !harness_env("FRIDGECTL"))
                 why = "FRIDGECTL is not set";
         if (!why && co->slowfs && !harness_env("SLOWFS"))
@@ -51,12 +48,8 @@ static void setup(Fixture *f, gconstpointer data) {
                 g_test_skip(why);
                 return;
         }
-        f->s = scratch_new();
-        f->a = scratch_add(f->s, "a.service");
-        f->b = scratch_add(f->s, "b.service");
-        scratch_spawn(f->s, f->a, NULL);
-        scratch_spawn(f->s, f->b, NULL);
-        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root, co->config ? co->config : "");
+        scratch_pair_new(&f->p);
+        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->p.s->root, co->config ? co->config : "");
         HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = true,
                              .slowfs = co->slowfs, .open_bus = true, .polkit_table = co->polkit_table };
         f->h = harness_new(&o);
@@ -83,30 +76,14 @@ static void teardown(Fixture *f, gconstpointer data) {
         if (f->h && f->h->slowfs_held)
                 harness_slowfs_release(f->h);
         harness_free(f->h);
-        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+        scratch_free(f->p.s); /* after fridged: it must not hold anything frozen */
 }
 
 #define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
 
 static void assert_frozen(Fixture *f, bool a, bool b) {
-        g_assert_cmpint(scratch_is_frozen(f->s, f->a), ==, a);
-        g_assert_cmpint(scratch_is_frozen(f->s, f->b), ==, b);
-}
-
-/* Runs fridgectl as nobody; returns its exit code */
-static int as_nobody(Harness *h, char **ret_output, const char *const *args) {
-        int status = harness_fridgectl_as_nobody(h, ret_output, args);
-        g_assert_true(status != -1 && WIFEXITED(status));
-        g_test_message("as nobody: fridgectl %s %s -> %d: %s", args[0], args[1] ? args[1] : "", WEXITSTATUS(status),
-                       *ret_output);
-        return WEXITSTATUS(status);
-}
-
-static void expect_denied(Harness *h, const char *const *args, const char *says) {
-        g_autofree char *out = NULL;
-        g_assert_cmpint(as_nobody(h, &out, args), ==, 4);
-        if (!strstr(out, "AccessDenied") || !strstr(out, says))
-                g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
+        g_assert_cmpint(scratch_is_frozen(f->p.s, f->p.a), ==, a);
+        g_assert_cmpint(scratch_is_frozen(f->p.s, f->p.b), ==, b);
 }
 
 /* busctl as nobody: a raw call, without fridgectl's checks; its output */
@@ -126,19 +103,6 @@ static char *polkit_log(Harness *h) {
         char *text = NULL;
         g_assert_true(g_file_get_contents(h->polkit_log, &text, NULL, NULL));
         return text;
-}
-
-/* fridgectl ARGS as root; the exit status, output in *ret_out */
-static int fridgectl(Harness *h, char **ret_out, const char *w1, const char *w2, const char *w3) {
-        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
-        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) w1,
-                         (char *) w2, (char *) w3, NULL };
-        g_autofree char *out = NULL;
-        int status = harness_run(argv, 90000, &out);
-        g_test_message("fridgectl %s %s %s: status %d: %s", w1, w2 ? w2 : "", w3 ? w3 : "", status, out);
-        if (ret_out)
-                *ret_out = g_steal_pointer(&out);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* `fridgectl hook pre suspend` as root, in the background, as systemd-sleep's hook */
@@ -174,7 +138,7 @@ static void expect_finished(Harness *h, uint64_t cycle, const char *result, cons
 /* Polls until neither scratch cgroup is frozen; how long that took, in ms */
 static double ms_until_thawed(Fixture *f, int within_ms) {
         int64_t t0 = g_get_monotonic_time();
-        while (scratch_is_frozen(f->s, f->a) || scratch_is_frozen(f->s, f->b)) {
+        while (scratch_is_frozen(f->p.s, f->p.a) || scratch_is_frozen(f->p.s, f->p.b)) {
                 if (g_get_monotonic_time() - t0 > (int64_t) within_ms * 1000)
                         g_error("still frozen %d ms later", within_ms);
                 g_usleep(5000);
@@ -200,8 +164,8 @@ static void test_hook_root_only(Fixture *f, gconstpointer data) {
         /* polkit would say yes to anything: it is not asked */
         const char *const pre[] = { "hook", "pre", "suspend", NULL };
         const char *const post[] = { "hook", "post", "suspend", NULL };
-        expect_denied(f->h, pre, "only root may call it");
-        expect_denied(f->h, post, "only root may call it");
+        harness_expect_denied_as_nobody(f->h, pre, "only root may call it");
+        harness_expect_denied_as_nobody(f->h, post, "only root may call it");
         g_autofree char *raw = busctl_as_nobody(f->h, "Hook ss pre hibernate");
         g_assert_nonnull(strstr(raw, "Access denied"));
         assert_frozen(f, false, false);
@@ -212,16 +176,16 @@ static void test_hook_root_only(Fixture *f, gconstpointer data) {
 
         /* nor can nobody forge the resume of root's sleeping cycle */
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "pre", "suspend"), ==, 0);
+        g_assert_cmpint(harness_fridgectl(f->h, 90000, &out, "hook", "pre", "suspend"), ==, 0);
         uint64_t cycle = harness_get_u64(f->h, "CycleId");
         assert_frozen(f, true, true);
-        expect_denied(f->h, post, "only root may call it");
+        harness_expect_denied_as_nobody(f->h, post, "only root may call it");
         g_assert_cmpint(harness_find_signal(f->h, "Resumed", true, cycle), <, 0);
         g_autofree char *still = harness_get_string(f->h, "State");
         g_assert_cmpstr(still, ==, "sleeping");
         assert_frozen(f, true, true);
         g_clear_pointer(&out, g_free);
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 0);
+        g_assert_cmpint(harness_fridgectl(f->h, 90000, &out, "hook", "post", "suspend"), ==, 0);
         assert_frozen(f, false, false);
         expect_finished(f->h, cycle, "done", "", "slept and resumed");
 }
@@ -254,7 +218,7 @@ static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
                 return;
         }
         g_autofree char *budget = NULL;
-        g_assert_cmpint(fridgectl(f->h, &budget, "hook", "budget", NULL), ==, 0);
+        g_assert_cmpint(harness_fridgectl(f->h, 90000, &budget, "hook", "budget", NULL), ==, 0);
         g_assert_cmpuint(g_ascii_strtoull(budget, NULL, 10), ==, SHORT_BUDGET_MS);
         uint32_t property = 0;
         g_assert_cmpint(sd_bus_get_property_trivial(f->h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
@@ -284,7 +248,7 @@ static void test_post_during_pre_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = pre_frozen_early(f);
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 0); /* accepted */
+        g_assert_cmpint(harness_fridgectl(f->h, 90000, &out, "hook", "post", "suspend"), ==, 0); /* accepted */
         assert_frozen(f, false, false); /* post answers after the thaw */
         g_assert_cmpint(wait_pre(f, 5000), ==, 4); /* the pre learns why */
         expect_finished(f->h, cycle, "failed", HOOK_ABANDONED, "post came while its pre was still running");
@@ -306,14 +270,14 @@ static void assert_nothing_happened(Fixture *f) {
 static void test_manage_needed(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         const char *const dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
-        expect_denied(f->h, dry, "io.fridge.manage");
+        harness_expect_denied_as_nobody(f->h, dry, "io.fridge.manage");
         const char *const dry_hibernate[] = { "hibernate", "--dry-run", "--no-progress", NULL };
-        expect_denied(f->h, dry_hibernate, "io.fridge.manage");
+        harness_expect_denied_as_nobody(f->h, dry_hibernate, "io.fridge.manage");
         g_autofree char *longer = g_strdup_printf("%u", FREEZE_TIMEOUT_MAX_MS);
         const char *const long_freeze[] = { "suspend", "--freeze-timeout", longer, "--no-progress", NULL };
-        expect_denied(f->h, long_freeze, "io.fridge.manage");
+        harness_expect_denied_as_nobody(f->h, long_freeze, "io.fridge.manage");
         const char *const just_over[] = { "suspend", "--freeze-timeout", "10001", "--no-progress", NULL };
-        expect_denied(f->h, just_over, "io.fridge.manage");
+        harness_expect_denied_as_nobody(f->h, just_over, "io.fridge.manage");
         assert_nothing_happened(f);
         g_autofree char *log = polkit_log(f->h);
         g_test_message("polkit was asked:\n%s", log);
@@ -329,7 +293,7 @@ static void test_manage_needed(Fixture *f, gconstpointer data) {
         /* a sleep within the administrator's freeze bound is the sleep action's alone */
         g_autofree char *out = NULL;
         const char *const within[] = { "suspend", "--freeze-timeout", "10000", "--no-progress", NULL };
-        g_assert_cmpint(as_nobody(f->h, &out, within), ==, 0);
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &out, within), ==, 0);
         g_autofree char *last = harness_get_string(f->h, "LastResult");
         g_assert_cmpstr(last, ==, "done");
 }
@@ -339,7 +303,7 @@ static void test_manage_allows(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
         const char *const dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
-        g_assert_cmpint(as_nobody(f->h, &out, dry), ==, 0);
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &out, dry), ==, 0);
         g_autofree char *last = harness_get_string(f->h, "LastResult");
         g_assert_cmpstr(last, ==, "dry-run");
         g_autofree char *log = polkit_log(f->h);

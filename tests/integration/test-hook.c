@@ -25,8 +25,7 @@ typedef struct CaseOptions {
 
 typedef struct Fixture {
         Harness *h;
-        Scratch *s;
-        const char *a, *b;
+        ScratchPair p;
 } Fixture;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -42,12 +41,8 @@ static void setup(Fixture *f, gconstpointer data) {
         }
         g_autofree char *config = NULL;
         if (co->scratch) {
-                f->s = scratch_new();
-                f->a = scratch_add(f->s, "a.service");
-                f->b = scratch_add(f->s, "b.service");
-                scratch_spawn(f->s, f->a, NULL);
-                scratch_spawn(f->s, f->b, NULL);
-                config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root, co->config ? co->config : "");
+                scratch_pair_new(&f->p);
+                config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->p.s->root, co->config ? co->config : "");
         } else if (co->config)
                 config = g_strdup(co->config);
         HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = co->scratch,
@@ -66,27 +61,14 @@ static void teardown(Fixture *f, gconstpointer data) {
                 }
         }
         harness_free(f->h);
-        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+        scratch_free(f->p.s); /* after fridged: it must not hold anything frozen */
 }
 
 #define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
 
-/* fridgectl --bus-address=… ARGS…: the exit status; output in *ret_out */
-static int fridgectl(Harness *h, char **ret_out, const char *w1, const char *w2, const char *w3) {
-        g_autofree char *addr = g_strdup_printf("--bus-address=%s", h->bus_address);
-        char *argv[] = { (char *) harness_env("FRIDGECTL"), addr, (char *) "--no-progress", (char *) w1,
-                         (char *) w2, (char *) w3, NULL };
-        g_autofree char *out = NULL;
-        int status = harness_run(argv, 60000, &out);
-        g_test_message("fridgectl %s %s %s: status %d: %s", w1, w2 ? w2 : "", w3 ? w3 : "", status, out);
-        if (ret_out)
-                *ret_out = g_steal_pointer(&out);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static uint64_t hook_ok(Harness *h, const char *when, const char *kind) {
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(h, &out, "hook", when, kind), ==, 0);
+        g_assert_cmpint(harness_fridgectl(h, 60000, &out, "hook", when, kind), ==, 0);
         uint64_t cycle = 0;
         g_assert_cmpint(sscanf(out, "cycle %" G_GUINT64_FORMAT, &cycle), ==, 1);
         return cycle;
@@ -121,8 +103,8 @@ static bool fakesys_wrote_state(Harness *h) {
 }
 
 static void assert_frozen(Fixture *f, bool frozen) {
-        g_assert_cmpint(scratch_is_frozen(f->s, f->a), ==, frozen);
-        g_assert_cmpint(scratch_is_frozen(f->s, f->b), ==, frozen);
+        g_assert_cmpint(scratch_is_frozen(f->p.s, f->p.a), ==, frozen);
+        g_assert_cmpint(scratch_is_frozen(f->p.s, f->p.b), ==, frozen);
 }
 
 /* ---- the hook through fridgectl ---- */
@@ -181,7 +163,7 @@ static void test_resumed_wake_reason(Fixture *f, gconstpointer data) {
 static void test_post_without_pre(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 4); /* refused */
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "hook", "post", "suspend"), ==, 4); /* refused */
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "Hook", NULL, &err, &msg, "ss", "post", "hibernate"),
                         ==, -1);
@@ -202,7 +184,7 @@ static void test_post_never_comes(Fixture *f, gconstpointer data) {
         expect_finished(f->h, cycle, "failed", "post never came");
         assert_frozen(f, false);
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "post", "suspend"), ==, 4); /* too late: harmless */
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "hook", "post", "suspend"), ==, 4); /* too late: harmless */
         /* the phase failure is a structured entry; on stderr without a journal */
         g_autofree char *log = NULL;
         g_assert_true(g_file_get_contents(f->h->fridged_log, &log, NULL, NULL));
@@ -213,7 +195,7 @@ static void test_pre_busy(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = hook_ok(f->h, "pre", "suspend");
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "hook", "pre", "suspend"), ==, 4);
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "hook", "pre", "suspend"), ==, 4);
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "Hook", NULL, &err, &msg, "ss", "pre", "hibernate"),
                         ==, -1);
@@ -281,7 +263,7 @@ static char *phases_seen(Harness *h) {
 static void test_logind_sleep_one_cycle(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
-        g_assert_cmpint(fridgectl(f->h, &out, "suspend", NULL, NULL), ==, 0);
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", NULL, NULL), ==, 0);
         uint64_t cycle = harness_get_u64(f->h, "CycleId");
         expect_finished(f->h, cycle, "done", NULL);
         assert_frozen(f, false);

@@ -18,21 +18,6 @@ static Harness *start(Fixture *f, const char *polkit_table) {
         return f->h = harness_new(&o);
 }
 
-/* Runs fridgectl as nobody; returns its exit code */
-static int as_nobody(Harness *h, char **ret_output, const char *const *args) {
-        int status = harness_fridgectl_as_nobody(h, ret_output, args);
-        g_assert_true(status != -1 && WIFEXITED(status));
-        g_test_message("as nobody: fridgectl %s -> %d: %s", args[0], WEXITSTATUS(status), *ret_output);
-        return WEXITSTATUS(status);
-}
-
-static void expect_denied(Harness *h, const char *const *args, const char *says) {
-        g_autofree char *out = NULL;
-        g_assert_cmpint(as_nobody(h, &out, args), ==, 4);
-        if (!strstr(out, "AccessDenied") || !strstr(out, says))
-                g_error("fridgectl %s as nobody: '%s' is not AccessDenied saying '%s'", args[0], out, says);
-}
-
 /* SetClass has no fridgectl command: busctl, as uid 65534 */
 static void expect_set_class_denied(Harness *h) {
         g_autofree char *cmd = g_strdup_printf("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- busctl "
@@ -63,21 +48,21 @@ static const char *const suspend_dry[] = { "suspend", "--dry-run", "--no-progres
 
 static void test_no_polkit(Fixture *f, gconstpointer data) {
         Harness *h = start(f, NULL);
-        expect_denied(h, suspend_dry, "polkit is not running");
+        harness_expect_denied_as_nobody(h, suspend_dry, "polkit is not running");
         assert_nothing_happened(h);
 }
 
 static void test_polkit_says_no(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "* * no\n");
-        expect_denied(h, suspend_dry, "uid 65534 is not authorized for io.fridge.sleep");
+        harness_expect_denied_as_nobody(h, suspend_dry, "uid 65534 is not authorized for io.fridge.sleep");
         const char *const hibernate[] = { "hibernate", "--no-progress", NULL };
-        expect_denied(h, hibernate, "io.fridge.hibernate");
+        harness_expect_denied_as_nobody(h, hibernate, "io.fridge.hibernate");
         const char *const cancel[] = { "cancel", NULL };
-        expect_denied(h, cancel, "io.fridge.sleep");
+        harness_expect_denied_as_nobody(h, cancel, "io.fridge.sleep");
         const char *const hold[] = { "hold", "early", "--", "true", NULL };
-        expect_denied(h, hold, "io.fridge.inhibit");
+        harness_expect_denied_as_nobody(h, hold, "io.fridge.inhibit");
         const char *const inhibit[] = { "inhibit", "--mode=block", "--why=test", "--", "true", NULL };
-        expect_denied(h, inhibit, "io.fridge.inhibit");
+        harness_expect_denied_as_nobody(h, inhibit, "io.fridge.inhibit");
         expect_set_class_denied(h);
         assert_nothing_happened(h);
 
@@ -91,7 +76,7 @@ static void test_polkit_says_no(Fixture *f, gconstpointer data) {
 
 static void test_challenge(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "* * challenge\n");
-        expect_denied(h, suspend_dry, "authentication is required");
+        harness_expect_denied_as_nobody(h, suspend_dry, "authentication is required");
 }
 
 /* polkit's yes is what lets an ordinary user sleep, and only for what the
@@ -99,11 +84,11 @@ static void test_challenge(Fixture *f, gconstpointer data) {
 static void test_polkit_says_yes(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "io.fridge.sleep 65534 yes\nio.fridge.manage 65534 yes\n");
         g_autofree char *out = NULL;
-        g_assert_cmpint(as_nobody(h, &out, suspend_dry), ==, 0);
+        g_assert_cmpint(harness_fridgectl_nobody_exit(h, &out, suspend_dry), ==, 0);
         g_autofree char *last = harness_get_string(h, "LastResult");
         g_assert_cmpstr(last, ==, "dry-run");
         const char *const hibernate[] = { "hibernate", "--dry-run", "--no-progress", NULL };
-        expect_denied(h, hibernate, "io.fridge.hibernate");
+        harness_expect_denied_as_nobody(h, hibernate, "io.fridge.hibernate");
 }
 
 /* Reading needs nothing: status and the plan work for anyone, unasked */
@@ -112,8 +97,8 @@ static void test_reading_is_free(Fixture *f, gconstpointer data) {
         g_autofree char *status = NULL, *plan = NULL;
         const char *const st[] = { "status", NULL };
         const char *const pl[] = { "plan", NULL };
-        g_assert_cmpint(as_nobody(h, &status, st), ==, 0);
-        g_assert_cmpint(as_nobody(h, &plan, pl), ==, 0);
+        g_assert_cmpint(harness_fridgectl_nobody_exit(h, &status, st), ==, 0);
+        g_assert_cmpint(harness_fridgectl_nobody_exit(h, &plan, pl), ==, 0);
         g_autofree char *log = polkit_log(h);
         g_assert_cmpstr(log, ==, "");
 }
