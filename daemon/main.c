@@ -148,6 +148,16 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+/* Without its bus nobody can reach fridged, and a cycle cannot report:
+ * thaw, and exit non-zero so that Restart=on-failure brings it back (the
+ * next start reports the cut cycle as Interrupted) */
+static int on_bus_lost(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Daemon *d = userdata;
+        log_error("The bus connection was lost; thawing and exiting so that fridged is restarted");
+        manager_shutdown(d->manager);
+        return sd_event_exit(d->event, -ECONNRESET);
+}
+
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Daemon *d = userdata;
         log_info("Received %s, stopping", strsignal((int) si->ssi_signo));
@@ -212,6 +222,11 @@ static int daemon_setup(Daemon *d, const Args *a) {
         r = bus_connect(a, &d->bus);
         if (r < 0)
                 return r;
+        r = sd_bus_match_signal(d->bus, NULL, "org.freedesktop.DBus.Local", NULL, "org.freedesktop.DBus.Local",
+                                "Disconnected", on_bus_lost, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch for the end of the bus connection: %m");
+        /* the fallback: sd-bus ends the loop with EXIT_FAILURE (> 0) */
         (void) sd_bus_set_exit_on_disconnect(d->bus, true);
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
@@ -287,5 +302,6 @@ int main(int argc, char *argv[]) {
         daemon_done(&d);
         if (r < 0)
                 log_error_errno(r, "fridged failed: %m");
-        return r < 0 ? 1 : 0;
+        /* > 0: sd-bus ended the loop as the connection went */
+        return r != 0 ? 1 : 0;
 }

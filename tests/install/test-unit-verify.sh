@@ -11,6 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 sed "s|$installed|$built|g" "$unit" >"$tmp/fridged.service"
 grep -q "^ExecStart=$built\$" "$tmp/fridged.service"
+# the OOM killer picks others first, and a lost bus (exit 1) restarts it
+grep -qE '^OOMScoreAdjust=-[0-9]+$' "$tmp/fridged.service" || { echo "FAIL: no negative OOMScoreAdjust="; exit 1; }
+grep -q '^Restart=on-failure$' "$tmp/fridged.service" || { echo "FAIL: no Restart=on-failure"; exit 1; }
 # --man=no: Documentation= names our own pages, not yet installed
 out=$(systemd-analyze verify --man=no --generators=no "$tmp/fridged.service" 2>&1) || {
         echo "$out"

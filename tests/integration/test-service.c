@@ -4,7 +4,10 @@
  * WatchdogSec=. The harness plays the service manager's part: it gives
  * fridged a NOTIFY_SOCKET and WATCHDOG_USEC and reads what comes back.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 
@@ -35,8 +38,28 @@ static void test_watchdog(void) {
         g_assert_cmpint(harness_stop(h), ==, 0);
 }
 
+/* A dropped bus connection is a failure (Restart=on-failure restarts
+ * fridged), said in the log, with nothing left frozen */
+static void test_bus_lost(void) {
+        g_autoptr(Harness) h = harness_new(NULL);
+        g_assert_cmpint(kill(h->dbus_pid, SIGKILL), ==, 0);
+        g_assert_cmpint(harness_wait_pid(h->dbus_pid, 5000), !=, -1);
+        h->dbus_pid = 0;
+        int status = harness_wait_pid(h->fridged_pid, 10000);
+        h->fridged_pid = 0;
+        if (status == -1)
+                g_error("fridged did not exit within 10 s of losing its bus");
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+                g_error("fridged exited with status 0x%x after losing its bus; log:\n%s", status, log);
+        if (!strstr(log, "The bus connection was lost"))
+                g_error("fridged's log does not say the bus was lost:\n%s", log);
+}
+
 int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         g_test_add_func("/service/watchdog", test_watchdog);
+        g_test_add_func("/service/bus-lost", test_bus_lost);
         return g_test_run();
 }
