@@ -12,7 +12,7 @@ int cgroups_find_mount(int proc_fd, char **ret) {
         g_autofree char *text = NULL;
         g_autoptr(GPtrArray) mounts = NULL;
 
-        int r = read_file_at(proc_fd, "self/mountinfo", &text);
+        int r = read_file_at_max(proc_fd, "self/mountinfo", READ_FILE_UNBOUNDED, &text);
         if (r < 0)
                 return r;
         r = parse_mountinfo(text, &mounts);

@@ -424,7 +424,9 @@ unsigned freezer_n_frozen(const Freezer *f) {
 static char *read_proc(Freezer *f, const char *tid, const char *file) {
         g_autofree char *path = g_strdup_printf("%s/%s", tid, file);
         char *text = NULL;
-        if (read_file_at(f->proc_fd, path, &text) < 0)
+        /* a mount table is as long as the machine has mounts */
+        size_t max = strcmp(file, "mountinfo") == 0 ? READ_FILE_UNBOUNDED : 1024 * 1024;
+        if (read_file_at_max(f->proc_fd, path, max, &text) < 0)
                 return NULL;
         return strstrip_right(text);
 }

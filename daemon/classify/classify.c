@@ -188,11 +188,18 @@ static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, u
         return node;
 }
 
+/* Without them no FUSE server is named by its mount: said, not silent */
 static GPtrArray *read_mounts(int proc_fd) {
         g_autofree char *text = NULL;
         GPtrArray *mounts = NULL;
-        if (read_file_at(proc_fd, "self/mountinfo", &text) < 0 || parse_mountinfo(text, &mounts) < 0)
+        int r = read_file_at_max(proc_fd, "self/mountinfo", READ_FILE_UNBOUNDED, &text);
+        if (r >= 0)
+                r = parse_mountinfo(text, &mounts);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the mount table (%m); FUSE servers are detected without "
+                                  "their mounts");
                 return NULL;
+        }
         return mounts;
 }
 

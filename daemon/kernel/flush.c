@@ -38,7 +38,7 @@ int flush_list_mounts(int proc_fd, char ***ret) {
         g_autofree char *text = NULL;
         g_autoptr(GPtrArray) mounts = NULL;
 
-        int r = read_file_at(proc_fd, "self/mountinfo", &text);
+        int r = read_file_at_max(proc_fd, "self/mountinfo", READ_FILE_UNBOUNDED, &text);
         if (r < 0)
                 return log_error_errno(r, "Failed to read mountinfo: %m");
         r = parse_mountinfo(text, &mounts);

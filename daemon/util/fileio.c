@@ -26,6 +26,10 @@ static const char *relative(const char *path) {
 }
 
 int read_file_at(int root_fd, const char *path, char **ret) {
+        return read_file_at_max(root_fd, path, READ_FILE_MAX, ret);
+}
+
+int read_file_at_max(int root_fd, const char *path, size_t max, char **ret) {
         _cleanup_close_ int fd = openat(root_fd, relative(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
@@ -35,7 +39,7 @@ int read_file_at(int root_fd, const char *path, char **ret) {
 
         for (;;) {
                 if (size == allocated) {
-                        if (allocated >= READ_FILE_MAX)
+                        if (allocated >= max)
                                 return -EFBIG;
                         allocated *= 2;
                         buf = g_realloc(buf, allocated + 1);

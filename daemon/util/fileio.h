@@ -16,6 +16,11 @@ int root_open(const char *dir);
 /* Reads a small (≤ 1 MiB) file below the root. On success *ret is a
  * NUL-terminated string the caller frees. */
 int read_file_at(int root_fd, const char *path, char **ret);
+/* The same with its own cap (-EFBIG past it): READ_FILE_UNBOUNDED for what
+ * the kernel makes as big as the machine is (mountinfo on a host with
+ * thousands of mounts), where a cap would silently lose entries */
+#define READ_FILE_UNBOUNDED SIZE_MAX
+int read_file_at_max(int root_fd, const char *path, size_t max, char **ret);
 
 /* The whole of `value` in one write(2), as sysfs attributes want. */
 int write_file_at(int root_fd, const char *path, const char *value);

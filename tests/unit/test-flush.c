@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -55,6 +56,27 @@ static void test_list_mounts(void) {
         testdir_remove(dir);
 }
 
+/* A host with thousands of mounts: a mount table of 3 MiB (past the cap
+ * other kernel files get) is read whole, the last mount included */
+static void test_list_mounts_huge(void) {
+        g_autoptr(GString) table = g_string_new("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
+        for (unsigned i = 0; table->len < 3 * 1024 * 1024; i++)
+                g_string_append_printf(table, "%u 22 0:%u / /run/many/m%u rw,nosuid - tmpfs tmpfs rw\n", 100 + i,
+                                       100 + i, i);
+        g_string_append(table, "99999 22 8:9 / /last rw,relatime - ext4 /dev/sdz1 rw\n");
+        g_autofree char *dir = make_proc(table->str, NULL);
+        int fd = root_open(dir);
+        g_assert_cmpint(fd, >=, 0);
+        g_autofree char *capped = NULL;
+        g_assert_cmpint(read_file_at(fd, "self/mountinfo", &capped), ==, -EFBIG);
+        g_auto(GStrv) mounts = NULL;
+        g_assert_cmpint(flush_list_mounts(fd, &mounts), ==, 0);
+        g_assert_cmpuint(g_strv_length(mounts), ==, 2);
+        g_assert_cmpstr(mounts[1], ==, "/last");
+        close(fd);
+        testdir_remove(dir);
+}
+
 static void test_dirty(void) {
         g_autofree char *dir = make_proc("", "Dirty: 100 kB\nWriteback: 28 kB\n");
         int fd = root_open(dir);
@@ -91,6 +113,7 @@ int main(int argc, char *argv[]) {
         log_set_max_level(LOG_ERR);
         g_test_add_func("/flush/backing", test_backing);
         g_test_add_func("/flush/list-mounts", test_list_mounts);
+        g_test_add_func("/flush/list-mounts-huge", test_list_mounts_huge);
         g_test_add_func("/flush/dirty", test_dirty);
         g_test_add_func("/flush/job", test_job_runs);
         g_test_add_func("/flush/job-without-mount-table", test_job_without_mount_table);
