@@ -160,8 +160,12 @@ static int fake_prepare(const PowerContext *ctx, PowerCycle *cycle, PowerRequest
         return 0;
 }
 
+static const char *fake_wake_reason; /* NULL: unknown */
+
 static int fake_enter(PowerRequest *r) {
         r->slept_usec = 1000;
+        g_free(r->wake_reason);
+        r->wake_reason = g_strdup(fake_wake_reason);
         return fake_entered++ < fake_failures ? -EBUSY : 0;
 }
 
@@ -176,6 +180,7 @@ static const char *fake_transient(const PowerRequest *r) {
 }
 
 static void fake_free(PowerRequest *r) {
+        g_free(r->wake_reason);
         g_free(r);
 }
 
@@ -203,6 +208,7 @@ static void teardown(Fixture *f, gconstpointer data) {
         sd_event_unref(f->event);
         log_set_sink(NULL, NULL);
         use_backends = NULL;
+        fake_wake_reason = NULL;
         g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
         g_assert_cmpint(system(cmd), ==, 0);
         g_free(f->dir);
@@ -400,6 +406,30 @@ static void test_fake_backend(Fixture *f, gconstpointer data) {
                 g_assert_cmpint(f->error, ==, FRIDGE_ERROR_KERNEL);
 }
 
+/* A wake reason of any length reaches the journal and the property whole */
+static void test_wake_reason_whole(Fixture *f, gconstpointer data) {
+        g_autoptr(GString) reason = g_string_new(NULL);
+        for (unsigned i = 0; reason->len < 3000; i++)
+                g_string_append_printf(reason, "%s0000:00:%02x.0 (xhci_hcd)", i ? ", " : "", i % 256);
+        use_backends = fake_backends;
+        fake_entered = 0, fake_failures = 0, fake_transient_ok = false;
+        fake_wake_reason = reason->str;
+        start_manager(f, defaults());
+        CycleOptions o = {};
+        run_cycle(f, &o);
+        g_assert_cmpint(f->result, ==, RESULT_DONE);
+        g_assert_cmpstr(manager_last_wake_reason(f->m), ==, reason->str);
+        bool found = false;
+        for (guint i = 0; i < f->entries->len; i++) {
+                const Entry *e = f->entries->pdata[i];
+                if (g_strcmp0(field(e, "MESSAGE_ID"), FRIDGE_MESSAGE_RESUMED) != 0)
+                        continue;
+                g_assert_cmpstr(field(e, "FRIDGE_WAKE_REASON"), ==, reason->str);
+                found = true;
+        }
+        g_assert_true(found);
+}
+
 /* The timeouts of the waiting states: the queue's ends the cycle, the
  * delay's lets it go on without the late holders */
 static void test_queue_timeout(Fixture *f, gconstpointer data) {
@@ -476,6 +506,7 @@ static const Case cases[] = {
         { "fake-backend/failure", test_fake_backend, &fake_failure },
         { "fake-backend/retry", test_fake_backend, &fake_retry },
         { "fake-backend/retries-spent", test_fake_backend, &fake_retries_spent },
+        { "wake-reason-whole", test_wake_reason_whole, NULL },
         { "queue-timeout", test_queue_timeout, NULL },
         { "delay-timeout", test_delay_timeout, NULL },
         { "settings-fixed", test_settings_fixed, NULL },
