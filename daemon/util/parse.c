@@ -177,18 +177,22 @@ static int parse_mountinfo_line(const char *line, MountEntry **ret) {
         return 0;
 }
 
+/* Line by line, not split whole: a host's table can be megabytes, and a
+ * strstr over the rest of it for each line is quadratic under ASan */
 int parse_mountinfo(const char *text, GPtrArray **ret) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         g_autoptr(GPtrArray) mounts = g_ptr_array_new_with_free_func(mount_entry_destroy);
 
-        for (char **l = lines; *l; l++) {
-                if (!**l)
-                        continue;
-                MountEntry *m;
-                int r = parse_mountinfo_line(*l, &m);
-                if (r < 0)
-                        return r;
-                g_ptr_array_add(mounts, m);
+        for (const char *p = text; *p;) {
+                const char *end = strchrnul(p, '\n');
+                if (end > p) {
+                        g_autofree char *line = g_strndup(p, (gsize) (end - p));
+                        MountEntry *m;
+                        int r = parse_mountinfo_line(line, &m);
+                        if (r < 0)
+                                return r;
+                        g_ptr_array_add(mounts, m);
+                }
+                p = *end ? end + 1 : end;
         }
         *ret = g_steal_pointer(&mounts);
         return 0;
