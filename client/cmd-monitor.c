@@ -157,7 +157,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         const Monitor *mon = userdata;
 
-        (void) sd_event_exit(mon->event, report_error(mon->args, "org.freedesktop.DBus.Error.Disconnected",
+        (void) sd_event_exit(mon->event, report_error(mon->args, SD_BUS_ERROR_DISCONNECTED,
                                                       "lost the connection to the bus", EXIT_CODE_FAILED));
         return 0;
 }

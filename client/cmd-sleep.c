@@ -284,12 +284,12 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
         /* Before Sleep answers, a vanished fridged fails the call itself. */
         if (c->id == 0 || !c->daemon || strcmp(old_owner, c->daemon) != 0)
                 return 0;
-        cycle_fail(c, "org.freedesktop.DBus.Error.NameHasNoOwner", "fridged went away");
+        cycle_fail(c, SD_BUS_ERROR_NAME_HAS_NO_OWNER, "fridged went away");
         return 0;
 }
 
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        cycle_fail(userdata, "org.freedesktop.DBus.Error.Disconnected", "lost the connection to the bus");
+        cycle_fail(userdata, SD_BUS_ERROR_DISCONNECTED, "lost the connection to the bus");
         return 0;
 }
 
@@ -340,7 +340,7 @@ static int on_sleep_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         }
         r = sd_bus_message_read(m, "t", &c->id);
         if (r < 0 || c->id == 0) {
-                cycle_fail(c, "org.freedesktop.DBus.Error.InvalidSignature", "fridged sent an invalid reply to Sleep");
+                cycle_fail(c, SD_BUS_ERROR_INVALID_SIGNATURE, "fridged sent an invalid reply to Sleep");
                 return 0;
         }
         sender = sd_bus_message_get_sender(m);

@@ -3,16 +3,9 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include <systemd/sd-bus-protocol.h>
 
 #include "fridge-error.h"
-#include "macro.h"
-
-static bool str_in(const char *s, const char *const *list, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(s, list[i]) == 0)
-                        return true;
-        return false;
-}
 
 int exit_code_for_result(const char *result) {
         if (!result)
@@ -42,29 +35,13 @@ int exit_code_for_call_error(const char *error_name) {
         if (e >= 0)
                 return fridge_error_info(e)->call_exit;
         /* polkit's answer when it would ask, said by a bus in between */
-        if (strcmp(error_name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0)
+        if (strcmp(error_name, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED) == 0)
                 return EXIT_CODE_REFUSED;
         /* A newer fridged's answer this fridgectl does not know yet is still
          * fridge refusing the call */
         if (strncmp(error_name, FRIDGE_ERROR_PREFIX, strlen(FRIDGE_ERROR_PREFIX)) == 0)
                 return EXIT_CODE_REFUSED;
         return EXIT_CODE_FAILED;
-}
-
-bool error_is_unreachable(const char *error_name) {
-        static const char *const unreachable[] = {
-                "org.freedesktop.DBus.Error.ServiceUnknown",
-                "org.freedesktop.DBus.Error.NameHasNoOwner",
-                "org.freedesktop.DBus.Error.NoReply",
-                "org.freedesktop.DBus.Error.Timeout",
-                "org.freedesktop.DBus.Error.TimedOut",
-                "org.freedesktop.DBus.Error.Disconnected",
-                "org.freedesktop.DBus.Error.NoServer",
-                "org.freedesktop.DBus.Error.Spawn.ChildExited",
-                "org.freedesktop.DBus.Error.Spawn.Failed",
-        };
-
-        return error_name && str_in(error_name, unreachable, ELEMENTSOF(unreachable));
 }
 
 const char *error_short_name(const char *error_name) {

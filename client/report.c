@@ -29,12 +29,12 @@ int report_error(const Args *a, const char *name, const char *message, int exit_
 }
 
 int report_call_error(const Args *a, const char *what, const sd_bus_error *e) {
-        const char *name = e->name ? e->name : "org.freedesktop.DBus.Error.Failed";
+        const char *name = e->name ? e->name : SD_BUS_ERROR_FAILED;
         const char *message = e->message ? e->message : "";
 
         if (a->json)
                 print_json_error(name, message);
-        else if (error_is_unreachable(name))
+        else if (fridge_error_name_is_unreachable(name))
                 fprintf(stderr, "fridgectl: %s: fridged (%s) is not reachable on %s: %s\n",
                         what, FRIDGE_BUS_NAME, bus_description(a), message);
         else

@@ -2,8 +2,10 @@
 #include "fridge-error.h"
 
 #include <string.h>
+#include <systemd/sd-bus-protocol.h>
 
 #define OWN(n) FRIDGE_ERROR_PREFIX n
+/* The standard names sd-bus has no constant for */
 #define DBUS(n) "org.freedesktop.DBus.Error." n
 #define E(id, dbus_name, call, cycle, text) [FRIDGE_ERROR_##id] = { dbus_name, text, EXIT_CODE_##call, cycle }
 #define ABORTED EXIT_CODE_ABORTED
@@ -30,7 +32,7 @@ static const FridgeErrorInfo table[_FRIDGE_ERROR_MAX] = {
           "the kernel does not offer the kind or mode asked for"),
         E(THAW_FAILED,         OWN("ThawFailed"),          REFUSED, FAILED,
           "a cgroup could not be thawed after the cycle"),
-        E(INTERNAL,            DBUS("Failed"),             FAILED,  FAILED,
+        E(INTERNAL,            SD_BUS_ERROR_FAILED,        FAILED,  FAILED,
           "an internal or system failure; the message says what failed"),
         E(INHIBITED,           OWN("Inhibited"),           REFUSED, FAILED,  "a block inhibitor is held"),
         E(INTERRUPTED,         OWN("Interrupted"),         REFUSED, FAILED,
@@ -43,10 +45,10 @@ static const FridgeErrorInfo table[_FRIDGE_ERROR_MAX] = {
           "the cycle is past the point of no return"),
         E(HIBERNATE_NOT_READY, OWN("HibernateNotReady"),   REFUSED, NEVER,
           "there is nowhere to write the image, or the next boot would not look for it"),
-        E(INVALID_ARGS,        DBUS("InvalidArgs"),        USAGE,   NEVER,
+        E(INVALID_ARGS,        SD_BUS_ERROR_INVALID_ARGS,  USAGE,   NEVER,
           "an argument is not valid; the message names it"),
-        E(ACCESS_DENIED,       DBUS("AccessDenied"),       REFUSED, NEVER,   "the caller is not authorized"),
-        E(LIMITS_EXCEEDED,     DBUS("LimitsExceeded"),     FAILED,  NEVER,
+        E(ACCESS_DENIED,       SD_BUS_ERROR_ACCESS_DENIED, REFUSED, NEVER,   "the caller is not authorized"),
+        E(LIMITS_EXCEEDED,     SD_BUS_ERROR_LIMITS_EXCEEDED, FAILED,  NEVER,
           "the caller holds as many inhibitors or class holds as it may"),
 };
 
@@ -73,4 +75,20 @@ FridgeError fridge_error_from_name(const char *name) {
 
 bool fridge_error_is_own(FridgeError e) {
         return strncmp(fridge_error_name(e), FRIDGE_ERROR_PREFIX, strlen(FRIDGE_ERROR_PREFIX)) == 0;
+}
+
+/* Standard names that say fridged is not there to answer: the bus daemon's
+ * and sd-bus's own, for a name nobody owns, activation that failed, or a
+ * connection that went */
+static const char *const unreachable[] = {
+        SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
+        SD_BUS_ERROR_TIMEOUT,         DBUS("TimedOut"),               SD_BUS_ERROR_DISCONNECTED,
+        SD_BUS_ERROR_NO_SERVER,       DBUS("Spawn.ChildExited"),      DBUS("Spawn.Failed"),
+};
+
+bool fridge_error_name_is_unreachable(const char *name) {
+        for (size_t i = 0; name && i < sizeof(unreachable) / sizeof(unreachable[0]); i++)
+                if (strcmp(name, unreachable[i]) == 0)
+                        return true;
+        return false;
 }

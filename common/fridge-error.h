@@ -65,3 +65,7 @@ const char *fridge_error_summary(FridgeError e);
 FridgeError fridge_error_from_name(const char *name);
 /* Whether the name is one of fridge's own (io.fridge.Fridge1.Error.*) */
 bool fridge_error_is_own(FridgeError e);
+
+/* Whether a call's error name says fridged is not reachable (not on the
+ * bus, activation failed, no reply, disconnected) rather than refusing */
+bool fridge_error_name_is_unreachable(const char *name);

@@ -242,10 +242,10 @@ static void test_exit_code_errors(void) {
         g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.Failed"), ==, 1);
         g_assert_cmpint(exit_code_for_call_error("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"), ==, 4);
 
-        g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.ServiceUnknown"));
-        g_assert_true(error_is_unreachable("org.freedesktop.DBus.Error.NameHasNoOwner"));
-        g_assert_false(error_is_unreachable("io.fridge.Fridge1.Error.Busy"));
-        g_assert_false(error_is_unreachable(NULL));
+        g_assert_true(fridge_error_name_is_unreachable("org.freedesktop.DBus.Error.ServiceUnknown"));
+        g_assert_true(fridge_error_name_is_unreachable("org.freedesktop.DBus.Error.NameHasNoOwner"));
+        g_assert_false(fridge_error_name_is_unreachable("io.fridge.Fridge1.Error.Busy"));
+        g_assert_false(fridge_error_name_is_unreachable(NULL));
 
         g_assert_cmpstr(error_short_name("io.fridge.Fridge1.Error.FreezeTimeout"), ==, "FreezeTimeout");
         g_assert_cmpstr(error_short_name("Plain"), ==, "Plain");
