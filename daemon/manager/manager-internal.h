@@ -150,6 +150,7 @@ void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, 
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
 void manager_load_record(Manager *m, const char *state_dir);
+PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);
 /* FINISHED: CycleFinished goes out and the cycle is freed */

@@ -296,8 +296,7 @@ static PowerContext cycle_power_context(const Manager *m, Config *snapshot) {
         const CycleSettings *s = m->cycle->settings;
         *snapshot = (Config) { .mem_sleep = s->mem_sleep, .hibernate_mode = s->hibernate_mode,
                                .tuxonice = s->tuxonice };
-        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = snapshot,
-                                .backends = m->power_backends };
+        return manager_power_context(m, snapshot);
 }
 
 /* The request takes the wakeup sources */

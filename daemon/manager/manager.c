@@ -245,10 +245,10 @@ void manager_cycle_finish(Manager *m) {
 }
 
 
-/* Where the kernel is; the live configuration, for what is asked before
- * a cycle starts (a cycle's own kernel phase reads its settings) */
-static PowerContext manager_power_context(const Manager *m) {
-        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = m->config,
+/* Where the kernel is, driven by `config`: the live one for what is asked
+ * before a cycle starts; a cycle's kernel phase passes its settings */
+PowerContext manager_power_context(const Manager *m, const Config *config) {
+        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = config,
                                 .backends = m->power_backends };
 }
 
@@ -326,7 +326,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         if (r != 0)
                 return r;
         /* What the running kernel cannot do is refused before anything starts */
-        PowerContext ctx = manager_power_context(m);
+        PowerContext ctx = manager_power_context(m, m->config);
         PowerCycle pc = manager_power_cycle(kind, opts);
         r = power_backend_check(&ctx, &pc, &set_resume, ret_message);
         if (r != 0)
@@ -572,7 +572,7 @@ const char *manager_last_wake_reason(const Manager *m) {
 }
 
 const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
-        PowerContext ctx = manager_power_context(m);
+        PowerContext ctx = manager_power_context(m, m->config);
         g_free(m->can_reason[kind]);
         PowerAnswer a = power_backend_can(&ctx, kind, &m->can_reason[kind]);
         *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
@@ -580,6 +580,6 @@ const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
 }
 
 char **manager_supported_kinds(Manager *m) {
-        PowerContext ctx = manager_power_context(m);
+        PowerContext ctx = manager_power_context(m, m->config);
         return power_backend_supported_kinds(&ctx);
 }
