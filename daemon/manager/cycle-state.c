@@ -181,7 +181,7 @@ static CycleState next_timeout(CycleState s, const CycleFacts *f) {
         }
 }
 
-static bool past_the_end(CycleState s) {
+bool cycle_state_past_the_end(CycleState s) {
         return s == CYCLE_STATE_ENDING || s == CYCLE_STATE_THAWING || s == CYCLE_STATE_FINISHED;
 }
 
@@ -225,13 +225,13 @@ CycleState cycle_state_next(CycleState s, CycleEvent e, const CycleFacts *f) {
                 /* A wakeup event or EBUSY: thaw, wait, and freeze again */
                 if (s == CYCLE_STATE_SLEEPING && f->retry)
                         return CYCLE_STATE_RETRY_WAITING;
-                return past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
+                return cycle_state_past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
         case CYCLE_EVENT_POST:
                 return next_post(s, f);
         case CYCLE_EVENT_CANCEL:
                 /* The manager answers TooLate where a caller may not
                  * cancel; SIGTERM ends the cycle from any state */
-                return past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
+                return cycle_state_past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
         default:
                 return _CYCLE_STATE_INVALID;
         }

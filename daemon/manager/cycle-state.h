@@ -76,6 +76,9 @@ bool cycle_state_in_kernel(CycleState s);
  * the phase) */
 const char *cycle_state_record_phase(CycleState s);
 
+/* ending, thawing or finished: the result is decided, nothing ends it again */
+bool cycle_state_past_the_end(CycleState s);
+
 /* Whether the table has the move from → to */
 bool cycle_state_allowed(CycleState from, CycleState to);
 

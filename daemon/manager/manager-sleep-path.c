@@ -133,8 +133,8 @@ uint32_t manager_hook_budget_ms(const Manager *m) {
  * runs: that pre carries the same cycle on */
 static bool hook_join(Manager *m, SleepKind kind) {
         Cycle *c = m->cycle;
-        if (!c || c->settings->driver != CYCLE_DRIVER_LOGIND || c->joined || c->state == CYCLE_STATE_ENDING ||
-            c->state == CYCLE_STATE_THAWING)
+        if (!c || c->settings->driver != CYCLE_DRIVER_LOGIND || c->joined ||
+            cycle_state_past_the_end(c->state))
                 return false;
         if (kind != c->kind)
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),

@@ -26,8 +26,7 @@ static void cycle_stop_work(Cycle *c) {
                 freezer_cancel_stage(c->freezer);
         worker_abandon(TAKE_PTR(c->worker));
         c->power_request = NULL;
-        c->tick = sd_event_source_disable_unref(c->tick);
-        c->timer = sd_event_source_disable_unref(c->timer);
+        manager_cycle_work_done(c);
 }
 
 void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message) {
@@ -175,14 +174,10 @@ static int on_step(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-static bool cycle_past_the_end(const Cycle *c) {
-        return c->state == CYCLE_STATE_ENDING || c->state == CYCLE_STATE_THAWING || c->state == CYCLE_STATE_FINISHED;
-}
-
 /* Decides the cycle's result now and heads for thaw. The first decision wins. */
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...) {
         Cycle *c = m->cycle;
-        if (!c || cycle_past_the_end(c))
+        if (!c || cycle_state_past_the_end(c->state))
                 return;
 
         va_list ap;
