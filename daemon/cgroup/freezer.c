@@ -432,15 +432,33 @@ static char *read_proc(Freezer *f, const char *tid, const char *file) {
         return strstrip_right(text);
 }
 
-/* The task's mount table (its own namespace), all of it, or NULL. */
-static GPtrArray *task_mounts(Freezer *f, const char *tid) {
+/* The task's mount table (its own namespace), all of it, or NULL. The
+ * tasks of a cgroup mostly share a namespace, and a table can be megabytes:
+ * `cache` keeps the last one, with the namespace it belongs to. */
+typedef struct MountCache {
+        char *ns;
+        GPtrArray *mounts;
+} MountCache;
+
+static void mount_cache_clear(MountCache *c) {
+        g_clear_pointer(&c->ns, g_free);
+        g_clear_pointer(&c->mounts, g_ptr_array_unref);
+}
+
+static const GPtrArray *task_mounts(Freezer *f, const char *tid, MountCache *cache) {
+        g_autofree char *ns_link = g_strdup_printf("%s/ns/mnt", tid);
+        g_autofree char *ns = detect_readlink_at(f->proc_fd, ns_link);
+        if (ns && cache->ns && g_str_equal(ns, cache->ns))
+                return cache->mounts;
+        mount_cache_clear(cache);
+        cache->ns = g_steal_pointer(&ns);
+
         g_autofree char *text = read_proc(f, tid, "mountinfo");
         if (!text)
                 text = read_proc(f, "self", "mountinfo");
-        GPtrArray *mounts = NULL;
-        if (!text || parse_mountinfo(text, &mounts) < 0)
-                return NULL;
-        return mounts;
+        if (text && parse_mountinfo(text, &cache->mounts) < 0)
+                cache->mounts = NULL;
+        return cache->mounts;
 }
 
 /* The FUSE ones among them, borrowed. */
@@ -516,8 +534,8 @@ static bool task_in_fuse(Freezer *f, const char *tid, const char *wchan) {
         return stack && strstr(stack, "fuse");
 }
 
-static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, GString *s) {
-        g_autoptr(GPtrArray) mounts = task_mounts(f, tid);
+static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, MountCache *cache, GString *s) {
+        const GPtrArray *mounts = task_mounts(f, tid, cache);
         /* The file of the call the task is blocked in: read with what
          * CAP_SYS_PTRACE gives, as the hardened unit has no CAP_SYS_ADMIN
          * for PROC/TID/stack */
@@ -532,7 +550,7 @@ static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, GS
         append_fuse_guess(f, tid, fuse, s);
 }
 
-static void describe_task(Freezer *f, const char *tid, GString *s) {
+static void describe_task(Freezer *f, const char *tid, MountCache *cache, GString *s) {
         g_autofree char *comm = read_proc(f, tid, "comm");
         g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
         /* A running task has no wait channel: the kernel shows "0" or nothing */
@@ -540,7 +558,7 @@ static void describe_task(Freezer *f, const char *tid, GString *s) {
 
         g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm ? comm : "?", task_state(f, tid),
                                wchan);
-        append_fuse_mount(f, tid, wchan, s);
+        append_fuse_mount(f, tid, wchan, cache, s);
 }
 
 /* A task already in the cgroup freezer's trap is not what blocks it. The
@@ -563,13 +581,14 @@ static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
 
         g_string_append_printf(s, "%s:", e->path);
         g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
+        _cleanup_(mount_cache_clear) MountCache cache = { 0 };
         unsigned n = 0;
         for (char **t = tids; *t; t++) {
                 if (!**t || task_is_frozen(f, *t))
                         continue;
                 if (n++ > 0)
                         g_string_append_c(s, ',');
-                describe_task(f, *t, s);
+                describe_task(f, *t, &cache, s);
         }
         if (n == 0)
                 g_string_append(s, " no blocking task found");
