@@ -947,12 +947,12 @@ int main(int argc, char *argv[]) {
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
         /* the held slowfs also holds the flush: go on after it, to reach the freeze */
-        static const CaseOptions stuck = { .slowfs = true,
-                                           .extra_config = "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n" };
+#define FLUSH_GOES_ON "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n"
+        static const CaseOptions stuck = { .slowfs = true, .extra_config = FLUSH_GOES_ON };
         ADD("bad-classes-file", test_bad_classes_file, &bad_file);
         ADD("hold-class", test_hold_class, NULL);
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
-        static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = stuck.extra_config,
+        static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = FLUSH_GOES_ON,
                                                      .unit_capabilities = true };
         ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
         ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
