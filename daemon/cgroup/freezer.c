@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "detect.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -431,51 +432,48 @@ static char *read_proc(Freezer *f, const char *tid, const char *file) {
         return strstrip_right(text);
 }
 
-static char *readlink_at(int dir_fd, const char *path) {
-        char buf[PATH_MAX];
-        ssize_t k = readlinkat(dir_fd, path, buf, sizeof(buf) - 1);
-        if (k < 0)
-                return NULL;
-        buf[k] = '\0';
-        return g_strdup(buf);
+/* The task's mount table (its own namespace), all of it, or NULL. The
+ * tasks of a cgroup mostly share a namespace, and a table can be megabytes:
+ * `cache` keeps the last one, with the namespace it belongs to. */
+typedef struct MountCache {
+        char *ns;
+        GPtrArray *mounts;
+} MountCache;
+
+static void mount_cache_clear(MountCache *c) {
+        g_clear_pointer(&c->ns, g_free);
+        g_clear_pointer(&c->mounts, g_ptr_array_unref);
 }
 
-static bool path_is_under(const char *path, const char *mount_point) {
-        size_t n = strlen(mount_point);
-        if (g_str_equal(mount_point, "/"))
-                return path[0] == '/';
-        return strncmp(path, mount_point, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
+static const GPtrArray *task_mounts(Freezer *f, const char *tid, MountCache *cache) {
+        g_autofree char *ns_link = g_strdup_printf("%s/ns/mnt", tid);
+        g_autofree char *ns = detect_readlink_at(f->proc_fd, ns_link);
+        if (ns && cache->ns && g_str_equal(ns, cache->ns))
+                return cache->mounts;
+        mount_cache_clear(cache);
+        cache->ns = g_steal_pointer(&ns);
 
-static bool fstype_is_fuse(const char *t) {
-        return g_str_equal(t, "fuse") || g_str_equal(t, "fuseblk") || g_str_has_prefix(t, "fuse.");
-}
-
-/* FUSE mount points as the task sees them (its own mount namespace). */
-static GPtrArray *fuse_mounts(Freezer *f, const char *tid) {
         g_autofree char *text = read_proc(f, tid, "mountinfo");
         if (!text)
                 text = read_proc(f, "self", "mountinfo");
-        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GPtrArray) mounts = NULL;
-        if (!text || parse_mountinfo(text, &mounts) < 0)
-                return out;
-        for (guint i = 0; i < mounts->len; i++) {
-                const MountEntry *m = mounts->pdata[i];
-                if (fstype_is_fuse(m->fstype))
-                        g_ptr_array_add(out, g_strdup(m->mount_point));
-        }
+        if (text && parse_mountinfo(text, &cache->mounts) < 0)
+                cache->mounts = NULL;
+        return cache->mounts;
+}
+
+/* The FUSE ones among them, borrowed. */
+static GPtrArray *fuse_only(const GPtrArray *mounts) {
+        GPtrArray *out = g_ptr_array_new();
+        for (guint i = 0; mounts && i < mounts->len; i++)
+                if (detect_fstype_is_fuse(((const MountEntry *) mounts->pdata[i])->fstype))
+                        g_ptr_array_add(out, mounts->pdata[i]);
         return out;
 }
 
-/* The deepest FUSE mount that holds `path`, or NULL. */
-static const char *match_mount(GPtrArray *mounts, const char *path, const char *best) {
-        for (guint i = 0; path && i < mounts->len; i++) {
-                const char *mp = mounts->pdata[i];
-                if (path_is_under(path, mp) && (!best || strlen(mp) > strlen(best)))
-                        best = mp;
-        }
-        return best;
+/* The deeper of `best` and the FUSE mount that holds `path`. */
+static const MountEntry *deeper_mount(const GPtrArray *fuse, const char *path, const MountEntry *best) {
+        const MountEntry *m = detect_mount_of_path(fuse, path);
+        return m && (!best || strlen(m->mount_point) > strlen(best->mount_point)) ? m : best;
 }
 
 static inline void closedirp(DIR **d) {
@@ -484,10 +482,10 @@ static inline void closedirp(DIR **d) {
 }
 
 /* The FUSE mount the task's cwd or an open file is on. */
-static const char *task_fuse_mount(Freezer *f, const char *tid, GPtrArray *mounts) {
+static const MountEntry *task_fuse_mount(Freezer *f, const char *tid, const GPtrArray *fuse) {
         g_autofree char *cwd_link = g_strdup_printf("%s/cwd", tid);
-        g_autofree char *cwd = readlink_at(f->proc_fd, cwd_link);
-        const char *best = match_mount(mounts, cwd, NULL);
+        g_autofree char *cwd = detect_readlink_at(f->proc_fd, cwd_link);
+        const MountEntry *best = deeper_mount(fuse, cwd, NULL);
 
         g_autofree char *fd_dir = g_strdup_printf("%s/fd", tid);
         int dfd = openat(f->proc_fd, fd_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -499,25 +497,24 @@ static const char *task_fuse_mount(Freezer *f, const char *tid, GPtrArray *mount
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.')
                         continue;
-                g_autofree char *target = readlink_at(dirfd(d), de->d_name);
-                best = match_mount(mounts, target, best);
+                g_autofree char *target = detect_readlink_at(dirfd(d), de->d_name);
+                best = deeper_mount(fuse, target, best);
         }
         return best;
 }
 
-static void append_fuse_mount(Freezer *f, const char *tid, GString *s) {
-        g_autoptr(GPtrArray) mounts = fuse_mounts(f, tid);
-        if (mounts->len == 0)
+/* Names the mount, or every candidate when nothing ties the task to one. */
+static void append_fuse_guess(Freezer *f, const char *tid, const GPtrArray *fuse, GString *s) {
+        if (fuse->len == 0)
                 return;
-        const char *mp = task_fuse_mount(f, tid, mounts);
-        if (mp) {
-                g_string_append_printf(s, " on FUSE mount %s", mp);
+        const MountEntry *m = task_fuse_mount(f, tid, fuse);
+        if (m) {
+                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
                 return;
         }
-        /* Nothing ties the task to one mount: name every candidate */
-        g_ptr_array_add(mounts, NULL);
-        g_autofree char *all = g_strjoinv(", ", (char **) mounts->pdata);
-        g_string_append_printf(s, " on one of the FUSE mounts %s", all);
+        g_string_append(s, " on one of the FUSE mounts ");
+        for (guint i = 0; i < fuse->len; i++)
+                g_string_append_printf(s, "%s%s", i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
 }
 
 /* The state letter is field 3 of stat, after the comm in parentheses; the
@@ -528,16 +525,32 @@ static char task_state(Freezer *f, const char *tid) {
         return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
 
+/* FUSE's own waits (request_wait_answer, fuse_*), or, when readable, the
+ * stack: often the wchan is a generic wait (folio_wait_bit_common). */
 static bool task_in_fuse(Freezer *f, const char *tid, const char *wchan) {
-        if (g_str_has_prefix(wchan, "fuse_"))
+        if (g_str_has_prefix(wchan, "fuse_") || g_str_equal(wchan, "request_wait_answer"))
                 return true;
-        /* Often the wchan is a generic wait (folio_wait_bit); the stack,
-         * readable by root, shows the FUSE caller. */
         g_autofree char *stack = read_proc(f, tid, "stack");
         return stack && strstr(stack, "fuse");
 }
 
-static void describe_task(Freezer *f, const char *tid, GString *s) {
+static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, MountCache *cache, GString *s) {
+        const GPtrArray *mounts = task_mounts(f, tid, cache);
+        /* The file of the call the task is blocked in: read with what
+         * CAP_SYS_PTRACE gives, as the hardened unit has no CAP_SYS_ADMIN
+         * for PROC/TID/stack */
+        const MountEntry *m = detect_blocked_mount(f->proc_fd, tid, mounts);
+        if (m && detect_fstype_is_fuse(m->fstype)) {
+                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
+                return;
+        }
+        if (!task_in_fuse(f, tid, wchan))
+                return;
+        g_autoptr(GPtrArray) fuse = fuse_only(mounts);
+        append_fuse_guess(f, tid, fuse, s);
+}
+
+static void describe_task(Freezer *f, const char *tid, MountCache *cache, GString *s) {
         g_autofree char *comm = read_proc(f, tid, "comm");
         g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
         /* A running task has no wait channel: the kernel shows "0" or nothing */
@@ -545,8 +558,7 @@ static void describe_task(Freezer *f, const char *tid, GString *s) {
 
         g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm ? comm : "?", task_state(f, tid),
                                wchan);
-        if (task_in_fuse(f, tid, wchan))
-                append_fuse_mount(f, tid, s);
+        append_fuse_mount(f, tid, wchan, cache, s);
 }
 
 /* A task already in the cgroup freezer's trap is not what blocks it. The
@@ -569,13 +581,14 @@ static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
 
         g_string_append_printf(s, "%s:", e->path);
         g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
+        _cleanup_(mount_cache_clear) MountCache cache = { 0 };
         unsigned n = 0;
         for (char **t = tids; *t; t++) {
                 if (!**t || task_is_frozen(f, *t))
                         continue;
                 if (n++ > 0)
                         g_string_append_c(s, ',');
-                describe_task(f, *t, s);
+                describe_task(f, *t, &cache, s);
         }
         if (n == 0)
                 g_string_append(s, " no blocking task found");

@@ -3,7 +3,10 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "parse.h"
 
 /* Detection of data cleaners, re-run at every prepare: FUSE servers (a
  * process holding /dev/fuse open) and processes blocked in sync, fsync,
@@ -13,18 +16,43 @@
  * syscall). *ret_nr is the number; -ENODATA for running/-1; -EBADMSG. */
 int detect_parse_syscall(const char *text, long *ret_nr);
 
+/* The same, also giving the six arguments (which must be there). */
+#define DETECT_SYSCALL_ARGS 6
+int detect_parse_syscall_args(const char *text, long *ret_nr, uint64_t ret_args[DETECT_SYSCALL_ARGS]);
+
 /* Whether the syscall number is one of the sync family. */
 bool detect_syscall_is_sync(long nr);
 
 /* Whether any fd of PID (under the proc root) is /dev/fuse. */
 bool detect_holds_dev_fuse(int proc_fd, pid_t pid);
 
-/* The FUSE mount point a server named `comm` most likely serves: a mount of
- * type "fuse.COMM" (or "fuseblk"/"fuse" with source COMM); NULL if none.
- * When several match, the one named in the server's arguments `args`
- * (NULL-terminated, may be NULL) wins: servers take their mount point on
- * the command line. `mounts` holds MountEntry* (parse.h). */
-const char *detect_fuse_mount_for(const GPtrArray *mounts, const char *comm, char *const *args);
+/* Whether a mount of this type is FUSE: "fuse", "fuseblk", "fuse.NAME". */
+bool detect_fstype_is_fuse(const char *fstype);
+
+/* The FUSE mount point a server named `comm` most likely serves, NULL if
+ * none: first the last of its arguments `args` (NULL-terminated, may be
+ * NULL; relative ones taken from `cwd`, may be NULL) that is a mount point
+ * of type "fuse.COMM" or of plain "fuse"/"fuseblk" (which names no server:
+ * bindfs, servers started by a wrapper); else a mount of type "fuse.COMM"
+ * or "fuse"/"fuseblk" with source COMM. `mounts` holds MountEntry*
+ * (parse.h). */
+const char *detect_fuse_mount_for(const GPtrArray *mounts, const char *comm, char *const *args, const char *cwd);
+
+/* readlinkat() into a new string, NULL on errors. */
+char *detect_readlink_at(int dir_fd, const char *path);
+
+/* The deepest of `mounts` (MountEntry*) holding the absolute `path`, the
+ * topmost of several at one point; NULL if none. */
+const MountEntry *detect_mount_of_path(const GPtrArray *mounts, const char *path);
+
+/* The mount of the file the task TID (under the proc root) works on in the
+ * system call it is blocked in, from what CAP_SYS_PTRACE may read:
+ * PROC/TID/syscall names the call and its arguments; an fd argument leads
+ * to PROC/TID/fdinfo/FD's mnt_id, a path argument is read from
+ * PROC/TID/mem and resolved against PROC/TID/cwd or the dirfd. NULL when
+ * the task is in no such call, or it cannot be told. An entry of
+ * `mounts`, the task's own mount table. */
+const MountEntry *detect_blocked_mount(int proc_fd, const char *tid, const GPtrArray *mounts);
 
 /* Looks at the processes of one cgroup. Returns 1 and a reason (g_free) when
  * one is a FUSE server ("FUSE server sshfs (pid 123) of /mnt/x") or is in a

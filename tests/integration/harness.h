@@ -56,6 +56,10 @@ typedef struct HarnessOptions {
         bool logind;
         bool logind_hook_script;
         unsigned logind_delay_max_ms;   /* InhibitDelayMaxSec; 0: the stand-in's 5 s */
+        /* fridged runs with only the capabilities the installed unit gives
+         * it (CapabilityBoundingSet= of systemd-units/fridged.service), by
+         * setpriv: no CAP_SYS_ADMIN, so no PROC/TID/stack */
+        bool unit_capabilities;
 } HarnessOptions;
 
 /*
@@ -102,6 +106,7 @@ typedef struct Harness {
         bool slowfs_mounted;
         bool slowfs_held;
         bool real_cgroups;
+        bool unit_capabilities;
         char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
         uint64_t watchdog_usec;     /* HarnessOptions.watchdog_usec */
         int notify_fd;              /* fridged's NOTIFY_SOCKET with watchdog_usec, else -1 */

@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ typedef struct CaseOptions {
         bool slowfs;
         const char *extra_config; /* appended to fridge.conf */
         const char *const *fakesys_args;
+        bool unit_capabilities;   /* fridged with the installed unit's capabilities only */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -66,7 +69,8 @@ static void setup(Fixture *f, gconstpointer data) {
                                                   co && co->extra_config ? co->extra_config : "");
         HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
                              .slowfs = co && co->slowfs, .real_cgroups = true,
-                             .fakesys_args = co ? co->fakesys_args : NULL };
+                             .fakesys_args = co ? co->fakesys_args : NULL,
+                             .unit_capabilities = co && co->unit_capabilities };
         f->h = harness_new(&o);
 }
 
@@ -649,8 +653,127 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         g_autofree char *pid_text = g_strdup_printf("pid %d", (int) pid);
         g_assert_nonnull(strstr(message, stuck));
         g_assert_nonnull(strstr(message, pid_text));
-        g_assert_nonnull(strstr(message, f->h->slow));
+        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", f->h->slow);
+        g_assert_nonnull(strstr(message, on_mount));
         harness_slowfs_release(f->h);
+        assert_none_frozen(f);
+}
+
+/* Bit `cap` of the CapEff line of /proc/PID/status. */
+static bool has_capability(pid_t pid, int cap) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/status", (int) pid);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        const char *line = strstr(text, "\nCapEff:");
+        g_assert_nonnull(line);
+        return (g_ascii_strtoull(line + strlen("\nCapEff:"), NULL, 16) >> cap) & 1;
+}
+
+/* As the installed unit runs it: without CAP_SYS_ADMIN, PROC/TID/stack is
+ * closed to fridged, and the wait channel of a task in fsync() on FUSE is a
+ * generic one (folio_wait_bit); the mount is still named, from the call. */
+static void test_freeze_timeout_names_mount_unit_caps(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_assert_false(has_capability(f->h->fridged_pid, CAP_SYS_ADMIN));
+        g_assert_true(has_capability(f->h->fridged_pid, CAP_SYS_PTRACE));
+        test_freeze_timeout_names_blocker(f, data);
+}
+
+/* ---- a plain "fuse" server: bindfs through a wrapper ---- */
+
+/* The pid in `cgroup` whose comm is `comm`, or 0. */
+static pid_t find_in_cgroup(Fixture *f, const char *cgroup, const char *comm) {
+        g_autofree char *dir = scratch_abs(f->s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(procs, &text, NULL, NULL));
+        g_auto(GStrv) pids = g_strsplit(text, "\n", -1);
+        for (char **p = pids; *p && **p; p++) {
+                g_autofree char *path = g_strdup_printf("/proc/%s/comm", *p);
+                g_autofree char *c = NULL;
+                if (g_file_get_contents(path, &c, NULL, NULL) && g_str_equal(g_strstrip(c), comm))
+                        return (pid_t) atoi(*p);
+        }
+        return 0;
+}
+
+static bool is_mounted(const char *mount_point) {
+        g_autofree char *text = NULL;
+        g_autofree char *needle = g_strdup_printf(" %s ", mount_point);
+        return g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL) && strstr(text, needle);
+}
+
+/* bindfs mirrors DIR/src onto DIR/mirror (type "fuse", source DIR/src: no
+ * server's name), started by a wrapper shell with relative arguments, in
+ * `cgroup`. Returns bindfs's pid. */
+static pid_t start_bindfs(Fixture *f, const char *cgroup, const char *bindfs) {
+        g_autofree char *src = g_build_filename(f->h->dir, "src", NULL);
+        g_autofree char *file = g_build_filename(src, "file", NULL);
+        const char *mnt = f->fuse_mount = g_build_filename(f->h->dir, "mirror", NULL);
+        g_assert_cmpint(g_mkdir(src, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir(mnt, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(file, "data\n", -1, NULL));
+        /* not exec'd: the wrapper stays, bindfs is its child */
+        g_autofree char *script = g_strdup_printf("cd '%s' && '%s' -f src mirror; exit $?", f->h->dir, bindfs);
+        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
+        scratch_spawn(f->s, cgroup, argv);
+        for (int i = 0; i < 500 && !is_mounted(mnt); i++)
+                g_usleep(10000); /* bounded wait for the mount to appear */
+        g_assert_true(is_mounted(mnt));
+        pid_t pid = find_in_cgroup(f, cgroup, "bindfs");
+        g_assert_cmpint(pid, >, 0);
+        return pid;
+}
+
+/* Whether pid sleeps in system call nr. */
+static bool blocked_in(pid_t pid, long nr) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/syscall", (int) pid);
+        g_autofree char *text = NULL, *prefix = g_strdup_printf("%ld ", nr);
+        return g_file_get_contents(path, &text, NULL, NULL) && g_str_has_prefix(text, prefix);
+}
+
+/* The plan names the mount of a plain-fuse server; a reader blocked
+ * opening a file on it (bindfs stopped) is named with the mount in the
+ * freeze timeout, by fridged with the installed unit's capabilities. */
+static void test_plain_fuse_server_named(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *bindfs = g_find_program_in_path("bindfs");
+        if (!bindfs) {
+                g_test_skip("bindfs is not installed (tools/lib/setup.sh: FRIDGE_PACKAGES)");
+                return;
+        }
+        const char *d = scratch_add(f->s, "mirror.service");
+        pid_t server = start_bindfs(f, d, bindfs);
+        const char *mnt = f->fuse_mount;
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        const PlanRow *row = plan_find(rows, d, NULL);
+        g_test_message("mirror.service: %s (%s)", row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_autofree char *of_mnt = g_strdup_printf("FUSE server bindfs (pid %d) of %s", (int) server, mnt);
+        g_assert_cmpstr(row->reason, ==, of_mnt);
+
+        const char *reader_cg = scratch_add(f->s, "reader.service");
+        g_autofree char *file = g_build_filename(mnt, "file", NULL);
+        g_assert_cmpint(kill(server, SIGSTOP), ==, 0);
+        char *cat[] = { (char *) "cat", file, NULL };
+        pid_t reader = scratch_spawn(f->s, reader_cg, cat);
+        for (int i = 0; i < 500 && !blocked_in(reader, SYS_openat); i++)
+                g_usleep(10000);
+        g_assert_true(blocked_in(reader, SYS_openat));
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
+        g_test_message("%s %s: %s", res, error, message);
+        g_assert_cmpint(kill(server, SIGCONT), ==, 0);
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
+        g_autofree char *named = g_strdup_printf("pid %d (cat)", (int) reader);
+        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", mnt);
+        g_assert_nonnull(strstr(message, reader_cg));
+        g_assert_nonnull(strstr(message, named));
+        g_assert_nonnull(strstr(message, on_mount));
         assert_none_frozen(f);
 }
 
@@ -824,11 +947,15 @@ int main(int argc, char *argv[]) {
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
         /* the held slowfs also holds the flush: go on after it, to reach the freeze */
-        static const CaseOptions stuck = { .slowfs = true,
-                                           .extra_config = "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n" };
+#define FLUSH_GOES_ON "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n"
+        static const CaseOptions stuck = { .slowfs = true, .extra_config = FLUSH_GOES_ON };
         ADD("bad-classes-file", test_bad_classes_file, &bad_file);
         ADD("hold-class", test_hold_class, NULL);
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
+        static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = FLUSH_GOES_ON,
+                                                     .unit_capabilities = true };
+        ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
+        ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
         ADD("restart-thaws-from-ledger", test_restart_thaws_from_ledger, NULL);
         static const CaseOptions held_again = { .slowfs = true,
                                                 .extra_config = "[Flush]\nTimeoutMs=1000\nOnTimeout=continue\n" };
