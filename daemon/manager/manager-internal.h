@@ -56,7 +56,8 @@ typedef struct Cycle {
         Worker *worker;                 /* the state's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook) or the retry backoff */
+        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook), the retry backoff
+                                         * or the kernel watchdog */
 
         uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
         uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
@@ -64,6 +65,8 @@ typedef struct Cycle {
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */
+        bool kernel_stuck;              /* its watchdog fired: the return is logged too */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
