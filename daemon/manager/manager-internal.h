@@ -37,6 +37,12 @@ typedef struct HookWaiter {
         void *userdata;
 } HookWaiter;
 
+/* A GetPlan waiting for its build */
+typedef struct PlanWaiter {
+        ManagerPlanDone done;
+        void *userdata;
+} PlanWaiter;
+
 typedef struct Cycle {
         uint64_t id;
         SleepKind kind;
@@ -115,6 +121,9 @@ struct Manager {
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
         sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
+        Worker *plan_worker;            /* GetPlan's build, one at a time */
+        GArray *plan_waiters;           /* PlanWaiter: the calls the running build answers */
+        GArray *plan_next;              /* PlanWaiter: those asked during it, for the next build */
 
         Cycle *cycle;
         uint64_t next_id;
@@ -147,7 +156,10 @@ void manager_enter_state(Manager *m, CycleState s);
 /* The phase the cycle is in (ENDING keeps the one it ended in) */
 Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
+/* The plan, built in place (a cycle's, at prepare) */
 int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+/* GetPlan's build is abandoned and its callers answered -ECANCELED */
+void manager_plan_stop(Manager *m);
 
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
