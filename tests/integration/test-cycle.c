@@ -198,6 +198,11 @@ static void test_flush_timeout_continue(Fixture *f, gconstpointer data) {
         harness_slowfs_release(h);
 }
 
+static bool fridged_log_has(Harness *h, const char *text) {
+        g_autofree char *log = NULL;
+        return g_file_get_contents(h->fridged_log, &log, NULL, NULL) && strstr(log, text);
+}
+
 /* Each flush that times out on a held slowfs leaves its thread in syncfs:
  * after four such cycles the fifth's flush starts no fifth thread, and its
  * failure names where they are stuck; once writeback goes on they finish
@@ -231,6 +236,27 @@ static void test_flush_threads_capped(Fixture *f, gconstpointer data) {
                         g_error("the writeback threads did not end within 10 s of the release");
                 g_usleep(200 * 1000);
         }
+}
+
+/* The same with [Flush] OnTimeout=continue: a cycle leaves two threads
+ * (flush and flush-again); the third cycle starts none, says where they
+ * are stuck, and goes on as configured */
+static void test_flush_threads_capped_continue(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .config = "[Flush]\nOnTimeout=continue\n" };
+        if (!need_slowfs())
+                return;
+        Harness *h = f->h = harness_new(&o);
+        hold_dirty_slowfs(h);
+        g_autofree char *stuck = g_strdup_printf("4 writeback threads of earlier flushes are still stuck (in %s); "
+                                                 "not starting another, going on as configured", h->slow);
+        for (int i = 0; i < 3; i++) {
+                uint64_t cycle = SLEEP_OK(h, "suspend", "flush-timeout-ms", "u", 200u, NULL);
+                assert_finished(h, cycle, 20000, "done", "", NULL);
+                bool said = fridged_log_has(h, stuck);
+                g_test_message("cycle %d: the log says so: %d", i + 1, said);
+                g_assert_true(said == (i == 2));
+        }
+        harness_slowfs_release(h);
 }
 
 /* ---------------------------------------------------------------- 6 */
@@ -310,11 +336,6 @@ static bool progress_text_seen(Harness *h, void *prefix) {
         return false;
 }
 
-static bool fridged_log_has(Harness *h, const char *text) {
-        g_autofree char *log = NULL;
-        return g_file_get_contents(h->fridged_log, &log, NULL, NULL) && strstr(log, text);
-}
-
 /* A state write that does not return ([Sleep] KernelWatchdogMs=1000): it
  * is reported stuck, naming the write, while the bus goes on answering;
  * when it returns the cycle ends as always */
@@ -388,6 +409,7 @@ int main(int argc, char **argv) {
         ADD("flush-timeout-fail", test_flush_timeout_fail);
         ADD("flush-timeout-continue", test_flush_timeout_continue);
         ADD("flush-threads-capped", test_flush_threads_capped);
+        ADD("flush-threads-capped-continue", test_flush_threads_capped_continue);
         ADD("wakeup-event", test_wakeup_event);
         ADD("kernel-ebusy", test_kernel_ebusy);
         ADD("busy-too-late-no-such-cycle", test_busy_too_late_no_such_cycle);
