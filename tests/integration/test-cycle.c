@@ -430,6 +430,7 @@ int main(int argc, char **argv) {
         ADD("not-supported", test_not_supported);
         ADD("introspection", test_introspection);
         ADD("progress", test_progress);
+        ADD("get-plan-concurrent", test_get_plan_concurrent);
         ADD("wake-alarm", test_wake_alarm);
         ADD("fridgectl-json-dry-run", test_fridgectl_json_dry_run);
         ADD("fridgectl-failed", test_fridgectl_failed);
