@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fridge-config.h"
 #include "json.h"
 #include "macro.h"
 #include "progress-bar.h"
@@ -118,6 +119,13 @@ static void free_cells(char *(*cells)[_COL_MAX], size_t n) {
         free(cells);
 }
 
+bool plan_has_hidden(const PlanEntry *entries, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (strstr(strempty(entries[i].reason), FRIDGE_PLAN_HIDDEN))
+                        return true;
+        return false;
+}
+
 char *plan_format_table(const PlanEntry *entries, size_t n) {
         char *(*cells)[_COL_MAX] = calloc(n + 1, sizeof(*cells));
         _cleanup_free_ char *summary = plan_summary_line(entries, n);
@@ -160,6 +168,8 @@ char *plan_format_table(const PlanEntry *entries, size_t n) {
                 write_row(f, cells[i], widths);
         fputs(summary, f);
         fputc('\n', f);
+        if (plan_has_hidden(entries, n))
+                fputs(PLAN_HIDDEN_NOTE "\n", f);
         free_cells(cells, n);
         if (fclose(f) != 0) {
                 free(buf);

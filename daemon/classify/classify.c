@@ -133,7 +133,8 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, reason) > 0)
+        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, in->private_reasons,
+                                                   reason) > 0)
                 return CLASS_LATE;
         *reason = g_strdup("default");
         return CLASS_EARLY;

@@ -32,6 +32,7 @@ typedef struct ClassifyInput {
         GHashTable *overrides;     /* unit name or cgroup path → ClassChoice* (SetClass) */
         GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
         bool detect;               /* run FUSE / sync detection */
+        GHashTable *private_reasons; /* filled, may be NULL: who may read a detection's details (detect.h) */
 } ClassifyInput;
 
 /* Basenames that are never frozen wherever they are: the system's own

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroups.h"
 #include "fileio.h"
+#include "fridge-config.h"
 #include "log.h"
 #include "parse.h"
 #include "util.h"
@@ -317,6 +319,48 @@ static const char *pid_sync_call(int proc_fd, pid_t pid) {
         return sync_syscall_name(nr);
 }
 
+static void private_reason_free(gpointer p) {
+        PrivateReason *r = p;
+        g_free(r->redacted);
+        g_free(r);
+}
+
+GHashTable *detect_private_reasons_new(void) {
+        return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, private_reason_free);
+}
+
+const char *detect_reason_for(GHashTable *private_reasons, const char *reason, uid_t caller) {
+        const PrivateReason *p = private_reasons ? g_hash_table_lookup(private_reasons, reason) : NULL;
+        return !p || caller == 0 || caller == p->owner ? reason : p->redacted;
+}
+
+/* The one reason text, said whole (pid, comm, mount) or hidden (0, NULL, NULL) */
+static char *fuse_reason(const char *comm, pid_t pid, const char *mount) {
+        return mount ? g_strdup_printf("FUSE server %s (pid %d) of %s", comm, (int) pid, mount)
+                     : g_strdup_printf("FUSE server %s (pid %d)", comm, (int) pid);
+}
+
+static char *sync_reason(const char *comm, pid_t pid, const char *call) {
+        return g_strdup_printf("syncing: pid %d (%s) in %s", (int) pid, comm, call);
+}
+
+/* Unreadable (gone meanwhile) is nobody's: then only root reads it */
+static uid_t pid_owner(int proc_fd, pid_t pid) {
+        char path[32];
+        struct stat st;
+        snprintf(path, sizeof(path), "%d", (int) pid);
+        return fstatat(proc_fd, path, &st, 0) < 0 ? (uid_t) -1 : st.st_uid;
+}
+
+static void add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted) {
+        PrivateReason *p = g_new0(PrivateReason, 1);
+        *p = (PrivateReason) { .owner = owner, .redacted = redacted };
+        if (private_reasons)
+                g_hash_table_replace(private_reasons, g_strdup(reason), p);
+        else
+                private_reason_free(p);
+}
+
 /* PROC/PID/mountinfo parsed, or NULL: the server's own view, in which its
  * arguments name its mount point. */
 static GPtrArray *read_mounts(int proc_fd, const char *tid) {
@@ -328,7 +372,7 @@ static GPtrArray *read_mounts(int proc_fd, const char *tid) {
         return mounts;
 }
 
-static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts) {
+static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTable *private_reasons) {
         char tid[16], cwd_path[32];
         snprintf(tid, sizeof(tid), "%d", (int) pid);
         snprintf(cwd_path, sizeof(cwd_path), "%d/cwd", (int) pid);
@@ -337,28 +381,33 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts)
         g_autofree char *cwd = detect_readlink_at(proc_fd, cwd_path);
         g_autoptr(GPtrArray) own = read_mounts(proc_fd, tid);
         const char *mount = detect_fuse_mount_for(own ? own : mounts, comm, args, cwd);
-        return mount ? g_strdup_printf("FUSE server %s (pid %d) of %s", comm, (int) pid, mount)
-                     : g_strdup_printf("FUSE server %s (pid %d)", comm, (int) pid);
+        char *reason = fuse_reason(comm, pid, mount);
+        add_private(private_reasons, reason, pid_owner(proc_fd, pid),
+                    fuse_reason(FRIDGE_PLAN_HIDDEN, 0, mount ? FRIDGE_PLAN_HIDDEN : NULL));
+        return reason;
 }
 
 /* 1 and the reason when pid is a data cleaner, else 0. */
-static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, char **ret_reason) {
+static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTable *private_reasons,
+                      char **ret_reason) {
+        const char *hidden = FRIDGE_PLAN_HIDDEN;
         if (detect_holds_dev_fuse(proc_fd, pid)) {
-                *ret_reason = fuse_server_reason(proc_fd, pid, mounts);
+                *ret_reason = fuse_server_reason(proc_fd, pid, mounts, private_reasons);
                 return 1;
         }
 
         const char *call = pid_sync_call(proc_fd, pid);
         if (call) {
                 g_autofree char *comm = read_comm(proc_fd, pid);
-                *ret_reason = g_strdup_printf("syncing: pid %d (%s) in %s", (int) pid, comm, call);
+                *ret_reason = sync_reason(comm, pid, call);
+                add_private(private_reasons, *ret_reason, pid_owner(proc_fd, pid), sync_reason(hidden, 0, call));
                 return 1;
         }
         return 0;
 }
 
 int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts,
-                  char **ret_reason) {
+                  GHashTable *private_reasons, char **ret_reason) {
         g_autoptr(GArray) pids = NULL;
         int r = detect_read_pids(cgroup_fd, cgroup_path, &pids);
         if (r < 0)
@@ -366,7 +415,7 @@ int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPt
 
         for (guint i = 0; i < pids->len; i++) {
                 g_autofree char *reason = NULL;
-                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, &reason) > 0) {
+                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, private_reasons, &reason) > 0) {
                         if (ret_reason)
                                 *ret_reason = g_steal_pointer(&reason);
                         return 1;

@@ -54,12 +54,29 @@ const MountEntry *detect_mount_of_path(const GPtrArray *mounts, const char *path
  * `mounts`, the task's own mount table. */
 const MountEntry *detect_blocked_mount(int proc_fd, const char *tid, const GPtrArray *mounts);
 
+/* Who may read what a detection's reason names (a pid, a command, a mount
+ * point: what /proc shows only to the process's owner): that owner (the
+ * owner of PROC/PID, as the kernel sees it: a process that changed its
+ * uids or is not dumpable is root's) and root. Anyone else reads
+ * `redacted`: pid 0, and FRIDGE_PLAN_HIDDEN for the command and the mount
+ * point. */
+typedef struct PrivateReason {
+        uid_t owner;
+        char *redacted;
+} PrivateReason;
+
+/* reason → PrivateReason*, both owned */
+GHashTable *detect_private_reasons_new(void);
+/* What `caller` may read of `reason`: the reason, or its redacted form */
+const char *detect_reason_for(GHashTable *private_reasons, const char *reason, uid_t caller);
+
 /* Looks at the processes of one cgroup. Returns 1 and a reason (g_free) when
  * one is a FUSE server ("FUSE server sshfs (pid 123) of /mnt/x") or is in a
  * sync call ("syncing: pid 123 (tar) in fsync"), 0 when none is, <0 on
- * errors reading cgroup.procs. Processes that vanish meanwhile are skipped. */
+ * errors reading cgroup.procs. Processes that vanish meanwhile are skipped.
+ * The reason's owner and redacted form go to `private_reasons` (may be NULL). */
 int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts,
-                  char **ret_reason);
+                  GHashTable *private_reasons, char **ret_reason);
 
 /* The pids of a cgroup (cgroup.procs below the cgroup root fd). */
 int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids);

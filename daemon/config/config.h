@@ -46,6 +46,7 @@ typedef struct Config {
         uint32_t freeze_timeout_ms;
         uint32_t delay_timeout_ms;
         uint32_t hook_timeout_ms; /* awake time a hook cycle waits for the other hook */
+        uint32_t kernel_watchdog_ms; /* awake time the state write may take before it is reported stuck */
         TuxOnIceConfig tuxonice;
 } Config;
 

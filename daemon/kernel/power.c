@@ -148,6 +148,8 @@ int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cyc
         if (r->sysfs_fd < 0)
                 return -errno;
         r->state = g_strdup(power_state_for_kind(cycle->kind));
+        r->base.entry_file = POWER_STATE;
+        r->base.entry_value = r->state;
         r->pm_test = g_strdup(cycle->pm_test);
         r->resume = g_strdup(cycle->set_resume);
         r->wake_after_sec = cycle->wake_after_sec;

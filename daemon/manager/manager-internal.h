@@ -37,6 +37,12 @@ typedef struct HookWaiter {
         void *userdata;
 } HookWaiter;
 
+/* A GetPlan waiting for its build */
+typedef struct PlanWaiter {
+        ManagerPlanDone done;
+        void *userdata;
+} PlanWaiter;
+
 typedef struct Cycle {
         uint64_t id;
         SleepKind kind;
@@ -56,7 +62,8 @@ typedef struct Cycle {
         Worker *worker;                 /* the state's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook) or the retry backoff */
+        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook), the retry backoff
+                                         * or the kernel watchdog */
 
         uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
         uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
@@ -64,6 +71,8 @@ typedef struct Cycle {
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */
+        bool kernel_stuck;              /* its watchdog fired: the return is logged too */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
@@ -112,6 +121,9 @@ struct Manager {
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
         sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
+        Worker *plan_worker;            /* GetPlan's build, one at a time */
+        GArray *plan_waiters;           /* PlanWaiter: the calls the running build answers */
+        GArray *plan_next;              /* PlanWaiter: those asked during it, for the next build */
 
         Cycle *cycle;
         uint64_t next_id;
@@ -144,7 +156,10 @@ void manager_enter_state(Manager *m, CycleState s);
 /* The phase the cycle is in (ENDING keeps the one it ended in) */
 Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
+/* The plan, built in place (a cycle's, at prepare) */
 int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+/* GetPlan's build is abandoned and its callers answered -ECANCELED */
+void manager_plan_stop(Manager *m);
 
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

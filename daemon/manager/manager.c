@@ -459,6 +459,8 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->power_backends = p->power_backends;
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
+        m->plan_waiters = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
+        m->plan_next = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
 
         m->sysfs_fd = root_open(p->sysfs_root);
         if (m->sysfs_fd < 0)
@@ -487,6 +489,7 @@ Manager *manager_free(Manager *m) {
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);
+        manager_plan_stop(m);
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
         freezer_free(m->freezer);

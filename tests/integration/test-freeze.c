@@ -39,6 +39,7 @@ typedef struct CaseOptions {
         const char *extra_config; /* appended to fridge.conf */
         const char *const *fakesys_args;
         bool unit_capabilities;   /* fridged with the installed unit's capabilities only */
+        bool open_bus;            /* clients as uid 65534 */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -69,7 +70,7 @@ static void setup(Fixture *f, gconstpointer data) {
                                                   co && co->extra_config ? co->extra_config : "");
         HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
                              .slowfs = co && co->slowfs, .real_cgroups = true,
-                             .fakesys_args = co ? co->fakesys_args : NULL,
+                             .fakesys_args = co ? co->fakesys_args : NULL, .open_bus = co && co->open_bus,
                              .unit_capabilities = co && co->unit_capabilities };
         f->h = harness_new(&o);
 }
@@ -243,6 +244,59 @@ static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
         g_assert_cmpint(harness_run(um, 5000, NULL), ==, 0);
         g_clear_pointer(&f->fuse_mount, g_free);
         (void) waitpid(server, NULL, 0);
+}
+
+/* A process in `cgroup` holding /dev/fuse open, as uid 65534 when
+ * `as_nobody` (root opens it: /dev/fuse may be root's alone); returns once
+ * it holds it (it is then "sleep") */
+static pid_t spawn_fuse_holder(Fixture *f, const char *cgroup, bool as_nobody) {
+        char *holder[] = { (char *) "sh", (char *) "-c",
+                           as_nobody ? (char *) "exec 3<>/dev/fuse; exec setpriv --reuid=65534 --regid=65534 "
+                                                "--clear-groups -- sleep 1000"
+                                     : (char *) "exec 3<>/dev/fuse; exec sleep 1000",
+                           NULL };
+        pid_t pid = scratch_spawn(f->s, cgroup, holder);
+        g_autofree char *fd3 = g_strdup_printf("/proc/%d/fd/3", (int) pid);
+        g_autofree char *comm_path = g_strdup_printf("/proc/%d/comm", (int) pid);
+        for (int i = 0; i < 500; i++) { /* bounded wait for the exec */
+                g_autofree char *target = g_file_read_link(fd3, NULL);
+                g_autofree char *comm = NULL;
+                if (target && g_str_equal(target, "/dev/fuse") && g_file_get_contents(comm_path, &comm, NULL, NULL) &&
+                    g_str_equal(g_strstrip(comm), "sleep"))
+                        return pid;
+                g_usleep(10000);
+        }
+        g_error("pid %d did not come to hold /dev/fuse", (int) pid);
+}
+
+/* GetPlan names a process (pid, command, mount point) to its owner and to
+ * root; anyone else reads pid 0 and [hidden] */
+static void test_plan_hides_other_users(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *theirs = scratch_add(f->s, "nobody-fuse.service");
+        const char *roots = scratch_add(f->s, "root-fuse.service");
+        pid_t nobody_pid = spawn_fuse_holder(f, theirs, true);
+        pid_t root_pid = spawn_fuse_holder(f, roots, false);
+        g_autofree char *nobody_named = g_strdup_printf("FUSE server sleep (pid %d)", (int) nobody_pid);
+        g_autofree char *root_named = g_strdup_printf("FUSE server sleep (pid %d)", (int) root_pid);
+        g_autofree char *root_pid_text = g_strdup_printf("(pid %d)", (int) root_pid);
+
+        /* root reads all */
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_assert_cmpstr(plan_find(rows, theirs, NULL)->reason, ==, nobody_named);
+        g_assert_cmpstr(plan_find(rows, roots, NULL)->reason, ==, root_named);
+
+        /* nobody reads its own process, not root's */
+        g_autofree char *json = NULL, *text = NULL;
+        const char *const as_json[] = { "--json", "plan", NULL };
+        const char *const as_text[] = { "plan", NULL };
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &json, as_json), ==, 0);
+        g_assert_nonnull(strstr(json, nobody_named));
+        g_assert_nonnull(strstr(json, "FUSE server " FRIDGE_PLAN_HIDDEN " (pid 0)"));
+        g_assert_null(strstr(json, root_pid_text));
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &text, as_text), ==, 0);
+        g_assert_nonnull(strstr(text, "another user's"));
+        g_assert_null(strstr(text, root_pid_text));
 }
 
 /* ---- cycles ---- */
@@ -936,8 +990,10 @@ int main(int argc, char *argv[]) {
 #define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, setup, fn, teardown)
         static const char *const tuxonice_args[] = { "--tuxonice", NULL };
         static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
+        static const CaseOptions open_bus = { .open_bus = true };
         ADD("plan-classes", test_plan_classes, NULL);
         ADD("plan-detects-fuse-server", test_plan_detects_fuse_server, NULL);
+        ADD("plan-hides-other-users", test_plan_hides_other_users, &open_bus);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);

@@ -253,12 +253,12 @@ static void test_read_pids(Fixture *f, gconstpointer data) {
 static void test_cgroup_fuse(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "FUSE server sshfs (pid 123) of /home/me/remote dir");
 
         /* without a mount table the server is still found */
         g_autofree char *bare = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", NULL, &bare), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", NULL, NULL, &bare), ==, 1);
         g_assert_cmpstr(bare, ==, "FUSE server sshfs (pid 123)");
 }
 
@@ -267,7 +267,7 @@ static void test_cgroup_fuse(Fixture *f, gconstpointer data) {
 static void test_cgroup_plain_fuse(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/mirror.service", mounts, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/mirror.service", mounts, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "FUSE server bindfs (pid 127) of /home/me/mirror");
 }
 
@@ -371,16 +371,36 @@ static void test_blocked_on_nothing(Fixture *f, gconstpointer data) {
 
 static void test_cgroup_syncing(Fixture *f, gconstpointer data) {
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "syncing: pid 125 (tar) in fsync");
+}
+
+/* Another user reads pid 0 and FRIDGE_PLAN_HIDDEN; the owner and root the whole */
+static void test_cgroup_private(Fixture *f, gconstpointer data) {
+        g_autoptr(GPtrArray) mounts = parse_mounts();
+        g_autoptr(GHashTable) priv = detect_private_reasons_new();
+        g_autofree char *fuse = NULL, *sync = NULL;
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, priv, &fuse), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, priv, &sync), ==, 1);
+        g_assert_cmpuint(g_hash_table_size(priv), ==, 2);
+
+        uid_t owner = getuid(), other = owner + 1 == 0 ? 2 : owner + 1;
+        g_assert_cmpstr(detect_reason_for(priv, fuse, owner), ==, fuse);
+        g_assert_cmpstr(detect_reason_for(priv, fuse, 0), ==, fuse);
+        g_assert_cmpstr(detect_reason_for(priv, fuse, other), ==, "FUSE server [hidden] (pid 0) of [hidden]");
+        g_assert_cmpstr(detect_reason_for(priv, sync, other), ==, "syncing: pid 0 ([hidden]) in fsync");
+        g_assert_cmpstr(detect_reason_for(priv, sync, owner), ==, sync);
+        /* what names nobody's details is the same for all */
+        g_assert_cmpstr(detect_reason_for(priv, "default", other), ==, "default");
+        g_assert_cmpstr(detect_reason_for(NULL, sync, other), ==, sync);
 }
 
 static void test_cgroup_none(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/shell.scope", mounts, &reason), ==, 0);
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/empty.slice", mounts, &reason), ==, 0);
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/missing.scope", mounts, &reason), ==,
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/shell.scope", mounts, NULL, &reason), ==, 0);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/empty.slice", mounts, NULL, &reason), ==, 0);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/missing.scope", mounts, NULL, &reason), ==,
                         -ENOENT);
         g_assert_null(reason);
 }
@@ -417,5 +437,6 @@ int main(int argc, char **argv) {
         ADD_FIXTURE("/detect/blocked-on-path", test_blocked_on_path);
         ADD_FIXTURE("/detect/blocked-on-nothing", test_blocked_on_nothing);
         ADD_FIXTURE("/detect/cgroup-none", test_cgroup_none);
+        ADD_FIXTURE("/detect/cgroup-private", test_cgroup_private);
         return g_test_run();
 }
