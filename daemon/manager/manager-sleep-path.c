@@ -57,10 +57,29 @@ static int arm_pre_deadline(Manager *m) {
                                           0, on_pre_deadline, m);
 }
 
+/* The cycle's kernel knobs, for the state write systemd-sleep makes once
+ * the pre returns: after its own mode writes, which come before the hooks */
+static int set_knobs(Manager *m) {
+        Cycle *c = m->cycle;
+        const CycleSettings *s = c->settings;
+        c->knobs = (PowerKnobs) { .mem_sleep = g_strdup(s->mem_sleep), .pm_test = g_strdup(s->pm_test),
+                                  .wake_after_sec = s->wake_after_sec };
+        PowerStep step;
+        int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
+        if (r == 0)
+                return 0;
+        const char *what = step == POWER_STEP_MEM_SLEEP ? s->mem_sleep : step == POWER_STEP_PM_TEST ? s->pm_test : "";
+        g_autofree char *msg = power_refused_message(power_step_to_string(step), what, r);
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s; thawed", msg);
+        return r;
+}
+
 /* Frozen: systemd-sleep writes the state once the hook's pre returns */
 void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
+        if (set_knobs(m) < 0)
+                return;
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
         c->pre_boottime = now(CLOCK_BOOTTIME);

@@ -56,6 +56,10 @@ typedef struct HarnessOptions {
         bool logind;
         bool logind_hook_script;
         unsigned logind_delay_max_ms;   /* InhibitDelayMaxSec; 0: the stand-in's 5 s */
+        /* contents of DIR/sleep-root/etc/systemd/sleep.conf, systemd-sleep's
+         * settings: fridged reads them under --sleep-conf-root=DIR/sleep-root
+         * (always: never the host's), the logind stand-in obeys them; NULL: no file */
+        const char *sleep_conf;
 } HarnessOptions;
 
 /*
