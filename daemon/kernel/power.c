@@ -155,54 +155,6 @@ static void restore_knobs(int fd, bool pm_test_set, bool alarm_set, const char *
                 log_warning_errno(k, "Failed to restore mem_sleep to %s: %m", saved_mem_sleep);
 }
 
-static char *current_mode_if_other(int fd, const char *path, const char *wanted);
-
-static int arm_alarm(int fd, uint32_t sec) {
-        char buf[32];
-        snprintf(buf, sizeof(buf), "+%u", sec);
-        return write_file_at(fd, POWER_RTC_ALARM, buf);
-}
-
-int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
-        int e = 0;
-        *ret_step = POWER_STEP_NONE;
-        if (k->mem_sleep) {
-                g_free(k->saved_mem_sleep);
-                k->saved_mem_sleep = current_mode_if_other(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep);
-                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0) {
-                        *ret_step = POWER_STEP_MEM_SLEEP;
-                        return e;
-                }
-        }
-        if (k->pm_test) {
-                if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) < 0) {
-                        *ret_step = POWER_STEP_PM_TEST;
-                        return e;
-                }
-                k->pm_test_set = true;
-        }
-        if (k->wake_after_sec > 0) {
-                if ((e = arm_alarm(sysfs_fd, k->wake_after_sec)) < 0) {
-                        *ret_step = POWER_STEP_RTC;
-                        return e;
-                }
-                k->alarm_set = true;
-        }
-        return 0;
-}
-
-void power_knobs_restore(int sysfs_fd, PowerKnobs *k) {
-        restore_knobs(sysfs_fd, k->pm_test_set, k->alarm_set, k->saved_mem_sleep);
-        k->pm_test_set = k->alarm_set = false;
-        g_clear_pointer(&k->saved_mem_sleep, g_free);
-}
-
-void power_knobs_clear(PowerKnobs *k) {
-        g_clear_pointer(&k->mem_sleep, g_free);
-        g_clear_pointer(&k->pm_test, g_free);
-        g_clear_pointer(&k->saved_mem_sleep, g_free);
-}
-
 int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle) {
         r->sysfs_fd = fcntl(sysfs_fd, F_DUPFD_CLOEXEC, 3);
         if (r->sysfs_fd < 0)
@@ -316,6 +268,52 @@ static char *current_mode_if_other(int fd, const char *path, const char *wanted)
         if (g_strcmp0(current, wanted) == 0)
                 g_clear_pointer(&current, g_free);
         return current;
+}
+
+static int arm_alarm(int fd, uint32_t sec) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "+%u", sec);
+        return write_file_at(fd, POWER_RTC_ALARM, buf);
+}
+
+int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
+        int e = 0;
+        *ret_step = POWER_STEP_NONE;
+        if (k->mem_sleep) {
+                g_free(k->saved_mem_sleep);
+                k->saved_mem_sleep = current_mode_if_other(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep);
+                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0) {
+                        *ret_step = POWER_STEP_MEM_SLEEP;
+                        return e;
+                }
+        }
+        if (k->pm_test) {
+                if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) < 0) {
+                        *ret_step = POWER_STEP_PM_TEST;
+                        return e;
+                }
+                k->pm_test_set = true;
+        }
+        if (k->wake_after_sec > 0) {
+                if ((e = arm_alarm(sysfs_fd, k->wake_after_sec)) < 0) {
+                        *ret_step = POWER_STEP_RTC;
+                        return e;
+                }
+                k->alarm_set = true;
+        }
+        return 0;
+}
+
+void power_knobs_restore(int sysfs_fd, PowerKnobs *k) {
+        restore_knobs(sysfs_fd, k->pm_test_set, k->alarm_set, k->saved_mem_sleep);
+        k->pm_test_set = k->alarm_set = false;
+        g_clear_pointer(&k->saved_mem_sleep, g_free);
+}
+
+void power_knobs_clear(PowerKnobs *k) {
+        g_clear_pointer(&k->mem_sleep, g_free);
+        g_clear_pointer(&k->pm_test, g_free);
+        g_clear_pointer(&k->saved_mem_sleep, g_free);
 }
 
 /* The part before the point of no return; each step's failure stops it */
