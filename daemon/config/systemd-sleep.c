@@ -12,21 +12,23 @@ static const char *const conf_dirs[] = { "etc", "run", "usr/local/lib", "usr/lib
 
 #define SUSPEND_STATE_DEFAULT "mem standby freeze"
 
-static void set_suspend_state(SystemdSleepConf *c, char *value, const char *origin) {
-        g_strfreev(c->suspend_state);
-        g_clear_pointer(&c->suspend_state_origin, g_free);
-        /* An empty assignment resets to the default, as in systemd's parser */
-        if (!*g_strstrip(value)) {
-                c->suspend_state = g_strsplit(SUSPEND_STATE_DEFAULT, " ", -1);
-                return;
-        }
+/* The words of a list setting; an empty assignment (no words) resets it to
+ * systemd's default, as its parser does */
+static void set_suspend_state(SystemdSleepConf *c, const char *value, const char *origin) {
         g_auto(GStrv) words = g_strsplit_set(value, " \t", -1);
         GPtrArray *a = g_ptr_array_new();
         for (char **w = words; *w; w++)
                 if (**w)
                         g_ptr_array_add(a, g_strdup(*w));
+        if (a->len == 0) {
+                g_ptr_array_free(a, TRUE);
+                set_suspend_state(c, SUSPEND_STATE_DEFAULT, NULL);
+                return;
+        }
         g_ptr_array_add(a, NULL);
+        g_strfreev(c->suspend_state);
         c->suspend_state = (char **) g_ptr_array_free(a, FALSE);
+        g_free(c->suspend_state_origin);
         c->suspend_state_origin = g_strdup(origin);
 }
 
@@ -55,7 +57,7 @@ static void add_dropins(GHashTable *by_name, const char *root, const char *dir) 
 
 int systemd_sleep_conf_load(const char *root, SystemdSleepConf **ret) {
         g_autoptr(SystemdSleepConf) c = g_new0(SystemdSleepConf, 1);
-        set_suspend_state(c, (char[]) { "" }, NULL);
+        set_suspend_state(c, "", NULL);
         for (int i = 0; conf_dirs[i]; i++) {
                 g_autofree char *main_path = g_build_filename(root, conf_dirs[i], "systemd", "sleep.conf", NULL);
                 if (g_file_test(main_path, G_FILE_TEST_EXISTS)) {

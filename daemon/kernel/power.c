@@ -276,32 +276,28 @@ static int arm_alarm(int fd, uint32_t sec) {
         return write_file_at(fd, POWER_RTC_ALARM, buf);
 }
 
+/* Every knob is tried, whatever failed before: the state write comes all
+ * the same, and the more of the cycle it has the better */
 int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
-        int e = 0;
+        int first = 0, e;
         *ret_step = POWER_STEP_NONE;
         if (k->mem_sleep) {
                 g_free(k->saved_mem_sleep);
                 k->saved_mem_sleep = current_mode_if_other(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep);
-                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0) {
-                        *ret_step = POWER_STEP_MEM_SLEEP;
-                        return e;
-                }
+                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0 && first == 0)
+                        first = e, *ret_step = POWER_STEP_MEM_SLEEP;
         }
         if (k->pm_test) {
-                if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) < 0) {
-                        *ret_step = POWER_STEP_PM_TEST;
-                        return e;
-                }
-                k->pm_test_set = true;
+                k->pm_test_set = (e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) >= 0;
+                if (e < 0 && first == 0)
+                        first = e, *ret_step = POWER_STEP_PM_TEST;
         }
         if (k->wake_after_sec > 0) {
-                if ((e = arm_alarm(sysfs_fd, k->wake_after_sec)) < 0) {
-                        *ret_step = POWER_STEP_RTC;
-                        return e;
-                }
-                k->alarm_set = true;
+                k->alarm_set = (e = arm_alarm(sysfs_fd, k->wake_after_sec)) >= 0;
+                if (e < 0 && first == 0)
+                        first = e, *ret_step = POWER_STEP_RTC;
         }
-        return 0;
+        return first;
 }
 
 void power_knobs_restore(int sysfs_fd, PowerKnobs *k) {

@@ -84,8 +84,9 @@ typedef struct PowerKnobs {
         bool pm_test_set, alarm_set;
 } PowerKnobs;
 
-/* 0, or the negative errno of the step *ret_step; what was set before
- * the failure is put back by power_knobs_restore() all the same */
+/* 0, or the negative errno of the first step that failed (*ret_step);
+ * the others are set all the same, and power_knobs_restore() puts back
+ * what was set */
 int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step);
 /* Puts back what power_knobs_set() changed; twice is harmless */
 void power_knobs_restore(int sysfs_fd, PowerKnobs *k);

@@ -81,6 +81,7 @@ typedef struct Cycle {
         sd_event_source *pre_deadline;  /* from Hook("pre") until frozen: its share of the hook's budget */
         bool post_thaws;                /* the post came before its pre finished: the thaw is its answer */
         PowerKnobs knobs;               /* hook drivers: set for systemd-sleep's state write, put back after */
+        char *knob_failure;             /* a knob the kernel refused: the cycle fails with it once resumed */
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
 

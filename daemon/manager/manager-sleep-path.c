@@ -58,8 +58,11 @@ static int arm_pre_deadline(Manager *m) {
 }
 
 /* The cycle's kernel knobs, for the state write systemd-sleep makes once
- * the pre returns: after its own mode writes, which come before the hooks */
-static int set_knobs(Manager *m) {
+ * the pre returns: after its own mode writes, which come before the hooks.
+ * systemd-sleep sleeps whatever the hook answers, so a knob the kernel
+ * refuses does not end the cycle: it sleeps frozen with the knobs that
+ * held, and fails with the refusal once resumed. */
+static void set_knobs(Manager *m) {
         Cycle *c = m->cycle;
         const CycleSettings *s = c->settings;
         c->knobs = (PowerKnobs) { .mem_sleep = g_strdup(s->mem_sleep), .pm_test = g_strdup(s->pm_test),
@@ -67,19 +70,18 @@ static int set_knobs(Manager *m) {
         PowerStep step;
         int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
         if (r == 0)
-                return 0;
+                return;
         const char *what = step == POWER_STEP_MEM_SLEEP ? s->mem_sleep : step == POWER_STEP_PM_TEST ? s->pm_test : "";
-        g_autofree char *msg = power_refused_message(power_step_to_string(step), what, r);
-        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s; thawed", msg);
-        return r;
+        g_autofree char *refused = power_refused_message(power_step_to_string(step), what, r);
+        c->knob_failure = g_strdup_printf("%s; systemd-sleep slept without it", refused);
+        log_warning("Cycle %" G_GUINT64_FORMAT ": %s", c->id, c->knob_failure);
 }
 
 /* Frozen: systemd-sleep writes the state once the hook's pre returns */
 void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
-        if (set_knobs(m) < 0)
-                return;
+        set_knobs(m);
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
         c->pre_boottime = now(CLOCK_BOOTTIME);
@@ -105,6 +107,8 @@ static void hook_resumed(Manager *m) {
         /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
         c->slept_usec = boot > mono ? boot - mono : 0;
         manager_report_resumed(m);
+        if (m->cycle == c && c->knob_failure)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s", c->knob_failure);
 }
 
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,

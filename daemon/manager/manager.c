@@ -47,6 +47,7 @@ static void cycle_free(Cycle *c) {
         manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         cycle_settings_free(c->settings);
         power_knobs_clear(&c->knobs);
+        g_free(c->knob_failure);
         g_free(c->set_resume);
         g_free(c->wake_reason);
         g_free(c->retry_why);

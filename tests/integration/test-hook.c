@@ -423,6 +423,26 @@ static void test_logind_suspend_state_conflict(Fixture *f, gconstpointer data) {
         g_assert_false(fakesys_wrote_state(f->h));
 }
 
+/* systemd-sleep sleeps whatever the pre answers: an alarm the kernel
+ * refuses (someone else's is armed) leaves the other knobs in place for
+ * that sleep, pm_test among them, and the cycle fails with it afterwards */
+static void test_logind_knob_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *other = g_strdup_printf("set class/rtc/rtc0/wakealarm %" G_GINT64_FORMAT,
+                                                 g_get_real_time() / G_USEC_PER_SEC + 3600);
+        harness_control(f->h, other);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", "--pm-test=devices", "--wake-after=5"), ==, 1);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "failed", "the kernel refused to arm the RTC wake alarm");
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        const char *const order[] = { "power/pm_test devices ok", "class/rtc/rtc0/wakealarm +5 EBUSY",
+                                      "power/state mem ok", "power/pm_test none ok", NULL };
+        assert_fakesys_sequence(f, order);
+        g_autofree char *log = harness_fakesys_log(f->h);
+        g_assert_null(strstr(log, "wakealarm 0")); /* not ours to clear */
+}
+
 static void test_direct_bypasses_logind(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
@@ -461,6 +481,7 @@ int main(int argc, char **argv) {
         ADD("logind-mem-sleep-after-systemd", test_logind_mem_sleep_after_systemd, logind_mem_sleep);
         ADD("logind-wake-after", test_logind_wake_after, logind_plain);
         ADD("logind-suspend-state-conflict", test_logind_suspend_state_conflict, logind_freeze);
+        ADD("logind-knob-refused", test_logind_knob_refused, logind_plain);
         ADD("logind-direct-bypasses", test_direct_bypasses_logind, logind_direct);
 #undef ADD
         return g_test_run();
