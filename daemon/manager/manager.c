@@ -328,10 +328,11 @@ static int check_systemd_sleep(Manager *m, SleepKind kind, const CycleOptions *o
         if (g_strcmp0(word, "mem") == 0)
                 return 0;
         g_autofree char *states = g_strjoinv(" ", sc->suspend_state);
-        *ret_message = g_strdup_printf("mem-sleep %s needs 'mem' in /sys/power/state, but systemd-sleep, which logind "
-                                       "sleeps through, writes '%s' (SuspendState=%s in %s); put mem first in "
+        *ret_message = g_strdup_printf("mem-sleep %s%s needs 'mem' in /sys/power/state, but systemd-sleep, which "
+                                       "logind sleeps through, writes '%s' (SuspendState=%s in %s); put mem first in "
                                        "SuspendState= or set [Sleep] Driver=direct in fridge.conf",
-                                       mode, word ? word : "nothing the kernel offers", states,
+                                       mode, o->mem_sleep ? "" : " ([Sleep] MemSleep=)",
+                                       word ? word : "nothing the kernel offers", states,
                                        sc->suspend_state_origin ? sc->suspend_state_origin : "systemd's default");
         return FRIDGE_ERROR_NOT_SUPPORTED;
 }
