@@ -192,6 +192,20 @@ static void test_post_never_comes(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(log, "failed in phase kernel: the sleep hook's post never came"));
 }
 
+/* A sleep systemd started (systemctl suspend) runs in fridge's configured
+ * MemSleep= too: set from the pre, after systemd-sleep's own mode write,
+ * and put back at the post */
+static void test_pre_sets_configured_mem_sleep(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        g_autofree char *during = harness_fakesys_log(f->h);
+        g_assert_nonnull(strstr(during, "power/mem_sleep s2idle ok"));
+        hook_ok(f->h, "post", "suspend");
+        expect_finished(f->h, cycle, "done", NULL);
+        g_autofree char *after = harness_fakesys_log(f->h);
+        g_assert_true(g_str_has_suffix(after, "power/mem_sleep s2idle ok\npower/mem_sleep deep ok\n"));
+}
+
 static void test_pre_busy(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = hook_ok(f->h, "pre", "suspend");
@@ -461,6 +475,7 @@ int main(int argc, char **argv) {
                 logind = { .scratch = true, .logind = true },
                 driver_logind = { .config = "[Sleep]\nDriver=logind\n" },
                 logind_plain = { .logind = true },
+                mem_sleep_s2idle = { .config = "[Sleep]\nMemSleep=s2idle\n" },
                 logind_mem_sleep = { .logind = true, .sleep_conf = "[Sleep]\nMemorySleepMode=deep\n" },
                 logind_freeze = { .logind = true, .sleep_conf = "[Sleep]\nSuspendState=freeze\n" },
                 logind_direct = { .logind = true, .config = "[Sleep]\nDriver=direct\n" };
@@ -472,6 +487,7 @@ int main(int argc, char **argv) {
         ADD("post-without-pre", test_post_without_pre, plain);
         ADD("post-never-comes", test_post_never_comes, short_bound);
         ADD("pre-busy", test_pre_busy, plain);
+        ADD("pre-sets-configured-mem-sleep", test_pre_sets_configured_mem_sleep, mem_sleep_s2idle);
         ADD("script-always-exits-0", test_script_always_exits_0, scratch);
         ADD("logind-sleep-one-cycle", test_logind_sleep_one_cycle, logind);
         ADD("logind-third-party-suspend", test_logind_third_party_suspend, logind);
