@@ -288,13 +288,15 @@ int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
                         first = e, *ret_step = POWER_STEP_MEM_SLEEP;
         }
         if (k->pm_test) {
-                k->pm_test_set = (e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) >= 0;
-                if (e < 0 && first == 0)
+                if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) >= 0)
+                        k->pm_test_set = true;
+                else if (first == 0)
                         first = e, *ret_step = POWER_STEP_PM_TEST;
         }
-        if (k->wake_after_sec > 0) {
-                k->alarm_set = (e = arm_alarm(sysfs_fd, k->wake_after_sec)) >= 0;
-                if (e < 0 && first == 0)
+        if (k->wake_after_sec > 0 && !k->alarm_set) {
+                if ((e = arm_alarm(sysfs_fd, k->wake_after_sec)) >= 0)
+                        k->alarm_set = true;
+                else if (first == 0)
                         first = e, *ret_step = POWER_STEP_RTC;
         }
         return first;

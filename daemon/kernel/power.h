@@ -86,7 +86,7 @@ typedef struct PowerKnobs {
 
 /* 0, or the negative errno of the first step that failed (*ret_step);
  * the others are set all the same, and power_knobs_restore() puts back
- * what was set */
+ * what was set. Again (with more knobs) is fine: an armed alarm stays. */
 int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step);
 /* Puts back what power_knobs_set() changed; twice is harmless */
 void power_knobs_restore(int sysfs_fd, PowerKnobs *k);

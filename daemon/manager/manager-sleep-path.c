@@ -65,8 +65,10 @@ static int arm_pre_deadline(Manager *m) {
 static void set_knobs(Manager *m) {
         Cycle *c = m->cycle;
         const CycleSettings *s = c->settings;
-        c->knobs = (PowerKnobs) { .mem_sleep = g_strdup(s->mem_sleep), .pm_test = g_strdup(s->pm_test),
-                                  .wake_after_sec = s->wake_after_sec };
+        power_knobs_clear(&c->knobs); /* what is set stays set: the logind driver's pm_test */
+        c->knobs.mem_sleep = g_strdup(s->mem_sleep);
+        c->knobs.pm_test = g_strdup(s->pm_test);
+        c->knobs.wake_after_sec = s->wake_after_sec;
         PowerStep step;
         int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
         if (r == 0)
@@ -199,8 +201,28 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
                         message ? message : errno_text(r));
 }
 
+/* pm_test goes in before logind is asked (systemd-sleep never touches it):
+ * a level the kernel refuses stops the cycle before anything sleeps, where
+ * from the pre systemd-sleep would go on and sleep for real */
+static int set_pm_test(Manager *m) {
+        Cycle *c = m->cycle;
+        const char *level = c->settings->pm_test;
+        PowerStep step;
+        if (!level)
+                return 0;
+        c->knobs.pm_test = g_strdup(level);
+        int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
+        if (r < 0) {
+                g_autofree char *refused = power_refused_message(power_step_to_string(step), level, r);
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s; logind was not asked", refused);
+        }
+        return r;
+}
+
 void manager_enter_handed_over(Manager *m) {
         Cycle *c = m->cycle;
+        if (set_pm_test(m) < 0)
+                return;
         m->logind_cycle = c->id;
         manager_set_progress(m, 1.0, "handing over to logind");
         int r = logind_sleep(m->logind, c->kind, on_logind_sleep_done, m);

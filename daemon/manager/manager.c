@@ -139,8 +139,9 @@ void manager_transition(Manager *m, CycleState to) {
                 g_assert_not_reached();
         }
         cycle_stop_work(c);
-        /* The knobs were for systemd-sleep's state write: it is over */
-        if (from == CYCLE_STATE_HOOK_SLEEPING)
+        /* The knobs were for systemd-sleep's state write: it is over, or
+         * will not be the cycle's (the logind driver sets pm_test early) */
+        if (from == CYCLE_STATE_HOOK_SLEEPING || to == CYCLE_STATE_ENDING)
                 power_knobs_restore(m->sysfs_fd, &c->knobs);
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);

@@ -457,6 +457,21 @@ static void test_logind_knob_refused(Fixture *f, gconstpointer data) {
         g_assert_null(strstr(log, "wakealarm 0")); /* not ours to clear */
 }
 
+/* pm_test goes in before logind is asked: refused (the level vanished
+ * after Sleep checked it), nothing sleeps, where from the pre systemd-sleep
+ * would have slept for real */
+static void test_logind_pm_test_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "pm-test", "s", "devices", NULL), ==, 0);
+        harness_control(f->h, "set power/pm_test [none] core processors platform freezer");
+        expect_finished(f->h, cycle, "failed", "the kernel refused to set pm_test devices");
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_null(strstr(log, "sleep suspend"));
+        g_assert_false(fakesys_wrote_state(f->h));
+}
+
 static void test_direct_bypasses_logind(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
@@ -498,6 +513,7 @@ int main(int argc, char **argv) {
         ADD("logind-wake-after", test_logind_wake_after, logind_plain);
         ADD("logind-suspend-state-conflict", test_logind_suspend_state_conflict, logind_freeze);
         ADD("logind-knob-refused", test_logind_knob_refused, logind_plain);
+        ADD("logind-pm-test-refused", test_logind_pm_test_refused, logind_plain);
         ADD("logind-direct-bypasses", test_direct_bypasses_logind, logind_direct);
 #undef ADD
         return g_test_run();
