@@ -25,6 +25,7 @@
 #include "logind.h"
 #include "overrides.h"
 #include "plan.h"
+#include "power.h"
 #include "power-backend.h"
 #include "record.h"
 #include "worker.h"
@@ -88,6 +89,8 @@ typedef struct Cycle {
         HookWaiter pre, post;
         sd_event_source *pre_deadline;  /* from Hook("pre") until frozen: its share of the hook's budget */
         bool post_thaws;                /* the post came before its pre finished: the thaw is its answer */
+        PowerKnobs knobs;               /* hook drivers: set for systemd-sleep's state write, put back after */
+        char *knob_failure;             /* a knob the kernel refused: the cycle fails with it once resumed */
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
 
@@ -105,6 +108,7 @@ struct Manager {
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;
+        char *sleep_conf_root;          /* systemd-sleep's settings are read under it */
         int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */

@@ -56,6 +56,7 @@ typedef struct ManagerParams {
         const char *proc_root;
         const char *cgroup_root;        /* NULL: the cgroup2 mount from mountinfo */
         const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
+        const char *sleep_conf_root;    /* where systemd-sleep's etc/systemd/sleep.conf is; NULL: / */
         const char *const *class_dirs;  /* classes.d directories, lowest priority first */
         Config *config;                 /* taken */
         const PowerBackend *const *power_backends; /* NULL-terminated; NULL: the built-in ones */

@@ -169,9 +169,10 @@ void harness_start_logind(Harness *h, const HarnessOptions *opts) {
         char *script_hook[] = { (char *) "/bin/sh", (char *) script, NULL };
         char *direct_hook[] = { (char *) fridgectl, a_bus, (char *) "--no-progress", (char *) "hook", NULL };
         char **hook = opts->logind_hook_script ? script_hook : direct_hook;
-        char *argv[16] = { (char *) standin, a_bus, a_root, a_log, a_delay, (char *) "--" };
+        g_autofree char *a_sleep_conf = g_strdup_printf("--sleep-conf=%s/sleep-root/etc/systemd/sleep.conf", h->dir);
+        char *argv[16] = { (char *) standin, a_bus, a_root, a_log, a_delay, a_sleep_conf, (char *) "--" };
         for (int i = 0; hook[i]; i++)
-                argv[6 + i] = hook[i];
+                argv[7 + i] = hook[i];
 
         harness_write_file(h->logind_log, "");
         int err = open(err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -330,7 +331,9 @@ void harness_start_fridged(Harness *h) {
                 g_ptr_array_add(argv, (char *) "--bounding-set=-all,+dac_override,+dac_read_search,+sys_ptrace");
                 g_ptr_array_add(argv, (char *) "--");
         }
-        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, (char *) "-v" };
+        g_autofree char *a_sleep = g_strdup_printf("--sleep-conf-root=%s/sleep-root", h->dir);
+        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, a_sleep,
+                          (char *) "-v" };
         for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
                 g_ptr_array_add(argv, fixed[i]);
         if (a_cgroup)

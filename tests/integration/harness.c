@@ -183,6 +183,12 @@ Harness *harness_new(const HarnessOptions *opts) {
                 g_autofree char *conf = g_build_filename(h->conf_dir, "fridge.conf", NULL);
                 harness_write_file(conf, opts->config);
         }
+        g_autofree char *sleep_conf_dir = g_build_filename(h->dir, "sleep-root", "etc", "systemd", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(sleep_conf_dir, 0755), ==, 0);
+        if (opts && opts->sleep_conf) {
+                g_autofree char *conf = g_build_filename(sleep_conf_dir, "sleep.conf", NULL);
+                harness_write_file(conf, opts->sleep_conf);
+        }
         if (opts && opts->classes) {
                 g_autofree char *dir = g_build_filename(h->conf_dir, "classes.d", NULL);
                 g_autofree char *file = g_build_filename(dir, "test.conf", NULL);

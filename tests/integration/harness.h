@@ -60,6 +60,10 @@ typedef struct HarnessOptions {
          * it (CapabilityBoundingSet= of systemd-units/fridged.service), by
          * setpriv: no CAP_SYS_ADMIN, so no PROC/TID/stack */
         bool unit_capabilities;
+        /* contents of DIR/sleep-root/etc/systemd/sleep.conf, systemd-sleep's
+         * settings: fridged reads them under --sleep-conf-root=DIR/sleep-root
+         * (always: never the host's), the logind stand-in obeys them; NULL: no file */
+        const char *sleep_conf;
 } HarnessOptions;
 
 /*
