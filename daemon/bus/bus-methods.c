@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bus-internal.h"
+#include "cgroups.h"
 #include "log.h"
 #include "plan.h"
 #include "util.h"
@@ -177,8 +178,10 @@ int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return r;
         for (guint i = 0; i < plan->entries->len; i++) {
                 const PlanEntry *e = plan->entries->pdata[i];
-                r = sd_bus_message_append(reply, "(ssss)", e->cgroup, e->unit, cgroup_class_to_string(e->class),
-                                          e->reason);
+                /* D-Bus strings are UTF-8; cgroup names need not be */
+                g_autofree char *cgroup = cgroups_escape(e->cgroup), *unit = cgroups_escape(e->unit),
+                                *reason = cgroups_escape(e->reason);
+                r = sd_bus_message_append(reply, "(ssss)", cgroup, unit, plan_entry_class_name(e), reason);
                 if (r < 0)
                         return r;
         }

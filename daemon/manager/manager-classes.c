@@ -4,8 +4,10 @@
 #include "manager-internal.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroups.h"
+#include "log.h"
 #include "classify.h"
 #include "overrides.h"
 
@@ -24,8 +26,13 @@ int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan
         g_hash_table_iter_init(&i, m->exempt_pids);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 char *cgroup = NULL;
-                if (cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
+                int r = cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup);
+                if (r >= 0)
                         g_hash_table_replace(exempt, cgroup, v);
+                else if (GPOINTER_TO_INT(k) == getpid() && roots && *roots)
+                        /* No name stands in for it any more: not knowing
+                         * where fridged is, it could freeze itself */
+                        return log_warning_errno(r, "Cannot read fridged's own cgroup (%m); no plan");
         }
         if (client_cgroup)
                 g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
