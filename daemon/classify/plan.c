@@ -227,33 +227,44 @@ static Summary frame_finish(Builder *b, Frame *f) {
         return f->s;
 }
 
-static void frame_push(GArray *stack, const PlanNode *n) {
-        Frame f = { .n = n, .child = g_new0(Summary, n->children->len ? n->children->len : 1) };
-        g_array_append_val(stack, f);
+/* A stack that grows by doubling: the frames of one path from the root */
+typedef struct Stack {
+        Frame *frames;
+        size_t len, cap;
+} Stack;
+
+static void frame_push(Stack *st, const PlanNode *n) {
+        if (st->len == st->cap) {
+                st->cap = st->cap ? st->cap * 2 : 64;
+                st->frames = g_renew(Frame, st->frames, st->cap);
+        }
+        guint k = n->children->len;
+        /* a leaf, most of a tree, needs no summaries of children */
+        st->frames[st->len++] = (Frame) { .n = n, .child = k ? g_new(Summary, k) : NULL };
 }
 
 /* Post-order over n's subtree with a stack of its own: a chain of any
  * depth costs heap, not the thread's stack. */
 static Summary build_subtree(Builder *b, const PlanNode *root) {
-        g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(Frame));
+        Stack st = { 0 };
         Summary done = { 0 };
 
-        frame_push(stack, root);
-        while (stack->len > 0) {
-                Frame *f = &g_array_index(stack, Frame, stack->len - 1);
+        frame_push(&st, root);
+        while (st.len > 0) {
+                Frame *f = &st.frames[st.len - 1];
                 if (f->next < f->n->children->len) {
-                        frame_push(stack, f->n->children->pdata[f->next++]);
+                        frame_push(&st, f->n->children->pdata[f->next++]);
                         continue;
                 }
                 done = frame_finish(b, f);
                 g_free(f->child);
-                g_array_set_size(stack, stack->len - 1);
-                if (stack->len > 0) {
-                        Frame *parent = &g_array_index(stack, Frame, stack->len - 1);
+                if (--st.len > 0) {
+                        Frame *parent = &st.frames[st.len - 1];
                         parent->child[parent->next - 1] = done;
                         summary_add(&parent->s, done.mask, done.n_deciding, done.reason);
                 }
         }
+        g_free(st.frames);
         return done;
 }
 
