@@ -72,6 +72,8 @@ bool cgroups_path_is_valid(const char *path) {
 }
 
 char *cgroups_escape(const char *path) {
+        if (!path)
+                return g_strdup("");
         GString *s = g_string_sized_new(strlen(path));
         for (const char *p = path; *p;) {
                 const char *end = p + strlen(p);

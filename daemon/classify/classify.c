@@ -223,8 +223,11 @@ static char *skip_reason(int r, const char *what) {
 
 static int list_children(int fd, GPtrArray **ret) {
         DIR *d = fdopendir(fd);
-        if (!d)
-                return -errno;
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         errno = 0;
         for (struct dirent *de; (de = readdir(d)); errno = 0)
@@ -259,7 +262,8 @@ static void frame_read(Walk *w, Frame *f) {
                 g_autofree char *why = skip_reason(r, what);
                 g_autofree char *shown = cgroups_escape(path);
                 plan_node_skip(f->node, why);
-                log_warning("Cgroup %s: %s", shown, why);
+                /* a transient scope ending meanwhile is ordinary; a cgroup we cannot read is not */
+                log_internal(r == -ENOENT || r == -ENODEV ? LOG_INFO : LOG_WARNING, 0, "Cgroup %s: %s", shown, why);
         }
         if (w->in->after_read)
                 w->in->after_read(path, w->in->after_read_userdata);

@@ -29,10 +29,9 @@ int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan
                 int r = cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup);
                 if (r >= 0)
                         g_hash_table_replace(exempt, cgroup, v);
-                else if (GPOINTER_TO_INT(k) == getpid() && roots && *roots)
-                        /* No name stands in for it any more: not knowing
-                         * where fridged is, it could freeze itself */
-                        return log_warning_errno(r, "Cannot read fridged's own cgroup (%m); no plan");
+                else if (GPOINTER_TO_INT(k) == getpid())
+                        /* No unit name stands in for it any more: said */
+                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
         }
         if (client_cgroup)
                 g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
