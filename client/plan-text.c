@@ -35,6 +35,8 @@ PlanCounts plan_count(const PlanEntry *entries, size_t n) {
                         c.late++;
                 else if (strcmp(k, "nofreeze") == 0)
                         c.nofreeze++;
+                else if (strcmp(k, "skipped") == 0)
+                        c.skipped++;
         }
         return c;
 }
@@ -43,9 +45,15 @@ char *plan_summary_line(const PlanEntry *entries, size_t n) {
         PlanCounts c = plan_count(entries, n);
         char *s;
 
-        if (asprintf(&s, "%zu early, %zu late, %zu never frozen", c.early, c.late, c.nofreeze) < 0)
-                return NULL;
-        return s;
+        int k;
+
+        /* Skipped ones are said only when there are some: they need a look */
+        if (c.skipped > 0)
+                k = asprintf(&s, "%zu early, %zu late, %zu never frozen, %zu skipped (cannot be read)", c.early,
+                             c.late, c.nofreeze, c.skipped);
+        else
+                k = asprintf(&s, "%zu early, %zu late, %zu never frozen", c.early, c.late, c.nofreeze);
+        return k < 0 ? NULL : s;
 }
 
 /* Copies s from its skip'th code point on, with control characters (C0,

@@ -24,12 +24,13 @@ typedef struct PlanCounts {
         size_t early;
         size_t late;
         size_t nofreeze;
+        size_t skipped;                 /* could not be read: never frozen */
 } PlanCounts;
 
 PlanCounts plan_count(const PlanEntry *entries, size_t n);
 
-/* "3 early, 2 late, 1 never frozen" (no newline). Classes other than the
- * three are not counted. malloc'd, NULL on OOM. */
+/* "3 early, 2 late, 1 never frozen" (no newline), then ", 1 skipped
+ * (cannot be read)" when some are. Other classes are not counted. malloc'd, NULL on OOM. */
 char *plan_summary_line(const PlanEntry *entries, size_t n);
 
 /* The CGROUP cell: control characters and broken UTF-8 become '?', and

@@ -7,6 +7,7 @@
 
 #include "bus-internal.h"
 #include "detect.h"
+#include "cgroups.h"
 #include "log.h"
 #include "plan.h"
 #include "util.h"
@@ -180,8 +181,10 @@ static int plan_reply(PlanCall *call, const Plan *plan, GHashTable *private_reas
                 return r;
         for (guint i = 0; i < plan->entries->len; i++) {
                 const PlanEntry *e = plan->entries->pdata[i];
-                r = sd_bus_message_append(reply, "(ssss)", e->cgroup, e->unit, cgroup_class_to_string(e->class),
-                                          detect_reason_for(private_reasons, e->reason, call->uid));
+                /* D-Bus strings are UTF-8; cgroup names need not be */
+                g_autofree char *cgroup = cgroups_escape(e->cgroup), *unit = cgroups_escape(e->unit),
+                                *reason = cgroups_escape(detect_reason_for(private_reasons, e->reason, call->uid));
+                r = sd_bus_message_append(reply, "(ssss)", cgroup, unit, plan_entry_class_name(e), reason);
                 if (r < 0)
                         return r;
         }

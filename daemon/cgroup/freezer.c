@@ -21,6 +21,7 @@
 
 typedef struct StageEntry {
         char *path;     /* relative to the cgroup root */
+        char *shown;    /* path as logs and D-Bus show it (cgroups_escape()) */
         int dir_fd;     /* O_PATH, opened without following symlinks */
         int wd;         /* inotify watch on cgroup.events, -1 when none */
         bool frozen;
@@ -57,6 +58,7 @@ static void stage_entry_free(StageEntry *e) {
         if (e->dir_fd >= 0)
                 close(e->dir_fd);
         g_free(e->path);
+        g_free(e->shown);
         g_free(e);
 }
 
@@ -160,7 +162,7 @@ static bool stage_check_entry(Freezer *f, StageEntry *e) {
                 return true;
         int r = read_frozen(e, &frozen);
         if (r < 0) {
-                log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->path);
+                log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->shown);
                 stage_finish(f, r);
                 return false;
         }
@@ -263,26 +265,29 @@ static int stage_open(Freezer *f, char *const *cgroups) {
         f->stage_error = 0;
 
         for (char *const *p = cgroups; p && *p; p++)
-                if (!cgroups_path_is_valid(*p))
-                        return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", *p);
+                if (!cgroups_path_is_valid(*p)) {
+                        g_autofree char *shown = cgroups_escape(*p);
+                        return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", shown);
+                }
 
         for (char *const *p = cgroups; p && *p; p++) {
+                g_autofree char *shown = cgroups_escape(*p);
                 int fd = ledger_cgroup_open(f->cgroup_fd, *p);
                 if (fd == -ENOENT) {
                         /* planned at prepare, gone since (a transient scope ended) */
-                        log_info("Cgroup %s is gone, nothing to freeze", *p);
+                        log_info("Cgroup %s is gone, nothing to freeze", shown);
                         continue;
                 }
                 if (fd < 0)
-                        return log_warning_errno(fd, "Failed to open cgroup %s: %m", *p);
+                        return log_warning_errno(fd, "Failed to open cgroup %s: %m", shown);
                 if (already_frozen(fd)) {
                         /* someone else froze it: it is theirs to thaw, not ours */
-                        log_info("Cgroup %s is frozen already; leaving it as it is", *p);
+                        log_info("Cgroup %s is frozen already; leaving it as it is", shown);
                         close(fd);
                         continue;
                 }
                 StageEntry *e = g_new0(StageEntry, 1);
-                *e = (StageEntry) { .path = g_strdup(*p), .wd = -1, .dir_fd = fd };
+                *e = (StageEntry) { .path = g_strdup(*p), .shown = g_steal_pointer(&shown), .wd = -1, .dir_fd = fd };
                 g_ptr_array_add(f->stage, e);
         }
         return 0;
@@ -297,7 +302,7 @@ static int stage_watch(Freezer *f) {
                 snprintf(path, sizeof(path), "/proc/self/fd/%d/cgroup.events", e->dir_fd);
                 e->wd = inotify_add_watch(f->inotify_fd, path, IN_MODIFY);
                 if (e->wd < 0)
-                        return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->path);
+                        return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->shown);
                 g_hash_table_insert(f->by_wd, GINT_TO_POINTER(e->wd), e);
         }
         return 0;
@@ -344,7 +349,7 @@ static int stage_write(Freezer *f) {
                 if (r == -ENOENT || r == -ENODEV)
                         continue; /* removed meanwhile: its events read as done below */
                 if (r < 0)
-                        return log_warning_errno(r, "Failed to freeze %s: %m", e->path);
+                        return log_warning_errno(r, "Failed to freeze %s: %m", e->shown);
         }
         return 0;
 }
@@ -396,11 +401,12 @@ unsigned freezer_thaw_all(Freezer *f) {
         for (guint i = f->frozen->len; i-- > 0;) {
                 const char *path = f->frozen->pdata[i];
                 int r = thaw_one(f, path);
+                g_autofree char *shown = r < 0 ? cgroups_escape(path) : NULL;
                 if (r == -ENOENT)
-                        log_info("Cgroup %s is gone, nothing to thaw", path);
+                        log_info("Cgroup %s is gone, nothing to thaw", shown);
                 else if (r < 0) {
                         /* Kept, with its ledger line, for a retry or a restart */
-                        log_warning_errno(r, "Failed to thaw %s: %m", path);
+                        log_warning_errno(r, "Failed to thaw %s: %m", shown);
                         continue;
                 } else
                         n++;
@@ -575,11 +581,11 @@ static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
         _cleanup_free_ char *threads = NULL;
         int r = read_file_at(e->dir_fd, "cgroup.threads", &threads);
         if (r < 0) {
-                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->path, errno_text(r));
+                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->shown, errno_text(r));
                 return;
         }
 
-        g_string_append_printf(s, "%s:", e->path);
+        g_string_append_printf(s, "%s:", e->shown);
         g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
         _cleanup_(mount_cache_clear) MountCache cache = { 0 };
         unsigned n = 0;

@@ -258,7 +258,7 @@ static bool cgroup_path_is_root(const char *p) {
 
 int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) {
         /* The path may come from a caller: never let it leave the cgroup root */
-        if (!cgroup_path_is_root(cgroup_path) && (!cgroups_path_is_valid(cgroup_path) || !g_utf8_validate(cgroup_path, -1, NULL)))
+        if (!cgroup_path_is_root(cgroup_path) && !cgroups_path_is_valid(cgroup_path))
                 return -EINVAL;
 
         g_autofree char *procs = cgroup_path_is_root(cgroup_path)

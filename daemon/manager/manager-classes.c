@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "log.h"
 #include "classify.h"
 #include "detect.h"
 #include "overrides.h"
@@ -87,8 +88,12 @@ static int plan_job_run(void *p) {
         g_hash_table_iter_init(&i, j->exempt_pids);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 char *cgroup = NULL;
-                if (cgroups_of_pid(j->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
+                int r = cgroups_of_pid(j->proc_fd, GPOINTER_TO_INT(k), &cgroup);
+                if (r >= 0)
                         g_hash_table_replace(exempt, cgroup, v);
+                else if (GPOINTER_TO_INT(k) == getpid())
+                        /* No unit name stands in for it any more: said */
+                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
         }
         if (j->client_cgroup)
                 g_hash_table_replace(exempt, g_strdup(j->client_cgroup), "the client that started the cycle");

@@ -71,6 +71,9 @@ static void prepare_start_work(Manager *m) {
         }
         log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups", c->id, c->plan->n_early,
                  c->plan->n_late);
+        if (c->plan->n_skipped > 0)
+                log_warning("Cycle %" G_GUINT64_FORMAT ": %u cgroups could not be read and are not frozen (see "
+                            "above)", c->id, c->plan->n_skipped);
 
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);

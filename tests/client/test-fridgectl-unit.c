@@ -723,6 +723,12 @@ static void test_plan_counts(void) {
         g_assert_cmpuint(c.late, ==, 0);
         g_assert_cmpuint(c.nofreeze, ==, 0);
         g_assert_cmpstr(some, ==, "1 early, 0 late, 0 never frozen");
+
+        /* a cgroup fridged could not read is counted apart, and only then said */
+        PlanEntry skipped[] = { { "a", "", "early", "" }, { "b", "", "skipped", "cannot open it" } };
+        g_autofree char *with_skipped = plan_summary_line(skipped, G_N_ELEMENTS(skipped));
+        g_assert_cmpuint(plan_count(skipped, G_N_ELEMENTS(skipped)).skipped, ==, 1);
+        g_assert_cmpstr(with_skipped, ==, "1 early, 0 late, 0 never frozen, 1 skipped (cannot be read)");
 }
 
 static void test_plan_json(void) {

@@ -951,6 +951,52 @@ static void test_never_freezes_the_bus(Fixture *f, gconstpointer data) {
         write_procs(f->s->mount, f->h->dbus_pid);
 }
 
+/* ---- trees of any depth, names of any bytes ---- */
+
+/* A chain 200 deep whose bottom is mixed (so every level splits and the
+ * deepest cgroup is written itself), a name that is not UTF-8, and
+ * cgroups named like fridged's unit, the bus and a manager in the wrong
+ * place: all planned, frozen and thawed as their classes say. */
+static void test_deep_and_odd_names(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *level = scratch_add(f->s, "chain");
+        for (int i = 1; i < 200; i++)
+                level = scratch_add_in(f->s, level, "d");
+        const char *deep = scratch_add_in(f->s, level, "deep.service");
+        const char *kept = scratch_add_in(f->s, level, "c.service"); /* nofreeze by classes.d */
+        const char *odd = scratch_add(f->s, "odd\xff\xfe.service");
+        const char *impostors[] = { scratch_add(f->s, "fridged.service"), scratch_add(f->s, "dbus.service"),
+                                    scratch_add(f->s, "init.scope") };
+        const char *spawned[] = { deep, kept, odd, impostors[0], impostors[1], impostors[2] };
+        for (size_t i = 0; i < G_N_ELEMENTS(spawned); i++)
+                scratch_spawn(f->s, spawned[i], NULL);
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_assert_cmpstr(plan_find(rows, deep, NULL)->class, ==, "early");
+        g_assert_cmpstr(plan_find(rows, kept, NULL)->class, ==, "nofreeze");
+        g_autofree char *odd_shown = g_strdup_printf("%s/odd\\xff\\xfe.service", f->s->root);
+        g_assert_cmpstr(plan_find(rows, odd_shown, NULL)->class, ==, "early");
+        for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++) {
+                const PlanRow *r = plan_find(rows, impostors[i], NULL);
+                g_assert_cmpstr(r->class, ==, "early");
+                g_assert_cmpstr(r->reason, ==, "default");
+        }
+
+        harness_control(f->h, "sleep-ms 1500");
+        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
+        g_assert_true(scratch_is_frozen(f->s, deep));
+        g_assert_false(scratch_is_frozen(f->s, kept));
+        g_assert_false(scratch_is_frozen(f->s, level));
+        g_assert_true(scratch_is_frozen(f->s, odd));
+        for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++)
+                g_assert_true(scratch_is_frozen(f->s, impostors[i]));
+        expect_finished(f->h, cycle, "done", "");
+        assert_none_frozen(f);
+        g_assert_false(scratch_is_frozen(f->s, deep));
+        g_assert_false(scratch_is_frozen(f->s, odd));
+}
+
 /* ---- restart ---- */
 
 static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
@@ -1020,5 +1066,6 @@ int main(int argc, char *argv[]) {
         ADD("fridgectl-hold", test_fridgectl_hold, NULL);
         ADD("never-freezes-itself", test_never_freezes_itself, NULL);
         ADD("never-freezes-the-bus", test_never_freezes_the_bus, NULL);
+        ADD("deep-and-odd-names", test_deep_and_odd_names, NULL);
         return g_test_run();
 }

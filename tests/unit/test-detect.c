@@ -207,6 +207,7 @@ static void fixture_set_up(Fixture *f, gconstpointer data) {
         put(f, "cg/user.slice/shell.scope/cgroup.procs", "124\n126\n"); /* 126 is gone */
         put(f, "cg/user.slice/empty.slice/cgroup.procs", "");
         put(f, "cg/user.slice/bad.scope/cgroup.procs", "12x\n");
+        put(f, "cg/user.slice/odd\xff.service/cgroup.procs", "126\n"); /* a name that is not UTF-8 */
         put(f, "cg/cgroup.procs", "1\n");
 
         f->proc_fd = testdir_open(f->base, "proc");
@@ -237,6 +238,11 @@ static void test_read_pids(Fixture *f, gconstpointer data) {
         g_autoptr(GArray) root = NULL;
         g_assert_cmpint(detect_read_pids(f->cgroup_fd, "", &root), ==, 0);
         g_assert_cmpuint(root->len, ==, 1);
+
+        /* any bytes a cgroup name can hold: its server is detected like another */
+        g_autoptr(GArray) odd = NULL;
+        g_assert_cmpint(detect_read_pids(f->cgroup_fd, "user.slice/odd\xff.service", &odd), ==, 0);
+        g_assert_cmpuint(odd->len, ==, 1);
 
         g_autoptr(GArray) none = NULL;
         g_assert_cmpint(detect_read_pids(f->cgroup_fd, "user.slice/empty.slice", &none), ==, 0);
