@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include "log.h"
 #include "logind.h"
 #include "manager.h"
+#include "power-saved.h"
 #include "util.h"
 
 typedef struct Args {
@@ -43,7 +46,8 @@ static void help(void) {
                "  --vendor-dir=DIR       vendor defaults, e.g. classes.d (default %s)\n"
                "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
                "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
-               "  --thaw-all             thaw what the ledger lists, then exit\n"
+               "  --thaw-all             thaw what the ledger lists, put back the kernel settings an\n"
+               "                         interrupted cycle changed, then exit\n"
                "  -v, --verbose          debug messages\n"
                "  -h, --help             this text\n"
                "      --version          the version\n",
@@ -255,12 +259,30 @@ static void daemon_done(Daemon *d) {
         sd_event_unref(d->event);
 }
 
+/* The /sys/power knobs a cycle killed in its kernel phase had changed */
+static int restore_kernel_settings(const Args *a) {
+        _cleanup_close_ int state_fd = open(a->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (state_fd < 0 && errno == ENOENT)
+                return 0;
+        if (state_fd < 0)
+                return log_error_errno(-errno, "Cannot open %s: %m", a->state_dir);
+        _cleanup_close_ int sysfs_fd = root_open(a->sysfs_root);
+        if (sysfs_fd < 0)
+                return log_error_errno(sysfs_fd, "Cannot open the sysfs root %s: %m", a->sysfs_root);
+        int r = power_saved_restore(state_fd, sysfs_fd);
+        if (r > 0)
+                log_notice("Restored the kernel settings that an interrupted cycle had changed");
+        return r;
+}
+
 /* --thaw-all: for ExecStopPost=, after a crash or a kill */
 static int thaw_all(const Args *a) {
         g_autoptr(Ledger) ledger = NULL;
         g_autofree char *found = NULL;
         const char *root = a->cgroup_root;
-        int r;
+        int r = restore_kernel_settings(a);
+        if (r < 0)
+                return r;
 
         if (!root) {
                 _cleanup_close_ int proc_fd = root_open(a->proc_root);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -323,10 +324,18 @@ static int stage_arm(Freezer *f, uint64_t timeout_usec) {
  * write, so a crash at any point leaves a ledger that covers it. */
 static int stage_record(Freezer *f) {
         g_autofree char **paths = g_new0(char *, f->stage->len + 1);
-        for (guint i = 0; i < f->stage->len; i++)
-                paths[i] = ((StageEntry *) f->stage->pdata[i])->path;
+        g_autofree uint64_t *ids = g_new0(uint64_t, f->stage->len + 1);
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                struct stat st;
+                paths[i] = e->path;
+                /* the id of the very directory the freeze goes through */
+                if (fstat(e->dir_fd, &st) < 0)
+                        return log_warning_errno(-errno, "Failed to stat cgroup %s: %m", e->path);
+                ids[i] = st.st_ino;
+        }
         if (f->ledger) {
-                int r = ledger_add(f->ledger, paths);
+                int r = ledger_add(f->ledger, paths, ids);
                 if (r < 0)
                         return log_warning_errno(r, "Failed to add the stage to the ledger: %m");
         }

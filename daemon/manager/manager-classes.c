@@ -18,17 +18,9 @@ int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan
         }
         /* Cgroups are looked up from pids every time: a process may have
          * been moved since (fridged itself, the bus daemon) */
-        g_autoptr(GHashTable) exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        GHashTableIter i;
-        gpointer k, v;
-        g_hash_table_iter_init(&i, m->exempt_pids);
-        while (g_hash_table_iter_next(&i, &k, &v)) {
-                char *cgroup = NULL;
-                if (cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
-                        g_hash_table_replace(exempt, cgroup, v);
-        }
+        g_autoptr(GHashTable) exempt = manager_exempt_cgroups(m);
         if (client_cgroup)
-                g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
+                g_hash_table_replace(exempt, g_strdup(client_cgroup), g_strdup("the client that started the cycle"));
 
         ClassifyInput in = {
                 .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = roots,

@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "freezer.h"
 #include "ledger.h"
+#include "pidref.h"
 #include "log.h"
 #include "progress.h"
 #include "util.h"
@@ -225,6 +226,7 @@ void manager_cycle_finish(Manager *m) {
                 m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
         /* Only once CycleFinished is out (the bus flushes it): a crash in
          * between reports the cycle again after the restart rather than never */
+        manager_record_knobs(m, c); /* FINISHED: the kernel phase's saved settings go */
         int r = m->state_fd >= 0 ? record_remove(m->state_fd) : 0;
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
@@ -421,8 +423,56 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
 
 }
 
+typedef struct ExemptPid {
+        PidRef ref;
+        char *reason;
+} ExemptPid;
+
+static void exempt_pid_free(ExemptPid *e) {
+        pidref_done(&e->ref);
+        g_free(e->reason);
+        g_free(e);
+}
+
+int manager_exempt_process(Manager *m, const PidRef *ref, const char *reason) {
+        ExemptPid *e = g_new0(ExemptPid, 1);
+        int r = pidref_copy(ref, &e->ref);
+        if (r < 0) {
+                g_free(e);
+                return r;
+        }
+        e->reason = g_strdup(reason);
+        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) ref->pid), e);
+        return 0;
+}
+
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
-        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) pid), g_strdup(reason));
+        _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
+        int r = pidref_set(&ref, m->proc_fd, pid);
+        if (r >= 0)
+                r = manager_exempt_process(m, &ref, reason);
+        if (r < 0)
+                log_warning_errno(r, "Cannot pin pid %d (%s) to exempt its cgroup: %m", (int) pid, reason);
+}
+
+GHashTable *manager_exempt_cgroups(Manager *m) {
+        GHashTable *exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        GHashTableIter i;
+        gpointer k, v;
+        g_hash_table_iter_init(&i, m->exempt_pids);
+        while (g_hash_table_iter_next(&i, &k, &v)) {
+                ExemptPid *e = v;
+                g_autofree char *cgroup = NULL;
+                int r = cgroups_of_pid(m->proc_fd, e->ref.pid, &cgroup);
+                /* Checked after the read: alive then, the cgroup read was its own */
+                if (!pidref_is_alive(&e->ref, m->proc_fd)) {
+                        log_info("Pid %d (%s) exited; a process that reuses the pid is not exempted",
+                                 (int) e->ref.pid, e->reason);
+                        g_hash_table_iter_remove(&i);
+                } else if (r >= 0)
+                        g_hash_table_replace(exempt, g_steal_pointer(&cgroup), g_strdup(e->reason));
+        }
+        return exempt;
 }
 
 void manager_set_client_pid(Manager *m, pid_t pid) {
@@ -450,8 +500,7 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
-        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-        manager_exempt_pid(m, getpid(), "fridged itself");
+        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) exempt_pid_free);
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, manager_on_hold_released, m);
         m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
@@ -466,6 +515,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->proc_fd = root_open(p->proc_root);
         if (m->proc_fd < 0)
                 return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
+        manager_exempt_pid(m, getpid(), "fridged itself");
 
         manager_load_rules(m, p->class_dirs);
         manager_setup_freezing(m, p);

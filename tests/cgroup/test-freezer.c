@@ -356,9 +356,9 @@ static void test_ledger_round_trip(Fixture *fx, gconstpointer data) {
         char *a[] = { (char *) "user.slice/a.service", NULL };
         char *b_and_c[] = { (char *) "user.slice/b.service", (char *) "user.slice/c.service", NULL };
         char *none_given[] = { NULL };
-        g_assert_cmpint(ledger_add(l, a), ==, 0);
-        g_assert_cmpint(ledger_add(l, none_given), ==, 0);
-        g_assert_cmpint(ledger_add(l, b_and_c), ==, 0);
+        g_assert_cmpint(ledger_add(l, a, NULL), ==, 0);
+        g_assert_cmpint(ledger_add(l, none_given, NULL), ==, 0);
+        g_assert_cmpint(ledger_add(l, b_and_c, NULL), ==, 0);
         g_auto(GStrv) three = ledger_list(l);
         g_assert_cmpuint(g_strv_length(three), ==, 3);
         g_assert_cmpstr(three[0], ==, "user.slice/a.service");
@@ -380,7 +380,7 @@ static void test_ledger_round_trip(Fixture *fx, gconstpointer data) {
                 g_assert_false(cgroups_path_is_valid(bad[i]));
                 /* one bad path refuses the whole batch: nothing is written */
                 char *batch[] = { (char *) "user.slice/ok.service", (char *) bad[i], NULL };
-                g_assert_cmpint(ledger_add(l, batch), ==, -EINVAL);
+                g_assert_cmpint(ledger_add(l, batch, NULL), ==, -EINVAL);
                 g_auto(GStrv) still_none = ledger_list(l);
                 g_assert_cmpuint(g_strv_length(still_none), ==, 0);
         }

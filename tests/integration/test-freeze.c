@@ -350,7 +350,8 @@ static void test_thaw_all_after_sigkill(Fixture *f, gconstpointer data) {
 
         g_autofree char *state = g_strdup_printf("--state-dir=%s/state", f->h->dir);
         g_autofree char *root = g_strdup_printf("--cgroup-root=%s", f->s->mount);
-        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, root, NULL };
+        g_autofree char *sys = g_strdup_printf("--sysfs-root=%s", f->h->root);
+        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, root, sys, NULL };
         g_assert_cmpint(harness_run(argv, 10000, NULL), ==, 0);
         assert_none_frozen(f);
 

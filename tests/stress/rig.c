@@ -139,7 +139,7 @@ static uint64_t sleep_or_die(Rig *r, const char *phase, unsigned flags) {
         int k = flags & RIG_PM_TEST
                 ? harness_sleep(r->h, "suspend", &cycle, &err, &msg, "flush-timeout-ms", "u", flush_ms,
                                 "freeze-timeout-ms", "u", 60000, "pm-test", "s", "devices", "wake-after-sec", "u",
-                                300, NULL)
+                                300, "mem-sleep", "s", flags & RIG_MEM_SLEEP ? "s2idle" : "deep", NULL)
                 : harness_sleep(r->h, "suspend", &cycle, &err, &msg, "flush-timeout-ms", "u", flush_ms,
                                 "freeze-timeout-ms", "u", 60000, NULL);
         if (k < 0)
