@@ -29,6 +29,7 @@
 #include "fileio.h"
 #include "freezer.h"
 #include "ledger.h"
+#include "log.h"
 #include "parse.h"
 
 #define MAX_CGROUPS 32
@@ -450,6 +451,131 @@ static void test_ledger_thaw_all_symlink(Fixture *fx, gconstpointer data) {
         g_assert_cmpint(system(cmd), ==, 0);
 }
 
+/* ---- cgroup ids: a cgroup made again under the same name is not ours ---- */
+
+static GPtrArray *logged; /* char*: the messages of the case */
+
+static void log_collect(int level, const char *message, const char *const *fields, void *userdata) {
+        g_ptr_array_add(logged, g_strdup(message));
+}
+
+static void log_capture(void) {
+        logged = g_ptr_array_new_with_free_func(g_free);
+        log_set_sink(log_collect, NULL);
+}
+
+/* The one logged message naming all of `words`, or a test failure */
+static void assert_logged(const char *const *words) {
+        for (guint i = 0; i < logged->len; i++) {
+                bool all = true;
+                for (const char *const *w = words; *w; w++)
+                        all &= strstr(logged->pdata[i], *w) != NULL;
+                if (all)
+                        return;
+        }
+        g_error("no log message names %s (and the rest)", words[0]);
+}
+
+static void log_release(void) {
+        log_set_sink(NULL, NULL);
+        g_clear_pointer(&logged, g_ptr_array_unref);
+}
+
+static uint64_t ino_of(const char *path) {
+        struct stat st;
+        g_assert_no_errno(stat(path, &st));
+        return st.st_ino;
+}
+
+/* A plain directory tree: "b" is replaced by a new directory (a new inode:
+ * both exist at once) after the ledger recorded it, as a cgroup removed and
+ * made again would be; only "a" is thawed, "b" is logged with both ids. */
+static void test_ledger_id_mismatch(Fixture *fx, gconstpointer data) {
+        g_autofree char *base = ledger_dir_new();
+        g_autofree char *a = g_build_filename(base, "a", NULL);
+        g_autofree char *b = g_build_filename(base, "b", NULL);
+        g_autofree char *b_new = g_build_filename(base, "b.new", NULL);
+        make_fake_cgroup(a, "1");
+        make_fake_cgroup(b, "1");
+        char *paths[] = { (char *) "a", (char *) "b", NULL };
+        uint64_t ids[] = { ino_of(a), ino_of(b) };
+        g_assert_cmpint(ledger_add(fx->ledger, paths, ids), ==, 0);
+
+        make_fake_cgroup(b_new, "1");
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s' && mv '%s' '%s'", b, b_new, b);
+        g_assert_cmpint(system(cmd), ==, 0);
+        uint64_t b_now = ino_of(b);
+        g_assert_cmpuint(b_now, !=, ids[1]);
+
+        log_capture();
+        int root_fd = root_open(base);
+        g_assert_cmpint(root_fd, >=, 0);
+        g_assert_cmpint(ledger_thaw_all(fx->ledger, root_fd), ==, 1);
+        close(root_fd);
+        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, ids[1]);
+        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, b_now);
+        const char *const words[] = { "Not thawing b", was, now_id, NULL };
+        assert_logged(words);
+        log_release();
+
+        g_autofree char *v_a = fake_read(a), *v_b = fake_read(b);
+        g_assert_cmpstr(v_a, ==, "0");
+        g_assert_cmpstr(v_b, ==, "1");
+        g_auto(GStrv) left = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(left), ==, 0);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", base);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* An older fridged's ledger (paths only) is read, its entries by path, and
+ * a new stage appended to it turns the file into the new format whole */
+static void test_ledger_old_format(Fixture *fx, gconstpointer data) {
+        set_ledger_file(fx->ledger_dir, "old/one\nold/two\n");
+        char *paths[] = { (char *) "new/three", NULL };
+        uint64_t ids[] = { 42 };
+        g_assert_cmpint(ledger_add(fx->ledger, paths, ids), ==, 0);
+        g_autofree char *p = g_build_filename(fx->ledger_dir, "frozen", NULL);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(p, &text, NULL, NULL));
+        g_assert_cmpstr(text, ==, "fridge-ledger 2\n0 old/one\n0 old/two\n42 new/three\n");
+        g_auto(GStrv) listed = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(listed), ==, 3);
+        g_assert_cmpstr(listed[0], ==, "old/one");
+        g_assert_cmpstr(listed[2], ==, "new/three");
+}
+
+/* The real thing: the freezer freezes a scratch cgroup (recording its id),
+ * the cgroup is removed and made again under its name and frozen by hand
+ * (someone else's now); a restarted fridged's thaw leaves it and logs it. */
+static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
+        g_auto(GStrv) cg = scratch_cgroups(1);
+        char *stage[] = { cg[0], NULL };
+        Run run = { .ledger = fx->ledger, .stage = stage };
+        freeze_stage_sync(fx->event, fx->freezer, &run, 10 * G_USEC_PER_SEC);
+        g_assert_cmpint(run.done_r, ==, 0);
+        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, cg[0]);
+        uint64_t old_id = ino_of(abs);
+
+        g_assert_no_errno(rmdir(abs));
+        g_assert_no_errno(mkdir(abs, 0755));
+        cg_write(cg[0], "cgroup.freeze", "1");
+        wait_frozen(cg[0]);
+        uint64_t new_id = ino_of(abs);
+        g_assert_cmpuint(new_id, !=, old_id);
+
+        g_autoptr(Ledger) restarted = NULL;
+        g_assert_cmpint(ledger_open(fx->ledger_dir, &restarted), ==, 0);
+        log_capture();
+        g_assert_cmpint(ledger_thaw_all(restarted, cgroup_fd), ==, 0);
+        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
+        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, new_id);
+        const char *const words[] = { "Not thawing", cg[0], was, now_id, NULL };
+        assert_logged(words);
+        log_release();
+        g_assert_true(cg_is_frozen(cg[0]));
+        cg_write(cg[0], "cgroup.freeze", "0");
+}
+
 /* ---- (2) one stage of five cgroups ---- */
 
 static void test_freeze_stage(Fixture *fx, gconstpointer data) {
@@ -723,6 +849,9 @@ int main(int argc, char **argv) {
         ADD("ledger-round-trip", test_ledger_round_trip);
         ADD("ledger-thaw-all", test_ledger_thaw_all_real);
         ADD("ledger-thaw-all-symlink", test_ledger_thaw_all_symlink);
+        ADD("ledger-id-mismatch", test_ledger_id_mismatch);
+        ADD("ledger-old-format", test_ledger_old_format);
+        ADD("ledger-recreated-cgroup", test_ledger_recreated_cgroup);
         ADD("freeze-stage", test_freeze_stage);
         ADD("two-stages-reverse", test_two_stages_reverse);
         ADD("freeze-timeout", test_freeze_timeout);
