@@ -56,12 +56,68 @@ int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {
         return open_dir_beneath(cgroup_fd, cgroup);
 }
 
-static int ledger_rewrite(Ledger *l, const char *content);
-static int ledger_read(Ledger *l, char ***ret);
-static char *join_lines(char **lines);
+/* Replaces the whole ledger atomically: a crash leaves the old or the new. */
+static int ledger_rewrite(Ledger *l, const char *content) {
+        return write_file_atomic_at(l->dir_fd, LEDGER_FILE, LEDGER_TMP, content);
+}
 
 static char *entry_line(const char *cgroup, uint64_t id) {
         return g_strdup_printf("%" G_GUINT64_FORMAT " %s", id, cgroup);
+}
+
+/* The lines in format 2 ("ID PATH"), whatever the file's format */
+static int ledger_read(Ledger *l, char ***ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(l->dir_fd, LEDGER_FILE, &text);
+        if (r == -ENOENT) {
+                *ret = g_new0(char *, 1);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        bool v2 = lines[0] && g_str_equal(lines[0], LEDGER_HEADER);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+        for (char **p = lines + v2; *p; p++)
+                if (**p)
+                        g_ptr_array_add(out, v2 ? g_strdup(*p) : entry_line(*p, 0));
+        g_ptr_array_add(out, NULL);
+        *ret = (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+        return 0;
+}
+
+/* The path of a format 2 line and its id; a line without a number reads
+ * as the path "" (malformed), id 0 */
+static const char *entry_parse(const char *line, uint64_t *ret_id) {
+        const char *space = strchr(line, ' ');
+        g_autofree char *number = space ? g_strndup(line, space - line) : NULL;
+        if (!number || parse_uint64(number, ret_id) < 0) {
+                *ret_id = 0;
+                return "";
+        }
+        return space + 1;
+}
+
+/* An empty ledger is an empty file, in either format */
+static char *join_lines(char **lines) {
+        GString *s = g_string_new(lines && *lines ? LEDGER_HEADER "\n" : NULL);
+        for (char **p = lines; p && *p; p++)
+                g_string_append_printf(s, "%s\n", *p);
+        return g_string_free(s, FALSE);
+}
+
+/* Drops the first line for cgroup; whether one was there. */
+static bool remove_line(char **lines, const char *cgroup) {
+        guint n = g_strv_length(lines), i;
+        uint64_t id;
+        for (i = 0; i < n && !g_str_equal(entry_parse(lines[i], &id), cgroup); i++)
+                ;
+        if (i == n)
+                return false;
+        g_free(lines[i]);
+        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
+        return true;
 }
 
 /* A format 1 ledger (left by an older fridged) is rewritten whole with the
@@ -118,66 +174,6 @@ int ledger_add(Ledger *l, char *const *cgroups, const uint64_t *ids) {
         if (created && fsync(l->dir_fd) < 0)
                 return -errno;
         return 0;
-}
-
-/* Replaces the whole ledger atomically: a crash leaves the old or the new. */
-static int ledger_rewrite(Ledger *l, const char *content) {
-        return write_file_atomic_at(l->dir_fd, LEDGER_FILE, LEDGER_TMP, content);
-}
-
-/* The lines in format 2 ("ID PATH"), whatever the file's format */
-static int ledger_read(Ledger *l, char ***ret) {
-        _cleanup_free_ char *text = NULL;
-        int r = read_file_at(l->dir_fd, LEDGER_FILE, &text);
-        if (r == -ENOENT) {
-                *ret = g_new0(char *, 1);
-                return 0;
-        }
-        if (r < 0)
-                return r;
-
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        bool v2 = lines[0] && g_str_equal(lines[0], LEDGER_HEADER);
-        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
-        for (char **p = lines + v2; *p; p++)
-                if (**p)
-                        g_ptr_array_add(out, v2 ? g_strdup(*p) : entry_line(*p, 0));
-        g_ptr_array_add(out, NULL);
-        *ret = (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
-        return 0;
-}
-
-/* The path of a format 2 line and its id; a line without a number reads
- * as the path "" (malformed), id 0 */
-static const char *entry_parse(const char *line, uint64_t *ret_id) {
-        const char *space = strchr(line, ' ');
-        g_autofree char *number = space ? g_strndup(line, space - line) : NULL;
-        if (!number || parse_uint64(number, ret_id) < 0) {
-                *ret_id = 0;
-                return "";
-        }
-        return space + 1;
-}
-
-/* An empty ledger is an empty file, in either format */
-static char *join_lines(char **lines) {
-        GString *s = g_string_new(lines && *lines ? LEDGER_HEADER "\n" : NULL);
-        for (char **p = lines; p && *p; p++)
-                g_string_append_printf(s, "%s\n", *p);
-        return g_string_free(s, FALSE);
-}
-
-/* Drops the first line for cgroup; whether one was there. */
-static bool remove_line(char **lines, const char *cgroup) {
-        guint n = g_strv_length(lines), i;
-        uint64_t id;
-        for (i = 0; i < n && !g_str_equal(entry_parse(lines[i], &id), cgroup); i++)
-                ;
-        if (i == n)
-                return false;
-        g_free(lines[i]);
-        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
-        return true;
 }
 
 int ledger_remove(Ledger *l, char *const *cgroups) {
