@@ -49,6 +49,7 @@ struct Freezer {
         void *userdata;
 
         GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
+        GArray *frozen_ids;     /* uint64_t: their ids (inodes), in step with frozen */
 };
 
 static void stage_entry_free(StageEntry *e) {
@@ -70,6 +71,7 @@ int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer
         f->ledger = ledger;
         f->stage = g_ptr_array_new_with_free_func((GDestroyNotify) stage_entry_free);
         f->frozen = g_ptr_array_new_with_free_func(g_free);
+        f->frozen_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         f->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
 
         f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -117,6 +119,7 @@ Freezer *freezer_free(Freezer *f) {
         g_ptr_array_unref(f->stage);
         g_hash_table_unref(f->by_wd);
         g_ptr_array_unref(f->frozen);
+        g_array_unref(f->frozen_ids);
         sd_event_unref(f->event);
         g_free(f);
         return NULL;
@@ -340,8 +343,10 @@ static int stage_record(Freezer *f) {
                         return log_warning_errno(r, "Failed to add the stage to the ledger: %m");
         }
         /* From here thaw_all owns them, even if a write below fails */
-        for (guint i = 0; i < f->stage->len; i++)
+        for (guint i = 0; i < f->stage->len; i++) {
                 g_ptr_array_add(f->frozen, g_strdup(paths[i]));
+                g_array_append_val(f->frozen_ids, ids[i]);
+        }
         return 0;
 }
 
@@ -390,11 +395,17 @@ void freezer_cancel_stage(Freezer *f) {
                 stage_disarm(f);
 }
 
-static int thaw_one(Freezer *f, const char *path) {
+/* 1 when thawed, 0 when gone or another cgroup now (logged), <0 failed */
+static int thaw_one(Freezer *f, const char *path, uint64_t id) {
         _cleanup_close_ int fd = ledger_cgroup_open(f->cgroup_fd, path);
-        if (fd < 0)
-                return fd;
-        return write_file_at(fd, "cgroup.freeze", "0");
+        if (fd >= 0 && !ledger_cgroup_is(fd, path, id))
+                return 0;
+        int r = fd < 0 ? fd : write_file_at(fd, "cgroup.freeze", "0");
+        if (r == -ENOENT) {
+                log_info("Cgroup %s is gone, nothing to thaw", path);
+                return 0;
+        }
+        return r < 0 ? r : 1;
 }
 
 unsigned freezer_thaw_all(Freezer *f) {
@@ -403,16 +414,15 @@ unsigned freezer_thaw_all(Freezer *f) {
 
         for (guint i = f->frozen->len; i-- > 0;) {
                 const char *path = f->frozen->pdata[i];
-                int r = thaw_one(f, path);
-                if (r == -ENOENT)
-                        log_info("Cgroup %s is gone, nothing to thaw", path);
-                else if (r < 0) {
+                int r = thaw_one(f, path, g_array_index(f->frozen_ids, uint64_t, i));
+                if (r < 0) {
                         /* Kept, with its ledger line, for a retry or a restart */
                         log_warning_errno(r, "Failed to thaw %s: %m", path);
                         continue;
-                } else
-                        n++;
+                }
+                n += r;
                 g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
+                g_array_remove_index(f->frozen_ids, i);
         }
         /* The ledger forgets them only after all are thawed: one rewrite */
         g_ptr_array_add(done, NULL);

@@ -208,11 +208,7 @@ char **ledger_list(Ledger *l) {
         return g_steal_pointer(&lines);
 }
 
-/* Whether the directory is still the cgroup the ledger froze: a cgroup
- * removed and made again under the same name has a new id (inode), and is
- * someone else's to thaw. Id 0 (not recorded, an older fridged's ledger):
- * by path, as that fridged would have. */
-static bool entry_is_ours(int fd, const char *path, uint64_t id) {
+bool ledger_cgroup_is(int fd, const char *path, uint64_t id) {
         struct stat st;
         if (id == 0) {
                 log_info("Ledger entry %s has no cgroup id (an older fridged's ledger); going by its path", path);
@@ -220,7 +216,7 @@ static bool entry_is_ours(int fd, const char *path, uint64_t id) {
         }
         if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino == id)
                 return true; /* fstat on an open fd fails only for a bad fd: keep the old behaviour */
-        log_warning("Not thawing %s: it is cgroup %" G_GUINT64_FORMAT " now, the ledger froze cgroup %" G_GUINT64_FORMAT
+        log_warning("Not thawing %s: it is cgroup %" G_GUINT64_FORMAT " now, fridged froze cgroup %" G_GUINT64_FORMAT
                     " (removed and made again since)", path, (uint64_t) st.st_ino, id);
         return false;
 }
@@ -245,7 +241,7 @@ static int thaw_entry(int cgroup_fd, const char *line) {
         }
         if (fd < 0) /* maybe passing (EMFILE, ENOMEM): keep the entry for the next try */
                 return log_warning_errno(fd, "Cannot open %s from the ledger now: %m", path);
-        if (!entry_is_ours(fd, path, id))
+        if (!ledger_cgroup_is(fd, path, id))
                 return 0;
 
         _cleanup_free_ char *value = NULL;

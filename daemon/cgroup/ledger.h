@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* /run/fridge/frozen: every cgroup fridged froze, written (and fsynced)
@@ -44,3 +45,10 @@ int ledger_thaw_all(Ledger *l, int cgroup_fd);
  * ledger line or caller can lead a write outside the cgroup mount. Returns
  * an O_PATH directory fd (close it), or <0 (-EINVAL for an invalid path). */
 int ledger_cgroup_open(int cgroup_fd, const char *cgroup);
+
+/* Whether the directory fd (`path`, for the log) is still the cgroup of id
+ * `id`: a cgroup removed and made again under the same name has a new id
+ * (inode), and is someone else's to thaw; that is logged with the path and
+ * both ids. Id 0 (not recorded, an older fridged's ledger): by path, as
+ * that fridged would have. */
+bool ledger_cgroup_is(int fd, const char *path, uint64_t id);

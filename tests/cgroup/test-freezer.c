@@ -576,6 +576,34 @@ static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
         cg_write(cg[0], "cgroup.freeze", "0");
 }
 
+/* The same within one fridged: the cgroup it froze is removed and made
+ * again (frozen by its new owner) before the thaw; the thaw leaves it */
+static void test_freezer_thaw_recreated_cgroup(Fixture *fx, gconstpointer data) {
+        g_auto(GStrv) cg = scratch_cgroups(2);
+        Run run = { .ledger = fx->ledger, .stage = cg };
+        freeze_stage_sync(fx->event, fx->freezer, &run, 10 * G_USEC_PER_SEC);
+        g_assert_cmpint(run.done_r, ==, 0);
+        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, cg[1]);
+        uint64_t old_id = ino_of(abs);
+        g_assert_no_errno(rmdir(abs));
+        g_assert_no_errno(mkdir(abs, 0755));
+        cg_write(cg[1], "cgroup.freeze", "1");
+        wait_frozen(cg[1]);
+
+        log_capture();
+        g_assert_cmpuint(freezer_thaw_all(fx->freezer), ==, 1);
+        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
+        const char *const words[] = { "Not thawing", cg[1], was, NULL };
+        assert_logged(words);
+        log_release();
+        g_assert_false(cg_is_frozen(cg[0]));
+        g_assert_true(cg_is_frozen(cg[1]));
+        g_assert_cmpuint(freezer_n_frozen(fx->freezer), ==, 0);
+        g_auto(GStrv) left = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(left), ==, 0);
+        cg_write(cg[1], "cgroup.freeze", "0");
+}
+
 /* ---- (2) one stage of five cgroups ---- */
 
 static void test_freeze_stage(Fixture *fx, gconstpointer data) {
@@ -852,6 +880,7 @@ int main(int argc, char **argv) {
         ADD("ledger-id-mismatch", test_ledger_id_mismatch);
         ADD("ledger-old-format", test_ledger_old_format);
         ADD("ledger-recreated-cgroup", test_ledger_recreated_cgroup);
+        ADD("freezer-thaw-recreated-cgroup", test_freezer_thaw_recreated_cgroup);
         ADD("freeze-stage", test_freeze_stage);
         ADD("two-stages-reverse", test_two_stages_reverse);
         ADD("freeze-timeout", test_freeze_timeout);
