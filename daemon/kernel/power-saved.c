@@ -38,13 +38,20 @@ static bool value_is_word(const char *v) {
         return *v && strlen(v) < 64 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(v);
 }
 
-static void append_current(GString *s, int sysfs_fd, const char *key) {
+/* The bracketed word of a word-list file, or NULL */
+static char *current_word(int sysfs_fd, const char *path) {
         g_autofree char *text = NULL, *current = NULL;
         g_auto(GStrv) words = NULL;
-        if (read_file_at(sysfs_fd, knob_path(key), &text) < 0 || parse_word_list(text, &words, &current) < 0 ||
-            !current || !value_is_word(current))
-                return;
-        g_string_append_printf(s, "%s %s\n", key, current);
+        if (read_file_at(sysfs_fd, path, &text) < 0 || parse_word_list(text, &words, &current) < 0 || !current ||
+            !value_is_word(current))
+                return NULL;
+        return g_steal_pointer(&current);
+}
+
+static void append_current(GString *s, int sysfs_fd, const char *key) {
+        g_autofree char *current = current_word(sysfs_fd, knob_path(key));
+        if (current)
+                g_string_append_printf(s, "%s %s\n", key, current);
 }
 
 int power_saved_write(int state_fd, int sysfs_fd, bool alarm) {
@@ -70,6 +77,10 @@ static void restore_line(int sysfs_fd, const char *line) {
                 log_warning("Skipping malformed line \"%s\" in the saved kernel settings", line);
                 return;
         }
+        /* What the cycle did not change (disk for a suspend) is not written */
+        g_autofree char *now = g_str_equal(kv[0], "wakealarm") ? NULL : current_word(sysfs_fd, path);
+        if (now && g_str_equal(now, kv[1]))
+                return;
         int r = write_file_at(sysfs_fd, path, kv[1]);
         if (r < 0)
                 log_warning_errno(r, "Failed to restore /%s to %s: %m", path, kv[1]);
