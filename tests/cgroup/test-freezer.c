@@ -419,6 +419,14 @@ static char *fake_read(const char *dir) {
         return strstrip_right(text);
 }
 
+/* The thaw emptied the ledger; the plain tree below `base` goes */
+static void assert_ledger_empty_remove(Fixture *fx, const char *base) {
+        g_auto(GStrv) left = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(left), ==, 0);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
 /* cgroupfs has no symlinks, so this one runs on a plain directory tree:
  * a ledger line through a symlink must not reach a file outside the root. */
 static void test_ledger_thaw_all_symlink(Fixture *fx, gconstpointer data) {
@@ -444,11 +452,7 @@ static void test_ledger_thaw_all_symlink(Fixture *fx, gconstpointer data) {
         g_assert_cmpstr(v_ok, ==, "0");
         g_assert_cmpstr(v_out, ==, "1");
         g_assert_cmpstr(v_sub, ==, "1");
-        g_auto(GStrv) left = ledger_list(fx->ledger);
-        g_assert_cmpuint(g_strv_length(left), ==, 0);
-
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-        g_assert_cmpint(system(cmd), ==, 0);
+        assert_ledger_empty_remove(fx, base);
 }
 
 /* ---- cgroup ids: a cgroup made again under the same name is not ours ---- */
@@ -479,6 +483,16 @@ static void assert_logged(const char *const *words) {
 static void log_release(void) {
         log_set_sink(NULL, NULL);
         g_clear_pointer(&logged, g_ptr_array_unref);
+}
+
+/* The thaw said it left `path` alone, with both ids; the capture ends */
+static void assert_logged_not_thawed(const char *path, uint64_t old_id, uint64_t new_id) {
+        g_autofree char *what = g_strdup_printf("Not thawing %s:", path);
+        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
+        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, new_id);
+        const char *const words[] = { what, was, now_id, NULL };
+        assert_logged(words);
+        log_release();
 }
 
 static uint64_t ino_of(const char *path) {
@@ -512,19 +526,12 @@ static void test_ledger_id_mismatch(Fixture *fx, gconstpointer data) {
         g_assert_cmpint(root_fd, >=, 0);
         g_assert_cmpint(ledger_thaw_all(fx->ledger, root_fd), ==, 1);
         close(root_fd);
-        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, ids[1]);
-        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, b_now);
-        const char *const words[] = { "Not thawing b", was, now_id, NULL };
-        assert_logged(words);
-        log_release();
+        assert_logged_not_thawed("b", ids[1], b_now);
 
         g_autofree char *v_a = fake_read(a), *v_b = fake_read(b);
         g_assert_cmpstr(v_a, ==, "0");
         g_assert_cmpstr(v_b, ==, "1");
-        g_auto(GStrv) left = ledger_list(fx->ledger);
-        g_assert_cmpuint(g_strv_length(left), ==, 0);
-        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", base);
-        g_assert_cmpint(system(rm), ==, 0);
+        assert_ledger_empty_remove(fx, base);
 }
 
 /* An older fridged's ledger (paths only) is read, its entries by path, and
@@ -547,31 +554,33 @@ static void test_ledger_old_format(Fixture *fx, gconstpointer data) {
 /* The real thing: the freezer freezes a scratch cgroup (recording its id),
  * the cgroup is removed and made again under its name and frozen by hand
  * (someone else's now); a restarted fridged's thaw leaves it and logs it. */
-static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
-        g_auto(GStrv) cg = scratch_cgroups(1);
-        char *stage[] = { cg[0], NULL };
+/* Freezes `stage` through the freezer (which records the ids), then
+ * removes `victim` and makes it again, frozen by hand: someone else's now.
+ * Its old id, and the new one in *ret_new_id. */
+static uint64_t freeze_then_recreate(Fixture *fx, char **stage, const char *victim, uint64_t *ret_new_id) {
         Run run = { .ledger = fx->ledger, .stage = stage };
         freeze_stage_sync(fx->event, fx->freezer, &run, 10 * G_USEC_PER_SEC);
         g_assert_cmpint(run.done_r, ==, 0);
-        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, cg[0]);
+        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, victim);
         uint64_t old_id = ino_of(abs);
-
         g_assert_no_errno(rmdir(abs));
         g_assert_no_errno(mkdir(abs, 0755));
-        cg_write(cg[0], "cgroup.freeze", "1");
-        wait_frozen(cg[0]);
-        uint64_t new_id = ino_of(abs);
-        g_assert_cmpuint(new_id, !=, old_id);
+        cg_write(victim, "cgroup.freeze", "1");
+        wait_frozen(victim);
+        *ret_new_id = ino_of(abs);
+        g_assert_cmpuint(*ret_new_id, !=, old_id);
+        return old_id;
+}
+
+static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
+        g_auto(GStrv) cg = scratch_cgroups(1);
+        uint64_t new_id, old_id = freeze_then_recreate(fx, cg, cg[0], &new_id);
 
         g_autoptr(Ledger) restarted = NULL;
         g_assert_cmpint(ledger_open(fx->ledger_dir, &restarted), ==, 0);
         log_capture();
         g_assert_cmpint(ledger_thaw_all(restarted, cgroup_fd), ==, 0);
-        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
-        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, new_id);
-        const char *const words[] = { "Not thawing", cg[0], was, now_id, NULL };
-        assert_logged(words);
-        log_release();
+        assert_logged_not_thawed(cg[0], old_id, new_id);
         g_assert_true(cg_is_frozen(cg[0]));
         cg_write(cg[0], "cgroup.freeze", "0");
 }
@@ -580,22 +589,11 @@ static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
  * again (frozen by its new owner) before the thaw; the thaw leaves it */
 static void test_freezer_thaw_recreated_cgroup(Fixture *fx, gconstpointer data) {
         g_auto(GStrv) cg = scratch_cgroups(2);
-        Run run = { .ledger = fx->ledger, .stage = cg };
-        freeze_stage_sync(fx->event, fx->freezer, &run, 10 * G_USEC_PER_SEC);
-        g_assert_cmpint(run.done_r, ==, 0);
-        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, cg[1]);
-        uint64_t old_id = ino_of(abs);
-        g_assert_no_errno(rmdir(abs));
-        g_assert_no_errno(mkdir(abs, 0755));
-        cg_write(cg[1], "cgroup.freeze", "1");
-        wait_frozen(cg[1]);
+        uint64_t new_id, old_id = freeze_then_recreate(fx, cg, cg[1], &new_id);
 
         log_capture();
         g_assert_cmpuint(freezer_thaw_all(fx->freezer), ==, 1);
-        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
-        const char *const words[] = { "Not thawing", cg[1], was, NULL };
-        assert_logged(words);
-        log_release();
+        assert_logged_not_thawed(cg[1], old_id, new_id);
         g_assert_false(cg_is_frozen(cg[0]));
         g_assert_true(cg_is_frozen(cg[1]));
         g_assert_cmpuint(freezer_n_frozen(fx->freezer), ==, 0);
