@@ -455,6 +455,19 @@ void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
                 log_warning_errno(r, "Cannot pin pid %d (%s) to exempt its cgroup: %m", (int) pid, reason);
 }
 
+/* The cgroup of the pinned process: checked after the read, so alive
+ * then, the cgroup read was its own. -ESRCH once it exited. */
+static int pinned_cgroup(Manager *m, const PidRef *ref, char **ret) {
+        g_autofree char *cgroup = NULL;
+        int r = cgroups_of_pid(m->proc_fd, ref->pid, &cgroup);
+        if (!pidref_is_alive(ref, m->proc_fd))
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        *ret = g_steal_pointer(&cgroup);
+        return 0;
+}
+
 GHashTable *manager_exempt_cgroups(Manager *m) {
         GHashTable *exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         GHashTableIter i;
@@ -463,9 +476,8 @@ GHashTable *manager_exempt_cgroups(Manager *m) {
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 ExemptPid *e = v;
                 g_autofree char *cgroup = NULL;
-                int r = cgroups_of_pid(m->proc_fd, e->ref.pid, &cgroup);
-                /* Checked after the read: alive then, the cgroup read was its own */
-                if (!pidref_is_alive(&e->ref, m->proc_fd)) {
+                int r = pinned_cgroup(m, &e->ref, &cgroup);
+                if (r == -ESRCH) {
                         log_info("Pid %d (%s) exited; a process that reuses the pid is not exempted",
                                  (int) e->ref.pid, e->reason);
                         g_hash_table_iter_remove(&i);
@@ -477,8 +489,14 @@ GHashTable *manager_exempt_cgroups(Manager *m) {
 
 void manager_set_client_pid(Manager *m, pid_t pid) {
         g_clear_pointer(&m->next_client_cgroup, g_free);
-        if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
-                log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
+        if (pid <= 0)
+                return;
+        _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
+        int r = pidref_set(&ref, m->proc_fd, pid);
+        if (r >= 0)
+                r = pinned_cgroup(m, &ref, &m->next_client_cgroup);
+        if (r < 0)
+                log_debug_errno(r, "Cannot tell the cgroup of the client pid %d: %m", (int) pid);
 }
 
 uint32_t manager_freeze_timeout_ms(const Manager *m) {
