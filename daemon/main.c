@@ -269,20 +269,14 @@ static int restore_kernel_settings(const Args *a) {
         _cleanup_close_ int sysfs_fd = root_open(a->sysfs_root);
         if (sysfs_fd < 0)
                 return log_error_errno(sysfs_fd, "Cannot open the sysfs root %s: %m", a->sysfs_root);
-        int r = power_saved_restore(state_fd, sysfs_fd);
-        if (r > 0)
-                log_notice("Restored the kernel settings that an interrupted cycle had changed");
-        return r;
+        return power_saved_restore(state_fd, sysfs_fd);
 }
 
-/* --thaw-all: for ExecStopPost=, after a crash or a kill */
-static int thaw_all(const Args *a) {
+static int thaw_ledger(const Args *a) {
         g_autoptr(Ledger) ledger = NULL;
         g_autofree char *found = NULL;
         const char *root = a->cgroup_root;
-        int r = restore_kernel_settings(a);
-        if (r < 0)
-                return r;
+        int r;
 
         if (!root) {
                 _cleanup_close_ int proc_fd = root_open(a->proc_root);
@@ -305,6 +299,14 @@ static int thaw_all(const Args *a) {
         g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
         return 0;
+}
+
+/* --thaw-all: for ExecStopPost=, after a crash or a kill. The cgroups are
+ * thawed whatever became of the kernel settings. */
+static int thaw_all(const Args *a) {
+        int restored = restore_kernel_settings(a);
+        int r = thaw_ledger(a);
+        return r < 0 ? r : restored < 0 ? restored : 0;
 }
 
 int main(int argc, char *argv[]) {

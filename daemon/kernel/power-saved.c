@@ -106,5 +106,6 @@ int power_saved_restore(int state_fd, int sysfs_fd) {
         r = power_saved_remove(state_fd);
         if (r < 0)
                 return log_warning_errno(r, "Failed to remove the saved kernel settings: %m");
+        log_notice("Put back the kernel settings that an interrupted cycle had changed");
         return 1;
 }

@@ -19,7 +19,8 @@
 
 /* Records the current pm_test, mem_sleep and disk modes below sysfs_fd. */
 int power_saved_write(int state_fd, int sysfs_fd, bool alarm);
-/* Puts back what the file records, logs each knob, then removes it.
+/* Puts back what the file records, logs each knob and the whole, then
+ * removes it.
  * 1 when there was a file, 0 when none, <0 when it could not be read or
  * removed (a knob that cannot be written is logged and skipped). */
 int power_saved_restore(int state_fd, int sysfs_fd);

@@ -71,10 +71,8 @@ void manager_load_record(Manager *m, const char *state_dir) {
                 return;
         }
         /* Before any new cycle can change them again */
-        int r = power_saved_restore(m->state_fd, m->sysfs_fd);
-        if (r > 0)
-                log_notice("Restored the kernel settings that an interrupted cycle had changed");
-        r = record_read_next_id(m->state_fd, &m->next_id);
+        (void) power_saved_restore(m->state_fd, m->sysfs_fd);
+        int r = record_read_next_id(m->state_fd, &m->next_id);
         if (r < 0)
                 log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);
         r = record_read(m->state_fd, &m->interrupted);
