@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include "log.h"
 #include "logind.h"
 #include "manager.h"
+#include "power-saved.h"
 #include "util.h"
 
 typedef struct Args {
@@ -45,7 +48,8 @@ static void help(void) {
                "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
                "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
                "  --sleep-conf-root=DIR  where systemd-sleep's etc/systemd/sleep.conf is (default /)\n"
-               "  --thaw-all             thaw what the ledger lists, then exit\n"
+               "  --thaw-all             thaw what the ledger lists, put back the kernel settings an\n"
+               "                         interrupted cycle changed, then exit\n"
                "  -v, --verbose          debug messages\n"
                "  -h, --help             this text\n"
                "      --version          the version\n",
@@ -260,8 +264,20 @@ static void daemon_done(Daemon *d) {
         sd_event_unref(d->event);
 }
 
-/* --thaw-all: for ExecStopPost=, after a crash or a kill */
-static int thaw_all(const Args *a) {
+/* The /sys/power knobs a cycle killed in its kernel phase had changed */
+static int restore_kernel_settings(const Args *a) {
+        _cleanup_close_ int state_fd = open(a->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (state_fd < 0 && errno == ENOENT)
+                return 0;
+        if (state_fd < 0)
+                return log_error_errno(-errno, "Cannot open %s: %m", a->state_dir);
+        _cleanup_close_ int sysfs_fd = root_open(a->sysfs_root);
+        if (sysfs_fd < 0)
+                return log_error_errno(sysfs_fd, "Cannot open the sysfs root %s: %m", a->sysfs_root);
+        return power_saved_restore(state_fd, sysfs_fd);
+}
+
+static int thaw_ledger(const Args *a) {
         g_autoptr(Ledger) ledger = NULL;
         g_autofree char *found = NULL;
         const char *root = a->cgroup_root;
@@ -288,6 +304,14 @@ static int thaw_all(const Args *a) {
         g_autofree char *count = g_strdup_printf("FRIDGE_THAWED=%d", r);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_LEDGER_THAW, msg, count, NULL);
         return 0;
+}
+
+/* --thaw-all: for ExecStopPost=, after a crash or a kill. The cgroups are
+ * thawed whatever became of the kernel settings. */
+static int thaw_all(const Args *a) {
+        int restored = restore_kernel_settings(a);
+        int r = thaw_ledger(a);
+        return r < 0 ? r : restored < 0 ? restored : 0;
 }
 
 int main(int argc, char *argv[]) {

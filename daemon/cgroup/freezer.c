@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -50,6 +51,7 @@ struct Freezer {
         void *userdata;
 
         GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
+        GArray *frozen_ids;     /* uint64_t: their ids (inodes), in step with frozen */
 };
 
 static void stage_entry_free(StageEntry *e) {
@@ -72,6 +74,7 @@ int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer
         f->ledger = ledger;
         f->stage = g_ptr_array_new_with_free_func((GDestroyNotify) stage_entry_free);
         f->frozen = g_ptr_array_new_with_free_func(g_free);
+        f->frozen_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         f->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
 
         f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -119,6 +122,7 @@ Freezer *freezer_free(Freezer *f) {
         g_ptr_array_unref(f->stage);
         g_hash_table_unref(f->by_wd);
         g_ptr_array_unref(f->frozen);
+        g_array_unref(f->frozen_ids);
         sd_event_unref(f->event);
         g_free(f);
         return NULL;
@@ -329,16 +333,26 @@ static int stage_arm(Freezer *f, uint64_t timeout_usec) {
  * write, so a crash at any point leaves a ledger that covers it. */
 static int stage_record(Freezer *f) {
         g_autofree char **paths = g_new0(char *, f->stage->len + 1);
-        for (guint i = 0; i < f->stage->len; i++)
-                paths[i] = ((StageEntry *) f->stage->pdata[i])->path;
+        g_autofree uint64_t *ids = g_new0(uint64_t, f->stage->len + 1);
+        for (guint i = 0; i < f->stage->len; i++) {
+                StageEntry *e = f->stage->pdata[i];
+                struct stat st;
+                paths[i] = e->path;
+                /* the id of the very directory the freeze goes through */
+                if (fstat(e->dir_fd, &st) < 0)
+                        return log_warning_errno(-errno, "Failed to stat cgroup %s: %m", e->path);
+                ids[i] = st.st_ino;
+        }
         if (f->ledger) {
-                int r = ledger_add(f->ledger, paths);
+                int r = ledger_add(f->ledger, paths, ids);
                 if (r < 0)
                         return log_warning_errno(r, "Failed to add the stage to the ledger: %m");
         }
         /* From here thaw_all owns them, even if a write below fails */
-        for (guint i = 0; i < f->stage->len; i++)
+        for (guint i = 0; i < f->stage->len; i++) {
                 g_ptr_array_add(f->frozen, g_strdup(paths[i]));
+                g_array_append_val(f->frozen_ids, ids[i]);
+        }
         return 0;
 }
 
@@ -387,11 +401,18 @@ void freezer_cancel_stage(Freezer *f) {
                 stage_disarm(f);
 }
 
-static int thaw_one(Freezer *f, const char *path) {
+/* 1 when thawed, 0 when gone or another cgroup now (logged), <0 failed */
+static int thaw_one(Freezer *f, const char *path, uint64_t id) {
         _cleanup_close_ int fd = ledger_cgroup_open(f->cgroup_fd, path);
-        if (fd < 0)
-                return fd;
-        return write_file_at(fd, "cgroup.freeze", "0");
+        if (fd >= 0 && !ledger_cgroup_is(fd, path, id))
+                return 0;
+        int r = fd < 0 ? fd : write_file_at(fd, "cgroup.freeze", "0");
+        if (r == -ENOENT) {
+                g_autofree char *shown = cgroups_escape(path);
+                log_info("Cgroup %s is gone, nothing to thaw", shown);
+                return 0;
+        }
+        return r < 0 ? r : 1;
 }
 
 unsigned freezer_thaw_all(Freezer *f) {
@@ -400,17 +421,16 @@ unsigned freezer_thaw_all(Freezer *f) {
 
         for (guint i = f->frozen->len; i-- > 0;) {
                 const char *path = f->frozen->pdata[i];
-                int r = thaw_one(f, path);
-                g_autofree char *shown = r < 0 ? cgroups_escape(path) : NULL;
-                if (r == -ENOENT)
-                        log_info("Cgroup %s is gone, nothing to thaw", shown);
-                else if (r < 0) {
+                int r = thaw_one(f, path, g_array_index(f->frozen_ids, uint64_t, i));
+                if (r < 0) {
+                        g_autofree char *shown = cgroups_escape(path);
                         /* Kept, with its ledger line, for a retry or a restart */
                         log_warning_errno(r, "Failed to thaw %s: %m", shown);
                         continue;
-                } else
-                        n++;
+                }
+                n += r;
                 g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
+                g_array_remove_index(f->frozen_ids, i);
         }
         /* The ledger forgets them only after all are thawed: one rewrite */
         g_ptr_array_add(done, NULL);

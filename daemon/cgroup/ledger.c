@@ -12,10 +12,14 @@
 #include "cgroups.h"
 #include "fileio.h"
 #include "log.h"
+#include "parse.h"
 #include "util.h"
 
 #define LEDGER_FILE "frozen"
 #define LEDGER_TMP ".frozen.tmp"
+/* Format 2: this line, then "ID PATH" a line. Format 1 (no header) was
+ * "PATH" a line: read as id 0, "not recorded". */
+#define LEDGER_HEADER "fridge-ledger 2"
 
 struct Ledger {
         char *dir;
@@ -52,43 +56,16 @@ int ledger_cgroup_open(int cgroup_fd, const char *cgroup) {
         return open_dir_beneath(cgroup_fd, cgroup);
 }
 
-int ledger_add(Ledger *l, char *const *cgroups) {
-        for (char *const *c = cgroups; *c; c++)
-                if (!cgroups_path_is_valid(*c))
-                        return -EINVAL;
-        if (!*cgroups)
-                return 0;
-
-        /* Only a newly created file needs the directory fsynced as well */
-        bool created = false;
-        _cleanup_close_ int fd = openat(l->dir_fd, LEDGER_FILE, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0 && errno == ENOENT) {
-                fd = openat(l->dir_fd, LEDGER_FILE, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-                created = true;
-        }
-        if (fd < 0)
-                return -errno;
-
-        g_autoptr(GString) lines = g_string_new(NULL);
-        for (char *const *c = cgroups; *c; c++)
-                g_string_append_printf(lines, "%s\n", *c);
-        int r = write_all_fd(fd, lines->str, lines->len);
-        if (r < 0)
-                return r;
-        /* On disk before the caller writes cgroup.freeze: a crash in between
-         * leaves at worst a line for a cgroup that is not frozen. */
-        if (fsync(fd) < 0)
-                return -errno;
-        if (created && fsync(l->dir_fd) < 0)
-                return -errno;
-        return 0;
-}
-
 /* Replaces the whole ledger atomically: a crash leaves the old or the new. */
 static int ledger_rewrite(Ledger *l, const char *content) {
         return write_file_atomic_at(l->dir_fd, LEDGER_FILE, LEDGER_TMP, content);
 }
 
+static char *entry_line(const char *cgroup, uint64_t id) {
+        return g_strdup_printf("%" G_GUINT64_FORMAT " %s", id, cgroup);
+}
+
+/* The lines in format 2 ("ID PATH"), whatever the file's format */
 static int ledger_read(Ledger *l, char ***ret) {
         _cleanup_free_ char *text = NULL;
         int r = read_file_at(l->dir_fd, LEDGER_FILE, &text);
@@ -100,32 +77,103 @@ static int ledger_read(Ledger *l, char ***ret) {
                 return r;
 
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        bool v2 = lines[0] && g_str_equal(lines[0], LEDGER_HEADER);
         g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
-        for (char **p = lines; *p; p++)
+        for (char **p = lines + v2; *p; p++)
                 if (**p)
-                        g_ptr_array_add(out, g_strdup(*p));
+                        g_ptr_array_add(out, v2 ? g_strdup(*p) : entry_line(*p, 0));
         g_ptr_array_add(out, NULL);
         *ret = (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
         return 0;
 }
 
+/* The path of a format 2 line and its id; a line without a number reads
+ * as the path "" (malformed), id 0 */
+static const char *entry_parse(const char *line, uint64_t *ret_id) {
+        const char *space = strchr(line, ' ');
+        g_autofree char *number = space ? g_strndup(line, space - line) : NULL;
+        if (!number || parse_uint64(number, ret_id) < 0) {
+                *ret_id = 0;
+                return "";
+        }
+        return space + 1;
+}
+
+/* An empty ledger is an empty file, in either format */
 static char *join_lines(char **lines) {
-        GString *s = g_string_new(NULL);
+        GString *s = g_string_new(lines && *lines ? LEDGER_HEADER "\n" : NULL);
         for (char **p = lines; p && *p; p++)
                 g_string_append_printf(s, "%s\n", *p);
         return g_string_free(s, FALSE);
 }
 
-/* Drops the first line equal to cgroup; whether one was there. */
+/* Drops the first line for cgroup; whether one was there. */
 static bool remove_line(char **lines, const char *cgroup) {
         guint n = g_strv_length(lines), i;
-        for (i = 0; i < n && !g_str_equal(lines[i], cgroup); i++)
+        uint64_t id;
+        for (i = 0; i < n && !g_str_equal(entry_parse(lines[i], &id), cgroup); i++)
                 ;
         if (i == n)
                 return false;
         g_free(lines[i]);
         memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
         return true;
+}
+
+/* A format 1 ledger (left by an older fridged) is rewritten whole with the
+ * new lines: one file never mixes the two formats. */
+static int ledger_add_rewrite(Ledger *l, char *const *cgroups, const uint64_t *ids) {
+        g_auto(GStrv) lines = NULL;
+        int r = ledger_read(l, &lines);
+        if (r < 0)
+                return r;
+        g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
+        for (char **p = lines; *p; p++)
+                g_ptr_array_add(all, g_strdup(*p));
+        for (size_t i = 0; cgroups[i]; i++)
+                g_ptr_array_add(all, entry_line(cgroups[i], ids ? ids[i] : 0));
+        g_ptr_array_add(all, NULL);
+        g_autofree char *content = join_lines((char **) all->pdata);
+        return ledger_rewrite(l, content);
+}
+
+int ledger_add(Ledger *l, char *const *cgroups, const uint64_t *ids) {
+        for (char *const *c = cgroups; *c; c++)
+                if (!cgroups_path_is_valid(*c))
+                        return -EINVAL;
+        if (!*cgroups)
+                return 0;
+
+        /* Only a newly created file needs the directory fsynced as well */
+        bool created = false;
+        _cleanup_close_ int fd = openat(l->dir_fd, LEDGER_FILE, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == ENOENT) {
+                fd = openat(l->dir_fd, LEDGER_FILE, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+                created = true;
+        }
+        if (fd < 0)
+                return -errno;
+
+        char head[sizeof(LEDGER_HEADER)] = "";
+        ssize_t n = pread(fd, head, sizeof(head), 0);
+        if (n < 0)
+                return -errno;
+        if (n > 0 && (n < (ssize_t) sizeof(head) || memcmp(head, LEDGER_HEADER "\n", sizeof(head)) != 0))
+                return ledger_add_rewrite(l, cgroups, ids);
+
+        g_autoptr(GString) lines = g_string_new(n == 0 ? LEDGER_HEADER "\n" : NULL);
+        for (size_t i = 0; cgroups[i]; i++)
+                g_string_append_printf(lines, "%" G_GUINT64_FORMAT " %s\n", ids ? ids[i] : 0, cgroups[i]);
+        int r = write_all_fd(fd, lines->str, lines->len);
+        if (r < 0)
+                return r;
+        /* On disk before the caller writes cgroup.freeze: a crash in between
+         * leaves at worst a line for a cgroup that is not frozen. */
+        if (fsync(fd) < 0)
+                return -errno;
+        if (created && fsync(l->dir_fd) < 0)
+                return -errno;
+        return 0;
 }
 
 int ledger_remove(Ledger *l, char *const *cgroups) {
@@ -145,19 +193,40 @@ int ledger_remove(Ledger *l, char *const *cgroups) {
 }
 
 char **ledger_list(Ledger *l) {
-        char **lines = NULL;
+        g_auto(GStrv) lines = NULL;
         int r = ledger_read(l, &lines);
         if (r < 0) {
                 log_warning_errno(r, "Failed to read %s/" LEDGER_FILE ": %m", l->dir);
                 return g_new0(char *, 1);
         }
-        return lines;
+        uint64_t id;
+        for (char **p = lines; *p; p++) {
+                char *path = g_strdup(entry_parse(*p, &id));
+                g_free(*p);
+                *p = path;
+        }
+        return g_steal_pointer(&lines);
+}
+
+bool ledger_cgroup_is(int fd, const char *path, uint64_t id) {
+        struct stat st;
+        if (id == 0) {
+                log_info("Ledger entry %s has no cgroup id (an older fridged's ledger); going by its path", path);
+                return true;
+        }
+        if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino == id)
+                return true; /* fstat on an open fd fails only for a bad fd: keep the old behaviour */
+        log_warning("Not thawing %s: it is cgroup %" G_GUINT64_FORMAT " now, fridged froze cgroup %" G_GUINT64_FORMAT
+                    " (removed and made again since)", path, (uint64_t) st.st_ino, id);
+        return false;
 }
 
 /* 1 if it thawed the cgroup, 0 if there was nothing to do, <0 on failure. */
-static int thaw_entry(int cgroup_fd, const char *path) {
+static int thaw_entry(int cgroup_fd, const char *line) {
+        uint64_t id;
+        const char *path = entry_parse(line, &id);
         if (!cgroups_path_is_valid(path)) {
-                log_warning("Skipping malformed ledger entry \"%s\"", path);
+                log_warning("Skipping malformed ledger entry \"%s\"", line);
                 return 0;
         }
         _cleanup_close_ int fd = ledger_cgroup_open(cgroup_fd, path);
@@ -172,6 +241,8 @@ static int thaw_entry(int cgroup_fd, const char *path) {
         }
         if (fd < 0) /* maybe passing (EMFILE, ENOMEM): keep the entry for the next try */
                 return log_warning_errno(fd, "Cannot open %s from the ledger now: %m", path);
+        if (!ledger_cgroup_is(fd, path, id))
+                return 0;
 
         _cleanup_free_ char *value = NULL;
         int r = read_file_at(fd, "cgroup.freeze", &value);

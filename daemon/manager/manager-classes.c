@@ -22,8 +22,7 @@
 typedef struct PlanJob {
         int cgroup_fd;                  /* -1: no cgroup v2, the plan is empty */
         int proc_fd;
-        GHashTable *exempt_pids;        /* pid → reason */
-        char *client_cgroup;
+        GHashTable *exempt;             /* cgroup → reason, read on the loop when the job is made */
         char **roots;
         ClassRules *rules;
         GHashTable *overrides, *holds;  /* ClassChoice tables */
@@ -37,8 +36,7 @@ static void plan_job_free(void *p) {
                 close(j->cgroup_fd);
         if (j->proc_fd >= 0)
                 close(j->proc_fd);
-        g_hash_table_unref(j->exempt_pids);
-        g_free(j->client_cgroup);
+        g_hash_table_unref(j->exempt);
         g_strfreev(j->roots);
         class_rules_free(j->rules);
         g_hash_table_unref(j->overrides);
@@ -52,13 +50,12 @@ static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, Pla
         PlanJob *j = g_new0(PlanJob, 1);
         j->cgroup_fd = m->cgroup_fd < 0 ? -1 : fcntl(m->cgroup_fd, F_DUPFD_CLOEXEC, 3);
         j->proc_fd = fcntl(m->proc_fd, F_DUPFD_CLOEXEC, 3);
-        j->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-        GHashTableIter i;
-        gpointer k, v;
-        g_hash_table_iter_init(&i, m->exempt_pids);
-        while (g_hash_table_iter_next(&i, &k, &v))
-                g_hash_table_insert(j->exempt_pids, k, g_strdup(v));
-        j->client_cgroup = g_strdup(client_cgroup);
+        /* The pinned processes are checked where they live, on the loop;
+         * a cgroup is looked up from its pid every time, since a process
+         * may have been moved since (fridged itself, the bus daemon) */
+        j->exempt = manager_exempt_cgroups(m);
+        if (client_cgroup)
+                g_hash_table_replace(j->exempt, g_strdup(client_cgroup), g_strdup("the client that started the cycle"));
         j->roots = g_strdupv(roots);
         j->rules = class_rules_copy(m->rules);
         j->overrides = classify_copy_choices(overrides_by_target(m->overrides));
@@ -80,27 +77,9 @@ static int plan_job_run(void *p) {
                 j->plan = plan_build(NULL, 0);
                 return 0;
         }
-        /* Cgroups are looked up from pids every time: a process may have
-         * been moved since (fridged itself, the bus daemon) */
-        g_autoptr(GHashTable) exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        GHashTableIter i;
-        gpointer k, v;
-        g_hash_table_iter_init(&i, j->exempt_pids);
-        while (g_hash_table_iter_next(&i, &k, &v)) {
-                char *cgroup = NULL;
-                int r = cgroups_of_pid(j->proc_fd, GPOINTER_TO_INT(k), &cgroup);
-                if (r >= 0)
-                        g_hash_table_replace(exempt, cgroup, v);
-                else if (GPOINTER_TO_INT(k) == getpid())
-                        /* No unit name stands in for it any more: said */
-                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
-        }
-        if (j->client_cgroup)
-                g_hash_table_replace(exempt, g_strdup(j->client_cgroup), "the client that started the cycle");
-
         ClassifyInput in = {
                 .cgroup_fd = j->cgroup_fd, .proc_fd = j->proc_fd, .roots = j->roots,
-                .rules = j->rules, .exempt = exempt, .overrides = j->overrides, .holds = j->holds,
+                .rules = j->rules, .exempt = j->exempt, .overrides = j->overrides, .holds = j->holds,
                 .detect = true, .private_reasons = j->private_reasons,
         };
         g_autoptr(GPtrArray) trees = NULL;

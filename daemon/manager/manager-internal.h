@@ -81,6 +81,7 @@ typedef struct Cycle {
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
+        bool knobs_saved;               /* <state dir>/kernel holds the knobs from before the kernel phase */
         unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
         char *retry_why;                /* the transient failure the next attempt follows */
         uint32_t retry_ms;              /* its backoff */
@@ -168,6 +169,7 @@ void manager_plan_stop(Manager *m);
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
+void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir);
 PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "power-saved.h"
 #include "record.h"
 #include "util.h"
 
@@ -19,9 +20,27 @@ static const char *record_phase_name(const Cycle *c) {
         return cycle_state_record_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state);
 }
 
+/* The /sys/power knobs as they were before the kernel phase, on disk for
+ * the phase's length: a restart after a crash in it puts them back. A
+ * failed write costs only that restore: the cycle goes on. */
+void manager_record_knobs(Manager *m, Cycle *c) {
+        CycleState s = c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state;
+        bool in_kernel = cycle_state_in_kernel(s);
+        if (m->state_fd < 0 || in_kernel == c->knobs_saved)
+                return;
+        int r = in_kernel ? power_saved_write(m->state_fd, m->sysfs_fd, c->settings->wake_after_sec > 0)
+                          : power_saved_remove(m->state_fd);
+        if (r < 0)
+                log_warning_errno(r, "Failed to %s the kernel settings in the state directory: %m",
+                                  in_kernel ? "save" : "remove");
+        else
+                c->knobs_saved = in_kernel;
+}
+
 /* A failed write costs only the report after a crash: the cycle goes on */
 void manager_record_update(Manager *m) {
         Cycle *c = m->cycle;
+        manager_record_knobs(m, c);
         const char *phase = record_phase_name(c);
         /* Two fsyncs a write: states of one phase (resuming after sleeping,
          * ending where the cycle was) say nothing new to a restart */
@@ -51,6 +70,8 @@ void manager_load_record(Manager *m, const char *state_dir) {
                                   state_dir);
                 return;
         }
+        /* Before any new cycle can change them again */
+        (void) power_saved_restore(m->state_fd, m->sysfs_fd);
         int r = record_read_next_id(m->state_fd, &m->next_id);
         if (r < 0)
                 log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);

@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "freezer.h"
 #include "ledger.h"
+#include "pidref.h"
 #include "log.h"
 #include "progress.h"
 #include "systemd-sleep.h"
@@ -232,6 +233,7 @@ void manager_cycle_finish(Manager *m) {
                 m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
         /* Only once CycleFinished is out (the bus flushes it): a crash in
          * between reports the cycle again after the restart rather than never */
+        manager_record_knobs(m, c); /* FINISHED: the kernel phase's saved settings go */
         int r = m->state_fd >= 0 ? record_remove(m->state_fd) : 0;
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
@@ -455,14 +457,83 @@ static void manager_setup_freezing(Manager *m, const ManagerParams *p) {
 
 }
 
+typedef struct ExemptPid {
+        PidRef ref;
+        char *reason;
+} ExemptPid;
+
+static void exempt_pid_free(ExemptPid *e) {
+        pidref_done(&e->ref);
+        g_free(e->reason);
+        g_free(e);
+}
+
+int manager_exempt_process(Manager *m, const PidRef *ref, const char *reason) {
+        ExemptPid *e = g_new0(ExemptPid, 1);
+        int r = pidref_copy(ref, &e->ref);
+        if (r < 0) {
+                g_free(e);
+                return r;
+        }
+        e->reason = g_strdup(reason);
+        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) ref->pid), e);
+        return 0;
+}
+
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason) {
-        g_hash_table_replace(m->exempt_pids, GINT_TO_POINTER((int) pid), g_strdup(reason));
+        _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
+        int r = pidref_set(&ref, m->proc_fd, pid);
+        if (r >= 0)
+                r = manager_exempt_process(m, &ref, reason);
+        if (r < 0)
+                log_warning_errno(r, "Cannot pin pid %d (%s) to exempt its cgroup: %m", (int) pid, reason);
+}
+
+/* The cgroup of the pinned process: checked after the read, so alive
+ * then, the cgroup read was its own. -ESRCH once it exited. */
+static int pinned_cgroup(Manager *m, const PidRef *ref, char **ret) {
+        g_autofree char *cgroup = NULL;
+        int r = cgroups_of_pid(m->proc_fd, ref->pid, &cgroup);
+        if (!pidref_is_alive(ref, m->proc_fd))
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        *ret = g_steal_pointer(&cgroup);
+        return 0;
+}
+
+GHashTable *manager_exempt_cgroups(Manager *m) {
+        GHashTable *exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        GHashTableIter i;
+        gpointer k, v;
+        g_hash_table_iter_init(&i, m->exempt_pids);
+        while (g_hash_table_iter_next(&i, &k, &v)) {
+                ExemptPid *e = v;
+                g_autofree char *cgroup = NULL;
+                int r = pinned_cgroup(m, &e->ref, &cgroup);
+                if (r == -ESRCH) {
+                        log_info("Pid %d (%s) exited; a process that reuses the pid is not exempted",
+                                 (int) e->ref.pid, e->reason);
+                        g_hash_table_iter_remove(&i);
+                } else if (r >= 0)
+                        g_hash_table_replace(exempt, g_steal_pointer(&cgroup), g_strdup(e->reason));
+                else if (e->ref.pid == getpid())
+                        /* No unit name stands in for it any more: said */
+                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
+        }
+        return exempt;
 }
 
 void manager_set_client_pid(Manager *m, pid_t pid) {
         g_clear_pointer(&m->next_client_cgroup, g_free);
-        if (pid > 0 && cgroups_of_pid(m->proc_fd, pid, &m->next_client_cgroup) < 0)
-                log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
+        if (pid <= 0)
+                return;
+        _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
+        int r = pidref_set(&ref, m->proc_fd, pid);
+        if (r >= 0)
+                r = pinned_cgroup(m, &ref, &m->next_client_cgroup);
+        if (r < 0)
+                log_debug_errno(r, "Cannot tell the cgroup of the client pid %d: %m", (int) pid);
 }
 
 uint32_t manager_freeze_timeout_ms(const Manager *m) {
@@ -484,8 +555,7 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
-        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-        manager_exempt_pid(m, getpid(), "fridged itself");
+        m->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) exempt_pid_free);
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, manager_on_hold_released, m);
         m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
@@ -503,6 +573,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->proc_fd = root_open(p->proc_root);
         if (m->proc_fd < 0)
                 return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
+        manager_exempt_pid(m, getpid(), "fridged itself");
 
         manager_load_rules(m, p->class_dirs);
         manager_setup_freezing(m, p);

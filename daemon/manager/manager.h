@@ -10,6 +10,7 @@
 #include "config.h"
 #include "cycle.h"
 #include "logind.h"
+#include "pidref.h"
 #include "inhibit.h"
 #include "plan.h"
 #include "power-backend.h"
@@ -84,6 +85,12 @@ void manager_set_client_pid(Manager *m, pid_t pid);
 /* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`;
  * looked up at every plan, so it follows the process if it moves. */
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason);
+/* The same for a process pinned already (a copy is kept): once it exits,
+ * whatever process gets its pid is not exempted. 0 or <0. */
+int manager_exempt_process(Manager *m, const PidRef *ref, const char *reason);
+/* The cgroups of the exempted processes now (cgroup → reason, both owned);
+ * drops the processes that exited. */
+GHashTable *manager_exempt_cgroups(Manager *m);
 
 /* GetPlan's answer: the plan and who may read what each detection names
  * (detect.h: reason → PrivateReason); both borrowed for the call, NULL

@@ -29,6 +29,7 @@
 #include "fileio.h"
 #include "freezer.h"
 #include "ledger.h"
+#include "log.h"
 #include "parse.h"
 
 #define MAX_CGROUPS 32
@@ -356,9 +357,9 @@ static void test_ledger_round_trip(Fixture *fx, gconstpointer data) {
         char *a[] = { (char *) "user.slice/a.service", NULL };
         char *b_and_c[] = { (char *) "user.slice/b.service", (char *) "user.slice/c.service", NULL };
         char *none_given[] = { NULL };
-        g_assert_cmpint(ledger_add(l, a), ==, 0);
-        g_assert_cmpint(ledger_add(l, none_given), ==, 0);
-        g_assert_cmpint(ledger_add(l, b_and_c), ==, 0);
+        g_assert_cmpint(ledger_add(l, a, NULL), ==, 0);
+        g_assert_cmpint(ledger_add(l, none_given, NULL), ==, 0);
+        g_assert_cmpint(ledger_add(l, b_and_c, NULL), ==, 0);
         g_auto(GStrv) three = ledger_list(l);
         g_assert_cmpuint(g_strv_length(three), ==, 3);
         g_assert_cmpstr(three[0], ==, "user.slice/a.service");
@@ -380,7 +381,7 @@ static void test_ledger_round_trip(Fixture *fx, gconstpointer data) {
                 g_assert_false(cgroups_path_is_valid(bad[i]));
                 /* one bad path refuses the whole batch: nothing is written */
                 char *batch[] = { (char *) "user.slice/ok.service", (char *) bad[i], NULL };
-                g_assert_cmpint(ledger_add(l, batch), ==, -EINVAL);
+                g_assert_cmpint(ledger_add(l, batch, NULL), ==, -EINVAL);
                 g_auto(GStrv) still_none = ledger_list(l);
                 g_assert_cmpuint(g_strv_length(still_none), ==, 0);
         }
@@ -418,6 +419,14 @@ static char *fake_read(const char *dir) {
         return strstrip_right(text);
 }
 
+/* The thaw emptied the ledger; the plain tree below `base` goes */
+static void assert_ledger_empty_remove(Fixture *fx, const char *base) {
+        g_auto(GStrv) left = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(left), ==, 0);
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
 /* cgroupfs has no symlinks, so this one runs on a plain directory tree:
  * a ledger line through a symlink must not reach a file outside the root. */
 static void test_ledger_thaw_all_symlink(Fixture *fx, gconstpointer data) {
@@ -443,11 +452,154 @@ static void test_ledger_thaw_all_symlink(Fixture *fx, gconstpointer data) {
         g_assert_cmpstr(v_ok, ==, "0");
         g_assert_cmpstr(v_out, ==, "1");
         g_assert_cmpstr(v_sub, ==, "1");
+        assert_ledger_empty_remove(fx, base);
+}
+
+/* ---- cgroup ids: a cgroup made again under the same name is not ours ---- */
+
+static GPtrArray *logged; /* char*: the messages of the case */
+
+static void log_collect(int level, const char *message, const char *const *fields, void *userdata) {
+        g_ptr_array_add(logged, g_strdup(message));
+}
+
+static void log_capture(void) {
+        logged = g_ptr_array_new_with_free_func(g_free);
+        log_set_sink(log_collect, NULL);
+}
+
+/* The one logged message naming all of `words`, or a test failure */
+static void assert_logged(const char *const *words) {
+        for (guint i = 0; i < logged->len; i++) {
+                bool all = true;
+                for (const char *const *w = words; *w; w++)
+                        all &= strstr(logged->pdata[i], *w) != NULL;
+                if (all)
+                        return;
+        }
+        g_error("no log message names %s (and the rest)", words[0]);
+}
+
+static void log_release(void) {
+        log_set_sink(NULL, NULL);
+        g_clear_pointer(&logged, g_ptr_array_unref);
+}
+
+/* The thaw said it left `path` alone, with both ids; the capture ends */
+static void assert_logged_not_thawed(const char *path, uint64_t old_id, uint64_t new_id) {
+        g_autofree char *what = g_strdup_printf("Not thawing %s:", path);
+        g_autofree char *was = g_strdup_printf("%" G_GUINT64_FORMAT, old_id);
+        g_autofree char *now_id = g_strdup_printf("%" G_GUINT64_FORMAT, new_id);
+        const char *const words[] = { what, was, now_id, NULL };
+        assert_logged(words);
+        log_release();
+}
+
+static uint64_t ino_of(const char *path) {
+        struct stat st;
+        g_assert_no_errno(stat(path, &st));
+        return st.st_ino;
+}
+
+/* A plain directory tree: "b" is replaced by a new directory (a new inode:
+ * both exist at once) after the ledger recorded it, as a cgroup removed and
+ * made again would be; only "a" is thawed, "b" is logged with both ids. */
+static void test_ledger_id_mismatch(Fixture *fx, gconstpointer data) {
+        g_autofree char *base = ledger_dir_new();
+        g_autofree char *a = g_build_filename(base, "a", NULL);
+        g_autofree char *b = g_build_filename(base, "b", NULL);
+        g_autofree char *b_new = g_build_filename(base, "b.new", NULL);
+        make_fake_cgroup(a, "1");
+        make_fake_cgroup(b, "1");
+        char *paths[] = { (char *) "a", (char *) "b", NULL };
+        uint64_t ids[] = { ino_of(a), ino_of(b) };
+        g_assert_cmpint(ledger_add(fx->ledger, paths, ids), ==, 0);
+
+        make_fake_cgroup(b_new, "1");
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s' && mv '%s' '%s'", b, b_new, b);
+        g_assert_cmpint(system(cmd), ==, 0);
+        uint64_t b_now = ino_of(b);
+        g_assert_cmpuint(b_now, !=, ids[1]);
+
+        log_capture();
+        int root_fd = root_open(base);
+        g_assert_cmpint(root_fd, >=, 0);
+        g_assert_cmpint(ledger_thaw_all(fx->ledger, root_fd), ==, 1);
+        close(root_fd);
+        assert_logged_not_thawed("b", ids[1], b_now);
+
+        g_autofree char *v_a = fake_read(a), *v_b = fake_read(b);
+        g_assert_cmpstr(v_a, ==, "0");
+        g_assert_cmpstr(v_b, ==, "1");
+        assert_ledger_empty_remove(fx, base);
+}
+
+/* An older fridged's ledger (paths only) is read, its entries by path, and
+ * a new stage appended to it turns the file into the new format whole */
+static void test_ledger_old_format(Fixture *fx, gconstpointer data) {
+        set_ledger_file(fx->ledger_dir, "old/one\nold/two\n");
+        char *paths[] = { (char *) "new/three", NULL };
+        uint64_t ids[] = { 42 };
+        g_assert_cmpint(ledger_add(fx->ledger, paths, ids), ==, 0);
+        g_autofree char *p = g_build_filename(fx->ledger_dir, "frozen", NULL);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(p, &text, NULL, NULL));
+        g_assert_cmpstr(text, ==, "fridge-ledger 2\n0 old/one\n0 old/two\n42 new/three\n");
+        g_auto(GStrv) listed = ledger_list(fx->ledger);
+        g_assert_cmpuint(g_strv_length(listed), ==, 3);
+        g_assert_cmpstr(listed[0], ==, "old/one");
+        g_assert_cmpstr(listed[2], ==, "new/three");
+}
+
+/* The real thing: the freezer freezes a scratch cgroup (recording its id),
+ * the cgroup is removed and made again under its name and frozen by hand
+ * (someone else's now); a restarted fridged's thaw leaves it and logs it. */
+/* Freezes `stage` through the freezer (which records the ids), then
+ * removes `victim` and makes it again, frozen by hand: someone else's now.
+ * Its old id, and the new one in *ret_new_id. */
+static uint64_t freeze_then_recreate(Fixture *fx, char **stage, const char *victim, uint64_t *ret_new_id) {
+        Run run = { .ledger = fx->ledger, .stage = stage };
+        freeze_stage_sync(fx->event, fx->freezer, &run, 10 * G_USEC_PER_SEC);
+        g_assert_cmpint(run.done_r, ==, 0);
+        g_autofree char *abs = g_strdup_printf("%s/%s", T.mount, victim);
+        uint64_t old_id = ino_of(abs);
+        g_assert_no_errno(rmdir(abs));
+        g_assert_no_errno(mkdir(abs, 0755));
+        cg_write(victim, "cgroup.freeze", "1");
+        wait_frozen(victim);
+        *ret_new_id = ino_of(abs);
+        g_assert_cmpuint(*ret_new_id, !=, old_id);
+        return old_id;
+}
+
+static void test_ledger_recreated_cgroup(Fixture *fx, gconstpointer data) {
+        g_auto(GStrv) cg = scratch_cgroups(1);
+        uint64_t new_id, old_id = freeze_then_recreate(fx, cg, cg[0], &new_id);
+
+        g_autoptr(Ledger) restarted = NULL;
+        g_assert_cmpint(ledger_open(fx->ledger_dir, &restarted), ==, 0);
+        log_capture();
+        g_assert_cmpint(ledger_thaw_all(restarted, cgroup_fd), ==, 0);
+        assert_logged_not_thawed(cg[0], old_id, new_id);
+        g_assert_true(cg_is_frozen(cg[0]));
+        cg_write(cg[0], "cgroup.freeze", "0");
+}
+
+/* The same within one fridged: the cgroup it froze is removed and made
+ * again (frozen by its new owner) before the thaw; the thaw leaves it */
+static void test_freezer_thaw_recreated_cgroup(Fixture *fx, gconstpointer data) {
+        g_auto(GStrv) cg = scratch_cgroups(2);
+        uint64_t new_id, old_id = freeze_then_recreate(fx, cg, cg[1], &new_id);
+
+        log_capture();
+        g_assert_cmpuint(freezer_thaw_all(fx->freezer), ==, 1);
+        assert_logged_not_thawed(cg[1], old_id, new_id);
+        g_assert_false(cg_is_frozen(cg[0]));
+        g_assert_true(cg_is_frozen(cg[1]));
+        g_assert_cmpuint(freezer_n_frozen(fx->freezer), ==, 0);
         g_auto(GStrv) left = ledger_list(fx->ledger);
         g_assert_cmpuint(g_strv_length(left), ==, 0);
-
-        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-        g_assert_cmpint(system(cmd), ==, 0);
+        cg_write(cg[1], "cgroup.freeze", "0");
 }
 
 /* ---- (2) one stage of five cgroups ---- */
@@ -723,6 +875,10 @@ int main(int argc, char **argv) {
         ADD("ledger-round-trip", test_ledger_round_trip);
         ADD("ledger-thaw-all", test_ledger_thaw_all_real);
         ADD("ledger-thaw-all-symlink", test_ledger_thaw_all_symlink);
+        ADD("ledger-id-mismatch", test_ledger_id_mismatch);
+        ADD("ledger-old-format", test_ledger_old_format);
+        ADD("ledger-recreated-cgroup", test_ledger_recreated_cgroup);
+        ADD("freezer-thaw-recreated-cgroup", test_freezer_thaw_recreated_cgroup);
         ADD("freeze-stage", test_freeze_stage);
         ADD("two-stages-reverse", test_two_stages_reverse);
         ADD("freeze-timeout", test_freeze_timeout);

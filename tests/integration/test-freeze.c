@@ -391,7 +391,9 @@ static void test_client_never_frozen(Fixture *f, gconstpointer data) {
         assert_none_frozen(f);
 }
 
-static void test_thaw_all_after_sigkill(Fixture *f, gconstpointer data) {
+/* `unreadable`: the saved kernel settings cannot be read (a directory in
+ * their place): --thaw-all says so in its status but thaws all the same */
+static void thaw_all_after_sigkill(Fixture *f, bool unreadable) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "sleep-ms 30000");
         (void) sleep_ok(f->h, "suspend", NULL, NULL, 0);
@@ -406,16 +408,34 @@ static void test_thaw_all_after_sigkill(Fixture *f, gconstpointer data) {
         g_assert_true(scratch_is_frozen(f->s, f->a));
         g_assert_true(scratch_is_frozen(f->s, f->b));
 
+        g_autofree char *saved = g_strdup_printf("%s/state/kernel", f->h->dir);
+        if (unreadable) {
+                g_assert_no_errno(g_unlink(saved));
+                g_assert_no_errno(g_mkdir(saved, 0755));
+        }
         g_autofree char *state = g_strdup_printf("--state-dir=%s/state", f->h->dir);
         g_autofree char *root = g_strdup_printf("--cgroup-root=%s", f->s->mount);
-        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, root, NULL };
-        g_assert_cmpint(harness_run(argv, 10000, NULL), ==, 0);
+        g_autofree char *sys = g_strdup_printf("--sysfs-root=%s", f->h->root);
+        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, root, sys, NULL };
+        int status = harness_run(argv, 10000, NULL);
         assert_none_frozen(f);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, unreadable ? 1 : 0);
+        if (unreadable)
+                g_assert_no_errno(g_rmdir(saved));
 
         g_autofree char *ledger = g_strdup_printf("%s/state/frozen", f->h->dir);
         g_autofree char *text = NULL;
         g_assert_true(g_file_get_contents(ledger, &text, NULL, NULL));
         g_assert_cmpstr(text, ==, "");
+}
+
+static void test_thaw_all_after_sigkill(Fixture *f, gconstpointer data) {
+        thaw_all_after_sigkill(f, false);
+}
+
+static void test_thaw_all_unreadable_settings(Fixture *f, gconstpointer data) {
+        thaw_all_after_sigkill(f, true);
 }
 
 /* ---- SetClass ---- */
@@ -1046,6 +1066,7 @@ int main(int argc, char *argv[]) {
         ADD("tuxonice-failed-thaws", test_tuxonice_failed_thaws, &tuxonice);
         ADD("client-never-frozen", test_client_never_frozen, NULL);
         ADD("thaw-all-after-sigkill", test_thaw_all_after_sigkill, NULL);
+        ADD("thaw-all-unreadable-settings", test_thaw_all_unreadable_settings, NULL);
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
         /* the held slowfs also holds the flush: go on after it, to reach the freeze */

@@ -136,7 +136,11 @@ static uint64_t sleep_or_die(Rig *r, const char *phase, unsigned flags) {
         g_autofree char *err = NULL, *msg = NULL;
         /* flush-again: the first flush gives up after this, the second waits */
         unsigned flush_ms = g_str_equal(phase, "flush-again") ? 300 : 30000;
-        int k = flags & RIG_PM_TEST
+        int k = flags & RIG_MEM_SLEEP
+                ? harness_sleep(r->h, "suspend", &cycle, &err, &msg, "flush-timeout-ms", "u", flush_ms,
+                                "freeze-timeout-ms", "u", 60000, "pm-test", "s", "devices", "wake-after-sec", "u",
+                                300, "mem-sleep", "s", "s2idle", NULL)
+                : flags & RIG_PM_TEST
                 ? harness_sleep(r->h, "suspend", &cycle, &err, &msg, "flush-timeout-ms", "u", flush_ms,
                                 "freeze-timeout-ms", "u", 60000, "pm-test", "s", "devices", "wake-after-sec", "u",
                                 300, NULL)

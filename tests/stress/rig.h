@@ -43,6 +43,8 @@ typedef struct Rig {
 /* Sleep with pm-test devices and wake-after-sec; in the kernel phase the
  * state write is held after pm_test and the RTC alarm were set */
 #define RIG_PM_TEST 1u
+/* With RIG_PM_TEST: mem-sleep s2idle as well (fakesys's default is deep) */
+#define RIG_MEM_SLEEP 2u
 
 /* NULL (and a g_test_skip) when the machine cannot run it. extra_config is
  * appended to fridge.conf. */

@@ -14,6 +14,7 @@
  * kills landed.
  */
 #include <glib.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,8 +125,85 @@ static void test_crash_every_phase(void) {
         rig_free(r);
 }
 
+/* ---- the kernel settings after a kill in the kernel phase ---- */
+
+static char *sys_value(Rig *r, const char *rel) {
+        char *v = harness_read_sys(r->h, rel);
+        return g_strstrip(v);
+}
+
+static void assert_sys(Rig *r, const char *rel, const char *want) {
+        g_autofree char *v = sys_value(r, rel);
+        if (!g_str_equal(v, want))
+                g_error("%s reads \"%s\", expected \"%s\"", rel, v, want);
+}
+
+#define DISK_BEFORE "platform [shutdown] reboot suspend test_resume"
+
+static void assert_restored(Rig *r) {
+        assert_sys(r, "power/pm_test", "none core processors [platform] devices freezer");
+        assert_sys(r, "power/mem_sleep", "s2idle [deep]");
+        assert_sys(r, "power/disk", DISK_BEFORE);
+        assert_sys(r, "class/rtc/rtc0/wakealarm", "");
+}
+
+/* fridged --thaw-all, as ExecStopPost= runs it after the kill */
+static void run_thaw_all(Rig *r) {
+        g_autofree char *state = g_strdup_printf("--state-dir=%s/state", r->h->dir);
+        g_autofree char *sys = g_strdup_printf("--sysfs-root=%s", r->h->root);
+        g_autofree char *cg = g_strdup_printf("--cgroup-root=%s", r->s->mount);
+        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, sys, cg, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, 30000, &out);
+        g_test_message("fridged --thaw-all: %s", out ? out : "");
+        g_assert_cmpint(status, ==, 0);
+}
+
+/* A cycle sets pm_test, mem_sleep and the RTC alarm, is killed while its
+ * state write is held; the restart, or --thaw-all before it, puts all of
+ * them, and disk (changed by hand where a hibernation would have), back as
+ * they were before the cycle, not to fakesys's defaults. */
+static void crash_in_kernel_restores(Rig *r, bool thaw_all) {
+        harness_control(r->h, "set power/disk " DISK_BEFORE);
+        harness_control(r->h, "set power/pm_test none core processors [platform] devices freezer");
+        uint64_t cycle = rig_start_held(r, "kernel", RIG_PM_TEST | RIG_MEM_SLEEP);
+        assert_sys(r, "power/pm_test", "none core processors platform [devices] freezer");
+        assert_sys(r, "power/mem_sleep", "[s2idle] deep");
+        g_autofree char *alarm = sys_value(r, "class/rtc/rtc0/wakealarm");
+        g_assert_cmpstr(alarm, !=, "");
+
+        harness_kill_fridged(r->h, SIGKILL);
+        rig_release(r);
+        /* the dead fridged put nothing back */
+        assert_sys(r, "power/pm_test", "none core processors platform [devices] freezer");
+        harness_control(r->h, "set power/disk [platform] shutdown reboot suspend test_resume");
+
+        if (thaw_all) { /* on its own, before any restart */
+                run_thaw_all(r);
+                assert_restored(r);
+        }
+        harness_restart_fridged(r->h);
+        g_autofree char *result = NULL, *error = NULL, *message = NULL;
+        rig_finished(r, cycle, 10000, &result, &error, &message);
+        g_assert_cmpstr(result, ==, "failed");
+        g_assert_cmpuint(rig_count_frozen(r), ==, 0);
+        assert_restored(r);
+        harness_control(r->h, "set power/pm_test [none] core processors platform devices freezer");
+}
+
+static void test_crash_restores_kernel_settings(gconstpointer data) {
+        Rig *r = rig_new(2, NULL);
+        if (!r)
+                return;
+        crash_in_kernel_restores(r, GPOINTER_TO_INT(data));
+        (void) rig_full_cycle(r);
+        rig_free(r);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/crash/every-phase", test_crash_every_phase);
+        g_test_add_data_func("/crash/kernel-settings-restart", GINT_TO_POINTER(0), test_crash_restores_kernel_settings);
+        g_test_add_data_func("/crash/kernel-settings-thaw-all", GINT_TO_POINTER(1), test_crash_restores_kernel_settings);
         return g_test_run();
 }

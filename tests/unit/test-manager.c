@@ -6,6 +6,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cycle-state.h"
@@ -482,6 +485,109 @@ static void test_settings_fixed(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(g_strv_length(idle), ==, 0);
 }
 
+/* ---- exempted processes: pinned, not their pid numbers ---- */
+
+/* A /proc/PID/stat whose start time (field 22) is `start`; the name has
+ * the parentheses and spaces a hostile comm may */
+static void put_stat(Fixture *f, pid_t pid, uint64_t start) {
+        g_autoptr(GString) s = g_string_new(NULL);
+        g_string_append_printf(s, "%d (a) b) S", (int) pid);
+        for (int field = 4; field <= 21; field++)
+                g_string_append(s, " 0");
+        g_string_append_printf(s, " %" G_GUINT64_FORMAT " 0 0\n", start);
+        g_autofree char *rel = g_strdup_printf("proc/%d/stat", (int) pid);
+        put(f, rel, s->str);
+}
+
+static bool exempted(Fixture *f, const char *cgroup) {
+        g_autoptr(GHashTable) t = manager_exempt_cgroups(f->m);
+        return g_hash_table_contains(t, cgroup);
+}
+
+/* A pidfd whose process exited: the pid's next owner (here /proc still
+ * names a cgroup for the number) is not exempted */
+static void test_exempt_pidfd(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        pid_t kid = fork();
+        g_assert_cmpint(kid, >=, 0);
+        if (kid == 0) {
+                pause();
+                _exit(0);
+        }
+        PidRef ref = { .pid = kid, .fd = (int) syscall(SYS_pidfd_open, kid, 0) };
+        if (ref.fd < 0) {
+                kill(kid, SIGKILL);
+                (void) waitpid(kid, NULL, 0);
+                g_test_skip("no pidfd_open on this kernel");
+                return;
+        }
+        g_autofree char *rel = g_strdup_printf("proc/%d/cgroup", (int) kid);
+        put(f, rel, "0::/reused.slice/other.service\n");
+        g_assert_cmpint(manager_exempt_process(f->m, &ref, "the test's child"), ==, 0);
+        g_assert_true(exempted(f, "reused.slice/other.service"));
+
+        g_assert_cmpint(kill(kid, SIGKILL), ==, 0);
+        g_assert_cmpint(waitpid(kid, NULL, 0), ==, kid);
+        g_assert_false(exempted(f, "reused.slice/other.service"));
+        pidref_done(&ref);
+}
+
+/* Without a pidfd, the start time: another start time under the same pid
+ * is another process */
+static void test_exempt_starttime(Fixture *f, gconstpointer data) {
+        start_manager(f, defaults());
+        const pid_t pid = 4242; /* only in the fake /proc */
+        put(f, "proc/4242/cgroup", "0::/first.slice/a.service\n");
+        put_stat(f, pid, 1000);
+        int proc_fd = testdir_open(f->dir, "proc");
+        PidRef ref = { .pid = pid, .fd = -1 };
+        g_assert_cmpint(pidref_read_starttime(proc_fd, pid, &ref.starttime), ==, 0);
+        close(proc_fd);
+        g_assert_cmpuint(ref.starttime, ==, 1000);
+        g_assert_cmpint(manager_exempt_process(f->m, &ref, "the bus daemon"), ==, 0);
+        g_assert_true(exempted(f, "first.slice/a.service"));
+
+        put(f, "proc/4242/cgroup", "0::/second.slice/b.service\n");
+        put_stat(f, pid, 2000);
+        g_assert_false(exempted(f, "second.slice/b.service"));
+        g_assert_false(exempted(f, "first.slice/a.service"));
+}
+
+/* ---- the kernel settings an interrupted kernel phase changed ---- */
+
+static char *sys_read(Fixture *f, const char *rel) {
+        g_autofree char *p = path(f, rel);
+        char *text = NULL;
+        g_assert_true(g_file_get_contents(p, &text, NULL, NULL));
+        return g_strstrip(text);
+}
+
+/* What a cycle killed in its kernel phase left, and its saved file: the
+ * next start puts back what the file says, clears the alarm, drops it;
+ * a line it does not know or a value that is no word is not written */
+static void test_kernel_settings_restored(Fixture *f, gconstpointer data) {
+        /* sysfs writes do not truncate, nor does the fake: values that start otherwise */
+        put(f, "sys/" POWER_PM_TEST, "[devices] none\n");
+        put(f, "sys/" POWER_MEM_SLEEP, "[s2idle] deep\n");
+        put(f, "sys/" POWER_DISK, "[shutdown] platform\n");
+        put(f, "sys/" POWER_RTC_ALARM, "1800000000\n");
+        put(f, "state/kernel", "fridge-kernel 1\npm_test none\nmem_sleep deep\nwakealarm 0\ndisk ../../etc\n"
+                               "state mem\ndisk platform\n");
+        start_manager(f, defaults());
+        const char *const want[][2] = {
+                { "sys/" POWER_PM_TEST, "none" }, { "sys/" POWER_MEM_SLEEP, "deep" },
+                { "sys/" POWER_DISK, "platform" }, { "sys/" POWER_RTC_ALARM, "0" },
+                { "sys/" POWER_STATE, "freeze mem disk" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+                g_autofree char *v = sys_read(f, want[i][0]);
+                if (!g_str_has_prefix(v, want[i][1]))
+                        g_error("%s reads \"%s\", not %s", want[i][0], v, want[i][1]);
+        }
+        g_autofree char *saved = path(f, "state/kernel");
+        g_assert_false(g_file_test(saved, G_FILE_TEST_EXISTS));
+}
+
 typedef struct Case {
         const char *name;
         void (*fn)(Fixture *f, gconstpointer data);
@@ -510,6 +616,9 @@ static const Case cases[] = {
         { "queue-timeout", test_queue_timeout, NULL },
         { "delay-timeout", test_delay_timeout, NULL },
         { "settings-fixed", test_settings_fixed, NULL },
+        { "exempt/pidfd", test_exempt_pidfd, NULL },
+        { "exempt/starttime", test_exempt_starttime, NULL },
+        { "kernel-settings/restored", test_kernel_settings_restored, NULL },
 };
 
 int main(int argc, char **argv) {
