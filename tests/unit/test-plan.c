@@ -288,11 +288,8 @@ static PlanNode *big_tree(void) {
 
 static void test_big_tree(void) {
         g_autoptr(PlanNode) root = big_tree();
-
-        gint64 start = g_get_monotonic_time();
+        /* its speed is tools/bench's (bench-freeze: plan_build), not a bound here */
         g_autoptr(Plan) p = build1(root);
-        gint64 usec = g_get_monotonic_time() - start;
-        g_test_message("plan_build of 10101 cgroups took %" G_GINT64_FORMAT " us", usec);
 
         /* 34 uniform early slices + 33 mixed × 80; 33 late slices + 33 × 10 */
         g_assert_cmpuint(p->n_early, ==, 34 + 33 * 80);
@@ -306,8 +303,6 @@ static void test_big_tree(void) {
         for (guint i = 1; i < p->entries->len; i++)
                 if (entry(p, i - 1)->class == entry(p, i)->class)
                         g_assert_cmpint(strcmp(entry(p, i - 1)->cgroup, entry(p, i)->cgroup), <, 0);
-        /* generous even under sanitizers; an unsanitized build takes about 1 ms */
-        g_assert_cmpint(usec, <, 200 * 1000);
 }
 
 static void test_unit_of(void) {
