@@ -114,7 +114,7 @@ CycleFacts manager_cycle_facts(const Manager *m) {
         const Cycle *c = m->cycle;
         const CycleSettings *s = c->settings;
         return (CycleFacts) {
-                .blocked = s->queue && manager_cycle_blocked(m),
+                .blocked = s->queue && !s->ignore_inhibitors && manager_cycle_blocked(m),
                 .logind_driver = s->driver == CYCLE_DRIVER_LOGIND,
                 .joined = c->joined,
                 .hook_driver = s->driver != CYCLE_DRIVER_DIRECT,
@@ -329,7 +329,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r != 0)
                 return r;
-        if (!opts->queue && manager_cycle_blocked(m)) {
+        if (!opts->queue && !opts->ignore_inhibitors && manager_cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
                 return FRIDGE_ERROR_INHIBITED;

@@ -90,7 +90,8 @@ typedef struct Harness {
         pid_t slowfs_pid;
         pid_t dbus_pid;
         pid_t polkit_pid;
-        char *polkit_log;           /* DIR/polkit.log: one line per question */
+        char *polkit_log;           /* DIR/polkit.log: one line per question; while
+                                     * DIR/polkit.hold exists its answers are held */
         pid_t logind_pid;
         char *logind_log;           /* DIR/logind.log: the stand-in's steps, one a line */
         pid_t fridged_pid;
