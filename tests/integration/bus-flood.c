@@ -128,5 +128,10 @@ int main(int argc, char **argv) {
         char c;
         while (read(0, &c, 1) > 0)
                 ;
+        for (unsigned k = 0; k < conns; k++)
+                sd_bus_flush_close_unref(buses[k]);
+        free(buses);
+        for (int i = 0; i < MAX_NAMES; i++)
+                free((char *) names[i]);
         return 0;
 }

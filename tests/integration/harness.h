@@ -238,6 +238,24 @@ char *harness_read_all(int fd);
  * Needs HarnessOptions.open_bus. */
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
 
+/* An attacker (bus-flood.c) run as `uid`/`uid` through setpriv, in the
+ * cgroup whose cgroup.procs is `procs` (NULL: the test's own): it calls
+ * METHOD (HoldClass late, Inhibit block) COUNT times on each of CONNECTIONS
+ * connections, pipelined (all sent before any answer is read) or one after
+ * the other, and keeps what it got until harness_flood_end(). */
+typedef struct HarnessFlood {
+        pid_t pid;
+        int stdin_fd, stdout_fd;
+} HarnessFlood;
+HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, const char *method, unsigned count,
+                                 unsigned connections, bool pipelined);
+/* Its tally, "NAME N" a line ("ok N" for replies), once every answer is in */
+char *harness_flood_result(HarnessFlood *f, int timeout_ms);
+/* N of "NAME N" in a tally; 0 when absent */
+unsigned harness_flood_count(const char *tally, const char *name);
+/* Lets it go (its connections and fds go with it); its wait status */
+int harness_flood_end(HarnessFlood *f);
+
 /* fridgectl --bus-address=… --no-progress W1 [W2 [W3]] as root: the exit
  * status (-1: killed or timed out), output in *ret_out (may be NULL) */
 int harness_fridgectl(Harness *h, int timeout_ms, char **ret_out, const char *w1, const char *w2, const char *w3);

@@ -45,8 +45,10 @@ static int reply(sd_bus_message *m, bool yes, bool challenge) {
 }
 
 static int on_hold_check(sd_event_source *s, uint64_t usec, void *userdata) {
-        if (access(hold_path, F_OK) == 0)
-                return sd_event_source_set_time_relative(s, 10000);
+        if (access(hold_path, F_OK) == 0) {
+                int r = sd_event_source_set_time_relative(s, 10000);
+                return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
         for (size_t i = 0; i < n_held; i++) {
                 (void) reply(held[i].call, held[i].yes, held[i].challenge);
                 sd_bus_message_unref(held[i].call);
@@ -65,10 +67,11 @@ static int hold(sd_bus_message *m, bool yes, bool challenge) {
                 return -ENOMEM;
         held = grown;
         held[n_held++] = (Held) { sd_bus_message_ref(m), yes, challenge };
+        int r = 0;
         if (!hold_timer)
-                return sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(m)), &hold_timer,
-                                                  CLOCK_MONOTONIC, 10000, 0, on_hold_check, NULL);
-        return 1;
+                r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(m)), &hold_timer,
+                                               CLOCK_MONOTONIC, 10000, 0, on_hold_check, NULL);
+        return r < 0 ? r : 1;   /* answered later */
 }
 
 static const char *answer_for(const char *action, uid_t uid) {
