@@ -5,9 +5,12 @@
  * with fixed arguments) on each of CONNECTIONS connections, either all
  * sent before any answer is read (pipelined) or one after the other, and
  * prints how they ended, one "NAME N" line each ("ok" for a reply), then
- * "done". Keeps every connection and every fd it got until stdin closes.
+ * "done". Keeps every connection and every fd it got until stdin closes,
+ * except in "rounds": the first 8 calls of a connection one after the
+ * other, the rest pipelined, and each connection (and what it got) closed
+ * before the next one calls.
  *
- *   bus-flood ADDRESS METHOD COUNT CONNECTIONS pipelined|sequential
+ *   bus-flood ADDRESS METHOD COUNT CONNECTIONS pipelined|sequential|rounds
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +49,26 @@ static int call(sd_bus *bus, const char *method, sd_bus_message **ret) {
 }
 
 /* The answer's name; a reply's fd is kept (dup'd: the message owns its own) */
+static bool keep = true;
+static int kept[64];            /* a round's fds ("rounds") */
+static unsigned n_kept;
+
+/* The round's fds go with its connection */
+static void drop_kept(void) {
+        for (unsigned i = 0; i < n_kept; i++)
+                close(kept[i]);
+        n_kept = 0;
+}
+
+static bool keep_fd(int fd) {
+        int copy = dup(fd);
+        if (copy < 0)
+                return false;
+        if (!keep && n_kept < 64)
+                kept[n_kept++] = copy;
+        return true;
+}
+
 static void tally(sd_bus_message *reply) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         int fd;
@@ -53,7 +76,7 @@ static void tally(sd_bus_message *reply) {
                 count(e->name);
                 return;
         }
-        if (sd_bus_message_read(reply, "h", &fd) > 0 && dup(fd) >= 0)
+        if (sd_bus_message_read(reply, "h", &fd) > 0 && keep_fd(fd))
                 count("ok");
         else
                 count("unreadable");
@@ -66,12 +89,14 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) 
         return 0;
 }
 
+#define ROUND_SEQUENTIAL 8
+
 static int flood(sd_bus *bus, const char *method, unsigned n, bool pipelined) {
         unsigned left = n;
         for (unsigned i = 0; i < n; i++) {
                 sd_bus_message *m, *reply = NULL;
                 int r = call(bus, method, &m);
-                if (r >= 0 && pipelined)
+                if (r >= 0 && pipelined && (keep || i >= ROUND_SEQUENTIAL))
                         r = sd_bus_call_async(bus, NULL, m, on_reply, &left, 120 * 1000000ULL);
                 else if (r >= 0) {
                         sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -85,7 +110,7 @@ static int flood(sd_bus *bus, const char *method, unsigned n, bool pipelined) {
                         left--;
                 }
                 sd_bus_message_unref(m);
-                if (r < 0 && pipelined)
+                if (r < 0 && pipelined && (keep || i >= ROUND_SEQUENTIAL))
                         return r;
         }
         while (left > 0) {
@@ -100,11 +125,12 @@ static int flood(sd_bus *bus, const char *method, unsigned n, bool pipelined) {
 
 int main(int argc, char **argv) {
         if (argc != 6) {
-                fprintf(stderr, "usage: bus-flood ADDRESS METHOD COUNT CONNECTIONS pipelined|sequential\n");
+                fprintf(stderr, "usage: bus-flood ADDRESS METHOD COUNT CONNECTIONS pipelined|sequential|rounds\n");
                 return 2;
         }
         unsigned n = (unsigned) atoi(argv[3]), conns = (unsigned) atoi(argv[4]);
-        bool pipelined = strcmp(argv[5], "pipelined") == 0;
+        keep = strcmp(argv[5], "rounds") != 0;
+        bool pipelined = !keep || strcmp(argv[5], "pipelined") == 0;
         sd_bus **buses = calloc(conns, sizeof(sd_bus *));
         for (unsigned c = 0; c < conns; c++) {
                 int r = sd_bus_new(&buses[c]);
@@ -119,6 +145,10 @@ int main(int argc, char **argv) {
                 if (r < 0) {
                         fprintf(stderr, "bus-flood: connection %u: %s\n", c, strerror(-r));
                         return 1;
+                }
+                if (!keep) {
+                        buses[c] = sd_bus_flush_close_unref(buses[c]);
+                        drop_kept();
                 }
         }
         for (int i = 0; i < MAX_NAMES && names[i]; i++)

@@ -302,7 +302,7 @@ const char *harness_scratch_skip_reason(void) {
 /* ---------------------------------------------------------------- attackers */
 
 HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, const char *method, unsigned count,
-                                 unsigned connections, bool pipelined) {
+                                 unsigned connections, const char *how) {
         const char *flood = harness_env("BUS_FLOOD");
         if (!flood)
                 g_error("BUS_FLOOD is not set (tests/integration/bus-flood not built)");
@@ -312,7 +312,7 @@ HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, co
         g_autofree char *cmd = g_strdup_printf(
                 "%s%s%sexec setpriv --reuid=%u --regid=%u --clear-groups -- %s %s %s %u %u %s",
                 procs ? "echo $$ > " : "", procs ? q_procs : "", procs ? " && " : "", uid, uid, q_flood, q_bus,
-                method, count, connections, pipelined ? "pipelined" : "sequential");
+                method, count, connections, how);
         char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
         int in[2], out[2];
         g_assert_cmpint(pipe2(in, O_CLOEXEC), ==, 0);

@@ -241,14 +241,16 @@ int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const
 /* An attacker (bus-flood.c) run as `uid`/`uid` through setpriv, in the
  * cgroup whose cgroup.procs is `procs` (NULL: the test's own): it calls
  * METHOD (HoldClass late, Inhibit block) COUNT times on each of CONNECTIONS
- * connections, pipelined (all sent before any answer is read) or one after
- * the other, and keeps what it got until harness_flood_end(). */
+ * connections, `how`: "pipelined" (all sent before any answer is read),
+ * "sequential" (one after the other) or "rounds" (8 one after the other,
+ * the rest pipelined, each connection closed before the next), and keeps what it got until
+ * harness_flood_end(). */
 typedef struct HarnessFlood {
         pid_t pid;
         int stdin_fd, stdout_fd;
 } HarnessFlood;
 HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, const char *method, unsigned count,
-                                 unsigned connections, bool pipelined);
+                                 unsigned connections, const char *how);
 /* Its tally, "NAME N" a line ("ok N" for replies), once every answer is in */
 char *harness_flood_result(HarnessFlood *f, int timeout_ms);
 /* N of "NAME N" in a tally; 0 when absent */

@@ -604,9 +604,9 @@ static void test_pending_per_uid(Fixture *f, gconstpointer data) {
         g_autofree char *hold = g_build_filename(h->dir, "polkit.hold", NULL);
         g_assert_true(g_file_set_contents(hold, "", 0, NULL));
 
-        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "HoldClass", 200, 1, true);
+        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "HoldClass", 200, 1, "pipelined");
         g_assert_true(wait_questions(h, "io.fridge.inhibit 65534", POLKIT_PENDING_PER_UID_MAX));
-        HarnessFlood victim = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, false);
+        HarnessFlood victim = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, "sequential");
         bool asked = wait_questions(h, "io.fridge.inhibit 1 ", 1);
         g_test_message("the victim's question reached polkit: %s", asked ? "yes" : "no");
         g_assert_cmpint(unlink(hold), ==, 0);
@@ -631,11 +631,12 @@ static void test_per_user_cap(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         Harness *h = f->h;
         unsigned conns = INHIBITORS_MAX / INHIBITORS_PER_SENDER_MAX + 1;
-        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns, false);
+        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
+                                                  "sequential");
         g_autofree char *flooded = harness_flood_result(&attack, 100000);
         g_test_message("attacker: %s", flooded);
 
-        HarnessFlood other = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, false);
+        HarnessFlood other = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, "sequential");
         g_autofree char *got = harness_flood_result(&other, 30000);
         g_test_message("another user: %s", got);
         g_assert_cmpuint(harness_flood_count(got, "ok"), ==, 1);
