@@ -8,15 +8,17 @@
  * answered, or over the pending authorizations of its uid). fridged's RssAnon
  * (/proc/PID/status) may grow by less than 256 KiB over them; before,
  * each call refused after its polkit answer kept the query and its
- * message (2.1 kB). Prints a FIGURE line.
+ * message (2.1 kB). Prints a FIGURE line. Also: a user's class holds and
+ * inhibitors count together against its cap.
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "fridge-config.h"
 #include "harness.h"
+#include "inhibit.h"
 #include "polkit.h"
 #include "scratch.h"
 
@@ -49,16 +51,12 @@ static char *attack(Harness *h, const char *procs, unsigned rounds) {
         return tally;
 }
 
-static void test_refused_holds(void) {
-        const char *why = harness_scratch_skip_reason();
-        if (why) {
-                g_test_skip(why);
-                return;
-        }
-        g_autoptr(Scratch) s = scratch_new();
+/* fridged with the scratch root as its freeze root, polkit allowing
+ * inhibitors; *ret_procs: the attacker's cgroup.procs */
+static Harness *start(Scratch *s, char **ret_procs) {
         const char *cg = scratch_add(s, "attacker.scope");
         g_autofree char *abs = scratch_abs(s, cg);
-        g_autofree char *procs = g_build_filename(abs, "cgroup.procs", NULL);
+        *ret_procs = g_build_filename(abs, "cgroup.procs", NULL);
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", s->root);
         HarnessOptions o = { .config = config, .real_cgroups = true, .open_bus = true,
                              .polkit_table = "io.fridge.inhibit * yes\n" };
@@ -68,7 +66,26 @@ static void test_refused_holds(void) {
         g_autofree char *no_quarantine = g_strdup_printf("%s%squarantine_size_mb=0:thread_local_quarantine_size_kb=0",
                                                          asan ? asan : "", asan && *asan ? ":" : "");
         g_setenv("ASAN_OPTIONS", no_quarantine, TRUE);
-        Harness *h = harness_new(&o);
+        return harness_new(&o);
+}
+
+static void stop(Harness *h) {
+        if (harness_stop(h) != 0) {
+                harness_dump_fridged_log(h);
+                g_error("fridged did not exit 0 on SIGTERM");
+        }
+        harness_free(h);
+}
+
+static void test_refused_holds(void) {
+        const char *why = harness_scratch_skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        g_autoptr(Scratch) s = scratch_new();
+        g_autofree char *procs = NULL;
+        Harness *h = start(s, &procs);
 
         /* a first run settles fridged's allocator and the bus's buffers */
         g_autofree char *warm = attack(h, procs, ROUNDS / 2);
@@ -99,15 +116,67 @@ static void test_refused_holds(void) {
         g_assert_cmpint(harness_flood_end(&again), ==, 0);
         g_test_message("%u calls while polkit held its answers: %s", POLKIT_PENDING_PER_UID_MAX, last);
         g_assert_cmpuint(harness_flood_count(last, "ok"), ==, POLKIT_PENDING_PER_UID_MAX);
-        if (harness_stop(h) != 0) {
-                harness_dump_fridged_log(h);
-                g_error("fridged did not exit 0 on SIGTERM");
+        stop(h);
+}
+
+static void wait_no_inhibitors(Harness *h) {
+        for (int i = 0; i < 1000; i++) {
+                sd_bus_message *reply = NULL;
+                g_autofree char *err = NULL, *msg = NULL;
+                if (harness_call(h, FRIDGE_INTERFACE, "ListInhibitors", &reply, &err, &msg, "") < 0)
+                        g_error("ListInhibitors failed: %s: %s", err, msg);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssssuu)"), >, 0);
+                int empty = sd_bus_message_at_end(reply, false);
+                sd_bus_message_unref(reply);
+                if (empty > 0)
+                        return;
+                g_usleep(10000);
         }
-        harness_free(h);
+        g_error("fridged still lists inhibitors");
+}
+
+/* A user's class holds and inhibitors share its cap: with its inhibitors
+ * at the cap, a hold on a fresh connection is refused, and the other way
+ * round */
+static void test_holds_in_user_cap(void) {
+        const char *why = harness_scratch_skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        g_autoptr(Scratch) s = scratch_new();
+        g_autofree char *procs = NULL;
+        Harness *h = start(s, &procs);
+        unsigned conns = INHIBITORS_PER_USER_MAX / INHIBITORS_PER_SENDER_MAX;
+        HarnessFlood inhibitors = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
+                                                      "sequential");
+        g_autofree char *got = harness_flood_result(&inhibitors, 60000);
+        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, INHIBITORS_PER_USER_MAX);
+        HarnessFlood hold = harness_flood_start(h, 65534, procs, "HoldClass", 1, 1, "sequential");
+        g_autofree char *held = harness_flood_result(&hold, 30000);
+        g_test_message("a hold beside %u inhibitors: %s", INHIBITORS_PER_USER_MAX, held);
+        g_assert_cmpuint(harness_flood_count(held, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
+        g_assert_cmpint(harness_flood_end(&hold), ==, 0);
+        g_assert_cmpint(harness_flood_end(&inhibitors), ==, 0);
+
+        /* holds first: 4 connections of 16 holds, then an inhibitor (once
+         * fridged has seen the inhibitors' connections go) */
+        wait_no_inhibitors(h);
+        HarnessFlood holds = harness_flood_start(h, 65534, procs, "HoldClass", INHIBITORS_PER_SENDER_MAX, conns,
+                                                 "sequential");
+        g_autofree char *got2 = harness_flood_result(&holds, 60000);
+        g_assert_cmpuint(harness_flood_count(got2, "ok"), ==, INHIBITORS_PER_USER_MAX);
+        HarnessFlood inhibit = harness_flood_start(h, 65534, NULL, "Inhibit", 1, 1, "sequential");
+        g_autofree char *got3 = harness_flood_result(&inhibit, 30000);
+        g_assert_cmpuint(harness_flood_count(got3, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
+        g_assert_cmpint(harness_flood_end(&inhibit), ==, 0);
+        g_assert_cmpint(harness_flood_end(&holds), ==, 0);
+        stop(h);
 }
 
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/stress/hold-memory", test_refused_holds);
+        g_test_add_func("/stress/holds-in-user-cap", test_holds_in_user_cap);
         return g_test_run();
 }
