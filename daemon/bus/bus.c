@@ -314,7 +314,7 @@ int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         b->bus = sd_bus_ref(bus);
         b->manager = m;
 
-        int r = polkit_new(bus, &b->polkit);
+        int r = polkit_new(bus, manager_pending_authorizations_per_user(m), &b->polkit);
         if (r < 0)
                 goto fail;
         r = sd_bus_add_object_vtable(bus, &b->vtable_slot, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,

@@ -31,6 +31,7 @@ struct Polkit {
         GHashTable *queries;    /* sd_bus_message* → Query*, until its call comes back */
         Query *current;         /* the answered one of the call being dispatched */
         sd_bus_slot *filter;
+        unsigned pending_max;   /* per uid */
 };
 
 static void query_free(Query *q) {
@@ -60,8 +61,9 @@ static int on_incoming(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 0;
 }
 
-int polkit_new(sd_bus *bus, Polkit **ret) {
+int polkit_new(sd_bus *bus, unsigned pending_max, Polkit **ret) {
         Polkit *p = g_new0(Polkit, 1);
+        p->pending_max = pending_max;
         p->queries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) query_free);
         int r = sd_bus_add_filter(bus, &p->filter, on_incoming, p);
         if (r < 0) {
@@ -203,7 +205,7 @@ int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions
         Query *q = p->current && p->current->request == msg ? p->current : g_hash_table_lookup(p->queries, msg);
         if (!q) {
                 unsigned pending = pending_of(p, uid);
-                if (pending >= POLKIT_PENDING_PER_UID_MAX)
+                if (pending >= p->pending_max)
                         return bus_error_setf(error, FRIDGE_ERROR_LIMITS_EXCEEDED,
                                               "uid %u already waits for %u authorizations; try again once "
                                               "polkit has answered them", (unsigned) uid, pending);

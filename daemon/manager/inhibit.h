@@ -24,10 +24,11 @@ typedef enum InhibitMode {
 } InhibitMode;
 
 /* Each costs fridged an fd, which a thaw may need: bounded per connection
- * (as HoldClass), per user and in all; the last two count class holds
- * too (manager_check_lease_caps), and root is bounded only in all. */
+ * (as HoldClass), per user ([Limits] InhibitorsPerUser=, this by default)
+ * and in all; the last two count class holds too
+ * (manager_check_lease_caps), and root is bounded only in all. */
 #define INHIBITORS_PER_SENDER_MAX 16U
-#define INHIBITORS_PER_USER_MAX 64U
+#define INHIBITORS_PER_USER_DEFAULT 64U
 #define INHIBITORS_MAX 1024U
 /* inhibit_describe() names this many holders, then counts the rest */
 #define INHIBIT_DESCRIBE_MAX 3U

@@ -39,7 +39,7 @@ int manager_check_lease_caps(const Manager *m, uid_t uid, char **ret_message) {
         if (uid == 0)
                 return 0;
         unsigned mine = inhibit_count_uid(m->inhibitors, uid) + overrides_count_holds(m->overrides, uid);
-        if (uid == (uid_t) -1 || mine >= INHIBITORS_PER_USER_MAX) {
+        if (uid == (uid_t) -1 || mine >= m->config->inhibitors_per_user) {
                 *ret_message = g_strdup_printf("uid %d already holds %u inhibitors and class holds, the most a "
                                                "user may", uid == (uid_t) -1 ? -1 : (int) uid, mine);
                 return FRIDGE_ERROR_LIMITS_EXCEEDED;

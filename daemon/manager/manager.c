@@ -431,6 +431,10 @@ void manager_set_client_pid(Manager *m, pid_t pid) {
                 log_debug("Cannot tell the cgroup of the client pid %d", (int) pid);
 }
 
+uint32_t manager_pending_authorizations_per_user(const Manager *m) {
+        return m->config->pending_authorizations_per_user;
+}
+
 uint32_t manager_freeze_timeout_ms(const Manager *m) {
         return m->config->freeze_timeout_ms;
 }

@@ -101,7 +101,7 @@ int manager_set_class(Manager *m, const char *target, const char *class_name, co
 int manager_add_hold(Manager *m, pid_t pid, uid_t uid, CgroupClass class, const char *who, const char *why,
                      int *ret_fd, uint64_t *ret_hold, char **ret_message);
 /* LimitsExceeded when fridged keeps INHIBITORS_MAX inhibitors and class
- * holds in all, or `uid` (not root) INHIBITORS_PER_USER_MAX of them. */
+ * holds in all, or `uid` (not root) [Limits] InhibitorsPerUser= of them. */
 int manager_check_lease_caps(const Manager *m, uid_t uid, char **ret_message);
 /* Ends a hold (its connection went away); no-op when already gone. */
 void manager_release_hold(Manager *m, uint64_t hold);
@@ -154,6 +154,8 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
 void manager_hook_caller_gone(Manager *m, uint64_t cycle, const char *who);
 /* [Freeze] TimeoutMs: the default of the Sleep option freeze-timeout-ms */
 uint32_t manager_freeze_timeout_ms(const Manager *m);
+/* [Limits] PendingAuthorizationsPerUser= */
+uint32_t manager_pending_authorizations_per_user(const Manager *m);
 /* [Sleep] HookTimeoutMs, the budget the hook asks for (HookBudgetMs) */
 uint32_t manager_hook_budget_ms(const Manager *m);
 

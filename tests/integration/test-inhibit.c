@@ -29,6 +29,7 @@ typedef struct Fixture {
 typedef struct CaseOptions {
         const char *config;
         const char *polkit_table;       /* also opens the bus to other users */
+        unsigned user_cap;              /* what config sets InhibitorsPerUser= to; 0: the default */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -605,7 +606,7 @@ static void test_pending_per_uid(Fixture *f, gconstpointer data) {
         g_assert_true(g_file_set_contents(hold, "", 0, NULL));
 
         HarnessFlood attack = harness_flood_start(h, 65534, NULL, "HoldClass", 200, 1, "pipelined");
-        g_assert_true(wait_questions(h, "io.fridge.inhibit 65534", POLKIT_PENDING_PER_UID_MAX));
+        g_assert_true(wait_questions(h, "io.fridge.inhibit 65534", POLKIT_PENDING_PER_UID_DEFAULT));
         HarnessFlood victim = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, "sequential");
         bool asked = wait_questions(h, "io.fridge.inhibit 1 ", 1);
         g_test_message("the victim's question reached polkit: %s", asked ? "yes" : "no");
@@ -616,8 +617,8 @@ static void test_pending_per_uid(Fixture *f, gconstpointer data) {
         g_test_message("victim: %s\nattacker: %s", got, flooded);
         g_assert_cmpuint(harness_flood_count(got, "ok"), ==, 1);
         /* the calls over the cap never reached polkit */
-        g_assert_cmpuint(harness_flood_count(flooded, LIMITS_EXCEEDED), >=, 200 - POLKIT_PENDING_PER_UID_MAX);
-        g_assert_cmpuint(polkit_questions(h, "io.fridge.inhibit 65534"), <=, POLKIT_PENDING_PER_UID_MAX);
+        g_assert_cmpuint(harness_flood_count(flooded, LIMITS_EXCEEDED), >=, 200 - POLKIT_PENDING_PER_UID_DEFAULT);
+        g_assert_cmpuint(polkit_questions(h, "io.fridge.inhibit 65534"), <=, POLKIT_PENDING_PER_UID_DEFAULT);
         g_autofree char *log = fridged_log(h);
         g_assert_null(strstr(log, "maximum number of pending replies"));
         g_assert_cmpint(harness_flood_end(&victim), ==, 0);
@@ -630,6 +631,8 @@ static void test_pending_per_uid(Fixture *f, gconstpointer data) {
 static void test_per_user_cap(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         Harness *h = f->h;
+        const CaseOptions *co = data;
+        unsigned cap = co->user_cap ? co->user_cap : INHIBITORS_PER_USER_DEFAULT;
         unsigned conns = INHIBITORS_MAX / INHIBITORS_PER_SENDER_MAX + 1;
         HarnessFlood attack = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
                                                   "sequential");
@@ -640,16 +643,16 @@ static void test_per_user_cap(Fixture *f, gconstpointer data) {
         g_autofree char *got = harness_flood_result(&other, 30000);
         g_test_message("another user: %s", got);
         g_assert_cmpuint(harness_flood_count(got, "ok"), ==, 1);
-        g_assert_cmpuint(harness_flood_count(flooded, "ok"), ==, INHIBITORS_PER_USER_MAX);
+        g_assert_cmpuint(harness_flood_count(flooded, "ok"), ==, cap);
         int fd = inhibit_ok(h, "root", "also", "block");
-        wait_inhibitors(h, INHIBITORS_PER_USER_MAX + 2);
+        wait_inhibitors(h, cap + 2);
 
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), <, 0);
         g_assert_cmpstr(err, ==, ERR("Inhibited"));
         g_test_message("Inhibited says (%zu bytes): %s", strlen(msg), msg);
-        g_autofree char *more = g_strdup_printf(" and %u more", INHIBITORS_PER_USER_MAX + 2 - INHIBIT_DESCRIBE_MAX);
+        g_autofree char *more = g_strdup_printf(" and %u more", cap + 2 - INHIBIT_DESCRIBE_MAX);
         g_assert_true(g_str_has_suffix(msg, more));
         g_assert_cmpuint(strlen(msg), <, 512);
         close(fd);
@@ -712,6 +715,9 @@ int main(int argc, char *argv[]) {
                 .polkit_table = "io.fridge.sleep * yes\nio.fridge.manage * yes\nio.fridge.inhibit * yes\n" };
         ADD("pending-per-uid", test_pending_per_uid, &inhibit_allowed);
         ADD("per-user-cap", test_per_user_cap, &inhibit_allowed);
+        static const CaseOptions cap_of_8 = { .config = "[Limits]\nInhibitorsPerUser=8\n",
+                                              .polkit_table = "io.fridge.inhibit * yes\n", .user_cap = 8 };
+        ADD("per-user-cap-configured", test_per_user_cap, &cap_of_8);
         ADD("ignore-inhibitors", test_ignore_inhibitors, &sleep_allowed);
         return g_test_run();
 }

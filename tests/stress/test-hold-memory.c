@@ -107,15 +107,15 @@ static void test_refused_holds(void) {
         g_autofree char *hold = g_build_filename(h->dir, "polkit.hold", NULL);
         g_assert_true(g_file_set_contents(hold, "", 0, NULL));
         unsigned asked = polkit_lines(h);
-        HarnessFlood again = harness_flood_start(h, 65534, procs, "HoldClass", POLKIT_PENDING_PER_UID_MAX, 1,
+        HarnessFlood again = harness_flood_start(h, 65534, procs, "HoldClass", POLKIT_PENDING_PER_UID_DEFAULT, 1,
                                                  "pipelined");
-        for (int i = 0; i < 1000 && polkit_lines(h) < asked + POLKIT_PENDING_PER_UID_MAX; i++)
+        for (int i = 0; i < 1000 && polkit_lines(h) < asked + POLKIT_PENDING_PER_UID_DEFAULT; i++)
                 g_usleep(10000);
         g_assert_cmpint(g_unlink(hold), ==, 0);
         g_autofree char *last = harness_flood_result(&again, 30000);
         g_assert_cmpint(harness_flood_end(&again), ==, 0);
-        g_test_message("%u calls while polkit held its answers: %s", POLKIT_PENDING_PER_UID_MAX, last);
-        g_assert_cmpuint(harness_flood_count(last, "ok"), ==, POLKIT_PENDING_PER_UID_MAX);
+        g_test_message("%u calls while polkit held its answers: %s", POLKIT_PENDING_PER_UID_DEFAULT, last);
+        g_assert_cmpuint(harness_flood_count(last, "ok"), ==, POLKIT_PENDING_PER_UID_DEFAULT);
         stop(h);
 }
 
@@ -147,14 +147,14 @@ static void test_holds_in_user_cap(void) {
         g_autoptr(Scratch) s = scratch_new();
         g_autofree char *procs = NULL;
         Harness *h = start(s, &procs);
-        unsigned conns = INHIBITORS_PER_USER_MAX / INHIBITORS_PER_SENDER_MAX;
+        unsigned conns = INHIBITORS_PER_USER_DEFAULT / INHIBITORS_PER_SENDER_MAX;
         HarnessFlood inhibitors = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
                                                       "sequential");
         g_autofree char *got = harness_flood_result(&inhibitors, 60000);
-        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, INHIBITORS_PER_USER_MAX);
+        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, INHIBITORS_PER_USER_DEFAULT);
         HarnessFlood hold = harness_flood_start(h, 65534, procs, "HoldClass", 1, 1, "sequential");
         g_autofree char *held = harness_flood_result(&hold, 30000);
-        g_test_message("a hold beside %u inhibitors: %s", INHIBITORS_PER_USER_MAX, held);
+        g_test_message("a hold beside %u inhibitors: %s", INHIBITORS_PER_USER_DEFAULT, held);
         g_assert_cmpuint(harness_flood_count(held, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
         g_assert_cmpint(harness_flood_end(&hold), ==, 0);
         g_assert_cmpint(harness_flood_end(&inhibitors), ==, 0);
@@ -165,7 +165,7 @@ static void test_holds_in_user_cap(void) {
         HarnessFlood holds = harness_flood_start(h, 65534, procs, "HoldClass", INHIBITORS_PER_SENDER_MAX, conns,
                                                  "sequential");
         g_autofree char *got2 = harness_flood_result(&holds, 60000);
-        g_assert_cmpuint(harness_flood_count(got2, "ok"), ==, INHIBITORS_PER_USER_MAX);
+        g_assert_cmpuint(harness_flood_count(got2, "ok"), ==, INHIBITORS_PER_USER_DEFAULT);
         HarnessFlood inhibit = harness_flood_start(h, 65534, NULL, "Inhibit", 1, 1, "sequential");
         g_autofree char *got3 = harness_flood_result(&inhibit, 30000);
         g_assert_cmpuint(harness_flood_count(got3, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
