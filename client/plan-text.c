@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fridge-config.h"
 #include "json.h"
 #include "macro.h"
 #include "progress-bar.h"
@@ -34,6 +35,8 @@ PlanCounts plan_count(const PlanEntry *entries, size_t n) {
                         c.late++;
                 else if (strcmp(k, "nofreeze") == 0)
                         c.nofreeze++;
+                else if (strcmp(k, "skipped") == 0)
+                        c.skipped++;
         }
         return c;
 }
@@ -42,9 +45,15 @@ char *plan_summary_line(const PlanEntry *entries, size_t n) {
         PlanCounts c = plan_count(entries, n);
         char *s;
 
-        if (asprintf(&s, "%zu early, %zu late, %zu never frozen", c.early, c.late, c.nofreeze) < 0)
-                return NULL;
-        return s;
+        int k;
+
+        /* Skipped ones are said only when there are some: they need a look */
+        if (c.skipped > 0)
+                k = asprintf(&s, "%zu early, %zu late, %zu never frozen, %zu skipped (cannot be read)", c.early,
+                             c.late, c.nofreeze, c.skipped);
+        else
+                k = asprintf(&s, "%zu early, %zu late, %zu never frozen", c.early, c.late, c.nofreeze);
+        return k < 0 ? NULL : s;
 }
 
 /* Copies s from its skip'th code point on, with control characters (C0,
@@ -118,6 +127,13 @@ static void free_cells(char *(*cells)[_COL_MAX], size_t n) {
         free(cells);
 }
 
+bool plan_has_hidden(const PlanEntry *entries, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (strstr(strempty(entries[i].reason), FRIDGE_PLAN_HIDDEN))
+                        return true;
+        return false;
+}
+
 char *plan_format_table(const PlanEntry *entries, size_t n) {
         char *(*cells)[_COL_MAX] = calloc(n + 1, sizeof(*cells));
         _cleanup_free_ char *summary = plan_summary_line(entries, n);
@@ -160,6 +176,8 @@ char *plan_format_table(const PlanEntry *entries, size_t n) {
                 write_row(f, cells[i], widths);
         fputs(summary, f);
         fputc('\n', f);
+        if (plan_has_hidden(entries, n))
+                fputs(PLAN_HIDDEN_NOTE "\n", f);
         free_cells(cells, n);
         if (fclose(f) != 0) {
                 free(buf);

@@ -4,6 +4,7 @@
 /* `fridgectl plan` as pure functions of GetPlan's entries: the table for
  * people and the JSON array, so their layout is unit-tested. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -23,12 +24,13 @@ typedef struct PlanCounts {
         size_t early;
         size_t late;
         size_t nofreeze;
+        size_t skipped;                 /* could not be read: never frozen */
 } PlanCounts;
 
 PlanCounts plan_count(const PlanEntry *entries, size_t n);
 
-/* "3 early, 2 late, 1 never frozen" (no newline). Classes other than the
- * three are not counted. malloc'd, NULL on OOM. */
+/* "3 early, 2 late, 1 never frozen" (no newline), then ", 1 skipped
+ * (cannot be read)" when some are. Other classes are not counted. malloc'd, NULL on OOM. */
 char *plan_summary_line(const PlanEntry *entries, size_t n);
 
 /* The CGROUP cell: control characters and broken UTF-8 become '?', and
@@ -36,8 +38,15 @@ char *plan_summary_line(const PlanEntry *entries, size_t n);
  * malloc'd, NULL on OOM. */
 char *plan_cgroup_cell(const char *cgroup);
 
+/* fridged hides another user's process from a caller other than root (pid
+ * 0, the command and mount point FRIDGE_PLAN_HIDDEN): whether a reason of
+ * the plan does, and the table's last line when one does */
+bool plan_has_hidden(const PlanEntry *entries, size_t n);
+#define PLAN_HIDDEN_NOTE FRIDGE_PLAN_HIDDEN " and pid 0: another user's process, which only root may see"
+
 /* The whole table: a header line (CGROUP, UNIT, CLASS, REASON), one line
- * per entry, then the summary line; every line ends in '\n'. Columns are
+ * per entry, then the summary line (and PLAN_HIDDEN_NOTE when
+ * plan_has_hidden()); every line ends in '\n'. Columns are
  * as wide as their widest cell and two spaces apart; REASON is last and
  * never cut; an empty cell shows "-". malloc'd, NULL on OOM. */
 char *plan_format_table(const PlanEntry *entries, size_t n);

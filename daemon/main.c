@@ -29,6 +29,7 @@ typedef struct Args {
         const char *vendor_dir;
         const char *cgroup_root;
         const char *state_dir;
+        const char *sleep_conf_root;
         bool thaw_all;
 } Args;
 
@@ -43,6 +44,7 @@ static void help(void) {
                "  --vendor-dir=DIR       vendor defaults, e.g. classes.d (default %s)\n"
                "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
                "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
+               "  --sleep-conf-root=DIR  where systemd-sleep's etc/systemd/sleep.conf is (default /)\n"
                "  --thaw-all             thaw what the ledger lists, then exit\n"
                "  -v, --verbose          debug messages\n"
                "  -h, --help             this text\n"
@@ -52,7 +54,7 @@ static void help(void) {
 
 static int parse_args(int argc, char *argv[], Args *a) {
         enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION, ARG_VENDOR,
-               ARG_CGROUP, ARG_STATE, ARG_THAW_ALL };
+               ARG_CGROUP, ARG_STATE, ARG_SLEEP_CONF, ARG_THAW_ALL };
         static const struct option options[] = {
                 { "bus", required_argument, NULL, ARG_BUS },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
@@ -62,6 +64,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 { "vendor-dir", required_argument, NULL, ARG_VENDOR },
                 { "cgroup-root", required_argument, NULL, ARG_CGROUP },
                 { "state-dir", required_argument, NULL, ARG_STATE },
+                { "sleep-conf-root", required_argument, NULL, ARG_SLEEP_CONF },
                 { "thaw-all", no_argument, NULL, ARG_THAW_ALL },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
@@ -85,6 +88,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 case ARG_VENDOR:      a->vendor_dir = optarg; break;
                 case ARG_CGROUP:      a->cgroup_root = optarg; break;
                 case ARG_STATE:       a->state_dir = optarg; break;
+                case ARG_SLEEP_CONF:  a->sleep_conf_root = optarg; break;
                 case ARG_THAW_ALL:    a->thaw_all = true; break;
                 case 'v':             log_set_max_level(LOG_DEBUG); break;
                 case 'h':             help(); return 0;
@@ -214,6 +218,7 @@ static int daemon_setup(Daemon *d, const Args *a) {
         const char *const class_dirs[] = { vendor_classes, admin_classes, NULL };
         ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
                             .cgroup_root = a->cgroup_root, .state_dir = a->state_dir,
+                            .sleep_conf_root = a->sleep_conf_root,
                             .class_dirs = class_dirs, .config = g_steal_pointer(&config) };
         r = manager_new(&p, &d->manager); /* takes the config, even when it fails */
         if (r < 0)

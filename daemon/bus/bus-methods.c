@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "bus-internal.h"
+#include "detect.h"
+#include "cgroups.h"
 #include "log.h"
 #include "plan.h"
 #include "util.h"
@@ -161,15 +163,17 @@ static int close_and_send(sd_bus_message *reply) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Bus *b = userdata;
-        g_autoptr(Plan) plan = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+/* A GetPlan whose plan is being built; the call's reference keeps the
+ * message (and its bus) alive until the answer. A caller that left gets
+ * none: the bus daemon drops a reply to a name that is gone. */
+typedef struct PlanCall {
+        sd_bus_message *msg;
+        uid_t uid;              /* what it may read of other users' processes */
+} PlanCall;
 
-        int r = manager_get_plan(b->manager, &plan);
-        if (r < 0)
-                return bus_error_set(error, r, "cannot read the cgroup tree");
-        r = sd_bus_message_new_method_return(msg, &reply);
+static int plan_reply(PlanCall *call, const Plan *plan, GHashTable *private_reasons) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(call->msg, &reply);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(ssss)");
@@ -177,12 +181,46 @@ int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return r;
         for (guint i = 0; i < plan->entries->len; i++) {
                 const PlanEntry *e = plan->entries->pdata[i];
-                r = sd_bus_message_append(reply, "(ssss)", e->cgroup, e->unit, cgroup_class_to_string(e->class),
-                                          e->reason);
+                /* D-Bus strings are UTF-8; cgroup names need not be */
+                g_autofree char *cgroup = cgroups_escape(e->cgroup), *unit = cgroups_escape(e->unit),
+                                *reason = cgroups_escape(detect_reason_for(private_reasons, e->reason, call->uid));
+                r = sd_bus_message_append(reply, "(ssss)", cgroup, unit, plan_entry_class_name(e), reason);
                 if (r < 0)
                         return r;
         }
         return close_and_send(reply);
+}
+
+static void on_plan_built(void *userdata, int r, const Plan *plan, GHashTable *private_reasons) {
+        PlanCall *call = userdata;
+        if (r >= 0)
+                r = plan_reply(call, plan, private_reasons);
+        else {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                (void) bus_error_set(&e, r, r == -ECANCELED ? "fridged is stopping" : "cannot read the cgroup tree");
+                r = sd_bus_reply_method_error(call->msg, &e);
+        }
+        if (r < 0)
+                log_debug_errno(r, "Cannot answer GetPlan (its caller may have left): %m");
+        sd_bus_message_unref(call->msg);
+        g_free(call);
+}
+
+/* Anyone may read the plan, unasked; root reads all of it, others what
+ * names their own processes and the rest with pid 0 and FRIDGE_PLAN_HIDDEN */
+int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        PlanCall *call = g_new0(PlanCall, 1);
+        pid_t pid;
+        bus_caller_creds(msg, &call->uid, &pid);
+        call->msg = sd_bus_message_ref(msg);
+        int r = manager_get_plan(b->manager, on_plan_built, call);
+        if (r < 0) {
+                sd_bus_message_unref(call->msg);
+                g_free(call);
+                return bus_error_set(error, r, "cannot read the cgroup tree");
+        }
+        return 1;
 }
 
 int bus_method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

@@ -71,6 +71,25 @@ bool cgroups_path_is_valid(const char *path) {
         }
 }
 
+char *cgroups_escape(const char *path) {
+        if (!path)
+                return g_strdup("");
+        GString *s = g_string_sized_new(strlen(path));
+        for (const char *p = path; *p;) {
+                const char *end = p + strlen(p);
+                gunichar c = g_utf8_get_char_validated(p, end - p);
+                if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f) {
+                        g_string_append_printf(s, "\\x%02x", (unsigned char) *p);
+                        p++;
+                        continue;
+                }
+                const char *next = g_utf8_next_char(p);
+                g_string_append_len(s, p, next - p);
+                p = next;
+        }
+        return g_string_free(s, FALSE);
+}
+
 int cgroups_check_path(int cgroup_fd, const char *path, char *const *roots) {
         if (!cgroups_path_is_valid(path))
                 return -EINVAL;

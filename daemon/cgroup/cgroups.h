@@ -27,10 +27,16 @@ bool cgroups_in_roots(const char *path, char *const *roots);
 
 /* A cgroup path relative to the mount, as the config, the callers and the
  * ledger give them: not empty, no leading '/', no "..", "." or empty
- * components, no newline (the ledger is one path a line), at most
- * CGROUPS_PATH_MAX bytes. The bytes are not checked otherwise: cgroupfs
- * names can be any. */
+ * components, no newline (the ledger is one path a line; the kernel makes
+ * no cgroup with one), at most CGROUPS_PATH_MAX bytes. The bytes are not
+ * checked otherwise: a cgroup's name can be any but '/' and NUL, UTF-8 or
+ * not (cgroups_escape() shows them). */
 bool cgroups_path_is_valid(const char *path);
+
+/* The path for people and D-Bus, whose strings must be UTF-8: a byte that
+ * is not part of a UTF-8 character, or is a control character, becomes
+ * \xNN as systemd writes it; the rest is as it is. g_free(). */
+char *cgroups_escape(const char *path);
 
 /* A caller-given cgroup path is usable: valid, under one of the roots, and
  * a real directory (not a symlink) below the cgroup root fd, every

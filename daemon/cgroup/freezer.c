@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "detect.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -20,6 +21,7 @@
 
 typedef struct StageEntry {
         char *path;     /* relative to the cgroup root */
+        char *shown;    /* path as logs and D-Bus show it (cgroups_escape()) */
         int dir_fd;     /* O_PATH, opened without following symlinks */
         int wd;         /* inotify watch on cgroup.events, -1 when none */
         bool frozen;
@@ -56,6 +58,7 @@ static void stage_entry_free(StageEntry *e) {
         if (e->dir_fd >= 0)
                 close(e->dir_fd);
         g_free(e->path);
+        g_free(e->shown);
         g_free(e);
 }
 
@@ -159,7 +162,7 @@ static bool stage_check_entry(Freezer *f, StageEntry *e) {
                 return true;
         int r = read_frozen(e, &frozen);
         if (r < 0) {
-                log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->path);
+                log_warning_errno(r, "Failed to read %s/cgroup.events: %m", e->shown);
                 stage_finish(f, r);
                 return false;
         }
@@ -262,26 +265,29 @@ static int stage_open(Freezer *f, char *const *cgroups) {
         f->stage_error = 0;
 
         for (char *const *p = cgroups; p && *p; p++)
-                if (!cgroups_path_is_valid(*p))
-                        return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", *p);
+                if (!cgroups_path_is_valid(*p)) {
+                        g_autofree char *shown = cgroups_escape(*p);
+                        return log_warning_errno(-EINVAL, "Refusing to freeze invalid cgroup path \"%s\"", shown);
+                }
 
         for (char *const *p = cgroups; p && *p; p++) {
+                g_autofree char *shown = cgroups_escape(*p);
                 int fd = ledger_cgroup_open(f->cgroup_fd, *p);
                 if (fd == -ENOENT) {
                         /* planned at prepare, gone since (a transient scope ended) */
-                        log_info("Cgroup %s is gone, nothing to freeze", *p);
+                        log_info("Cgroup %s is gone, nothing to freeze", shown);
                         continue;
                 }
                 if (fd < 0)
-                        return log_warning_errno(fd, "Failed to open cgroup %s: %m", *p);
+                        return log_warning_errno(fd, "Failed to open cgroup %s: %m", shown);
                 if (already_frozen(fd)) {
                         /* someone else froze it: it is theirs to thaw, not ours */
-                        log_info("Cgroup %s is frozen already; leaving it as it is", *p);
+                        log_info("Cgroup %s is frozen already; leaving it as it is", shown);
                         close(fd);
                         continue;
                 }
                 StageEntry *e = g_new0(StageEntry, 1);
-                *e = (StageEntry) { .path = g_strdup(*p), .wd = -1, .dir_fd = fd };
+                *e = (StageEntry) { .path = g_strdup(*p), .shown = g_steal_pointer(&shown), .wd = -1, .dir_fd = fd };
                 g_ptr_array_add(f->stage, e);
         }
         return 0;
@@ -296,7 +302,7 @@ static int stage_watch(Freezer *f) {
                 snprintf(path, sizeof(path), "/proc/self/fd/%d/cgroup.events", e->dir_fd);
                 e->wd = inotify_add_watch(f->inotify_fd, path, IN_MODIFY);
                 if (e->wd < 0)
-                        return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->path);
+                        return log_warning_errno(-errno, "Failed to watch %s/cgroup.events: %m", e->shown);
                 g_hash_table_insert(f->by_wd, GINT_TO_POINTER(e->wd), e);
         }
         return 0;
@@ -343,7 +349,7 @@ static int stage_write(Freezer *f) {
                 if (r == -ENOENT || r == -ENODEV)
                         continue; /* removed meanwhile: its events read as done below */
                 if (r < 0)
-                        return log_warning_errno(r, "Failed to freeze %s: %m", e->path);
+                        return log_warning_errno(r, "Failed to freeze %s: %m", e->shown);
         }
         return 0;
 }
@@ -395,11 +401,12 @@ unsigned freezer_thaw_all(Freezer *f) {
         for (guint i = f->frozen->len; i-- > 0;) {
                 const char *path = f->frozen->pdata[i];
                 int r = thaw_one(f, path);
+                g_autofree char *shown = r < 0 ? cgroups_escape(path) : NULL;
                 if (r == -ENOENT)
-                        log_info("Cgroup %s is gone, nothing to thaw", path);
+                        log_info("Cgroup %s is gone, nothing to thaw", shown);
                 else if (r < 0) {
                         /* Kept, with its ledger line, for a retry or a restart */
-                        log_warning_errno(r, "Failed to thaw %s: %m", path);
+                        log_warning_errno(r, "Failed to thaw %s: %m", shown);
                         continue;
                 } else
                         n++;
@@ -431,51 +438,48 @@ static char *read_proc(Freezer *f, const char *tid, const char *file) {
         return strstrip_right(text);
 }
 
-static char *readlink_at(int dir_fd, const char *path) {
-        char buf[PATH_MAX];
-        ssize_t k = readlinkat(dir_fd, path, buf, sizeof(buf) - 1);
-        if (k < 0)
-                return NULL;
-        buf[k] = '\0';
-        return g_strdup(buf);
+/* The task's mount table (its own namespace), all of it, or NULL. The
+ * tasks of a cgroup mostly share a namespace, and a table can be megabytes:
+ * `cache` keeps the last one, with the namespace it belongs to. */
+typedef struct MountCache {
+        char *ns;
+        GPtrArray *mounts;
+} MountCache;
+
+static void mount_cache_clear(MountCache *c) {
+        g_clear_pointer(&c->ns, g_free);
+        g_clear_pointer(&c->mounts, g_ptr_array_unref);
 }
 
-static bool path_is_under(const char *path, const char *mount_point) {
-        size_t n = strlen(mount_point);
-        if (g_str_equal(mount_point, "/"))
-                return path[0] == '/';
-        return strncmp(path, mount_point, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
+static const GPtrArray *task_mounts(Freezer *f, const char *tid, MountCache *cache) {
+        g_autofree char *ns_link = g_strdup_printf("%s/ns/mnt", tid);
+        g_autofree char *ns = detect_readlink_at(f->proc_fd, ns_link);
+        if (ns && cache->ns && g_str_equal(ns, cache->ns))
+                return cache->mounts;
+        mount_cache_clear(cache);
+        cache->ns = g_steal_pointer(&ns);
 
-static bool fstype_is_fuse(const char *t) {
-        return g_str_equal(t, "fuse") || g_str_equal(t, "fuseblk") || g_str_has_prefix(t, "fuse.");
-}
-
-/* FUSE mount points as the task sees them (its own mount namespace). */
-static GPtrArray *fuse_mounts(Freezer *f, const char *tid) {
         g_autofree char *text = read_proc(f, tid, "mountinfo");
         if (!text)
                 text = read_proc(f, "self", "mountinfo");
-        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GPtrArray) mounts = NULL;
-        if (!text || parse_mountinfo(text, &mounts) < 0)
-                return out;
-        for (guint i = 0; i < mounts->len; i++) {
-                const MountEntry *m = mounts->pdata[i];
-                if (fstype_is_fuse(m->fstype))
-                        g_ptr_array_add(out, g_strdup(m->mount_point));
-        }
+        if (text && parse_mountinfo(text, &cache->mounts) < 0)
+                cache->mounts = NULL;
+        return cache->mounts;
+}
+
+/* The FUSE ones among them, borrowed. */
+static GPtrArray *fuse_only(const GPtrArray *mounts) {
+        GPtrArray *out = g_ptr_array_new();
+        for (guint i = 0; mounts && i < mounts->len; i++)
+                if (detect_fstype_is_fuse(((const MountEntry *) mounts->pdata[i])->fstype))
+                        g_ptr_array_add(out, mounts->pdata[i]);
         return out;
 }
 
-/* The deepest FUSE mount that holds `path`, or NULL. */
-static const char *match_mount(GPtrArray *mounts, const char *path, const char *best) {
-        for (guint i = 0; path && i < mounts->len; i++) {
-                const char *mp = mounts->pdata[i];
-                if (path_is_under(path, mp) && (!best || strlen(mp) > strlen(best)))
-                        best = mp;
-        }
-        return best;
+/* The deeper of `best` and the FUSE mount that holds `path`. */
+static const MountEntry *deeper_mount(const GPtrArray *fuse, const char *path, const MountEntry *best) {
+        const MountEntry *m = detect_mount_of_path(fuse, path);
+        return m && (!best || strlen(m->mount_point) > strlen(best->mount_point)) ? m : best;
 }
 
 static inline void closedirp(DIR **d) {
@@ -484,10 +488,10 @@ static inline void closedirp(DIR **d) {
 }
 
 /* The FUSE mount the task's cwd or an open file is on. */
-static const char *task_fuse_mount(Freezer *f, const char *tid, GPtrArray *mounts) {
+static const MountEntry *task_fuse_mount(Freezer *f, const char *tid, const GPtrArray *fuse) {
         g_autofree char *cwd_link = g_strdup_printf("%s/cwd", tid);
-        g_autofree char *cwd = readlink_at(f->proc_fd, cwd_link);
-        const char *best = match_mount(mounts, cwd, NULL);
+        g_autofree char *cwd = detect_readlink_at(f->proc_fd, cwd_link);
+        const MountEntry *best = deeper_mount(fuse, cwd, NULL);
 
         g_autofree char *fd_dir = g_strdup_printf("%s/fd", tid);
         int dfd = openat(f->proc_fd, fd_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -499,25 +503,24 @@ static const char *task_fuse_mount(Freezer *f, const char *tid, GPtrArray *mount
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.')
                         continue;
-                g_autofree char *target = readlink_at(dirfd(d), de->d_name);
-                best = match_mount(mounts, target, best);
+                g_autofree char *target = detect_readlink_at(dirfd(d), de->d_name);
+                best = deeper_mount(fuse, target, best);
         }
         return best;
 }
 
-static void append_fuse_mount(Freezer *f, const char *tid, GString *s) {
-        g_autoptr(GPtrArray) mounts = fuse_mounts(f, tid);
-        if (mounts->len == 0)
+/* Names the mount, or every candidate when nothing ties the task to one. */
+static void append_fuse_guess(Freezer *f, const char *tid, const GPtrArray *fuse, GString *s) {
+        if (fuse->len == 0)
                 return;
-        const char *mp = task_fuse_mount(f, tid, mounts);
-        if (mp) {
-                g_string_append_printf(s, " on FUSE mount %s", mp);
+        const MountEntry *m = task_fuse_mount(f, tid, fuse);
+        if (m) {
+                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
                 return;
         }
-        /* Nothing ties the task to one mount: name every candidate */
-        g_ptr_array_add(mounts, NULL);
-        g_autofree char *all = g_strjoinv(", ", (char **) mounts->pdata);
-        g_string_append_printf(s, " on one of the FUSE mounts %s", all);
+        g_string_append(s, " on one of the FUSE mounts ");
+        for (guint i = 0; i < fuse->len; i++)
+                g_string_append_printf(s, "%s%s", i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
 }
 
 /* The state letter is field 3 of stat, after the comm in parentheses; the
@@ -528,16 +531,32 @@ static char task_state(Freezer *f, const char *tid) {
         return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
 
+/* FUSE's own waits (request_wait_answer, fuse_*), or, when readable, the
+ * stack: often the wchan is a generic wait (folio_wait_bit_common). */
 static bool task_in_fuse(Freezer *f, const char *tid, const char *wchan) {
-        if (g_str_has_prefix(wchan, "fuse_"))
+        if (g_str_has_prefix(wchan, "fuse_") || g_str_equal(wchan, "request_wait_answer"))
                 return true;
-        /* Often the wchan is a generic wait (folio_wait_bit); the stack,
-         * readable by root, shows the FUSE caller. */
         g_autofree char *stack = read_proc(f, tid, "stack");
         return stack && strstr(stack, "fuse");
 }
 
-static void describe_task(Freezer *f, const char *tid, GString *s) {
+static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, MountCache *cache, GString *s) {
+        const GPtrArray *mounts = task_mounts(f, tid, cache);
+        /* The file of the call the task is blocked in: read with what
+         * CAP_SYS_PTRACE gives, as the hardened unit has no CAP_SYS_ADMIN
+         * for PROC/TID/stack */
+        const MountEntry *m = detect_blocked_mount(f->proc_fd, tid, mounts);
+        if (m && detect_fstype_is_fuse(m->fstype)) {
+                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
+                return;
+        }
+        if (!task_in_fuse(f, tid, wchan))
+                return;
+        g_autoptr(GPtrArray) fuse = fuse_only(mounts);
+        append_fuse_guess(f, tid, fuse, s);
+}
+
+static void describe_task(Freezer *f, const char *tid, MountCache *cache, GString *s) {
         g_autofree char *comm = read_proc(f, tid, "comm");
         g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
         /* A running task has no wait channel: the kernel shows "0" or nothing */
@@ -545,8 +564,7 @@ static void describe_task(Freezer *f, const char *tid, GString *s) {
 
         g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm ? comm : "?", task_state(f, tid),
                                wchan);
-        if (task_in_fuse(f, tid, wchan))
-                append_fuse_mount(f, tid, s);
+        append_fuse_mount(f, tid, wchan, cache, s);
 }
 
 /* A task already in the cgroup freezer's trap is not what blocks it. The
@@ -563,19 +581,20 @@ static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
         _cleanup_free_ char *threads = NULL;
         int r = read_file_at(e->dir_fd, "cgroup.threads", &threads);
         if (r < 0) {
-                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->path, errno_text(r));
+                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->shown, errno_text(r));
                 return;
         }
 
-        g_string_append_printf(s, "%s:", e->path);
+        g_string_append_printf(s, "%s:", e->shown);
         g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
+        _cleanup_(mount_cache_clear) MountCache cache = { 0 };
         unsigned n = 0;
         for (char **t = tids; *t; t++) {
                 if (!**t || task_is_frozen(f, *t))
                         continue;
                 if (n++ > 0)
                         g_string_append_c(s, ',');
-                describe_task(f, *t, s);
+                describe_task(f, *t, &cache, s);
         }
         if (n == 0)
                 g_string_append(s, " no blocking task found");

@@ -32,6 +32,19 @@ ClassRules *class_rules_free(ClassRules *r) {
         return NULL;
 }
 
+ClassRules *class_rules_copy(const ClassRules *r) {
+        ClassRules *copy;
+        (void) class_rules_new(&copy); /* cannot fail */
+        for (guint i = 0; r && i < r->rules->len; i++) {
+                const ClassRule *rule = r->rules->pdata[i];
+                ClassRule *dup = g_new0(ClassRule, 1);
+                *dup = (ClassRule) { .class = rule->class, .on_path = rule->on_path, .glob = g_strdup(rule->glob),
+                                     .source = g_strdup(rule->source) };
+                g_ptr_array_add(copy->rules, dup);
+        }
+        return copy;
+}
+
 bool class_glob_match(const char *glob, const char *s, bool path) {
         return fnmatch(glob, s, path ? FNM_PATHNAME : 0) == 0;
 }

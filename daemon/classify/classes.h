@@ -24,6 +24,8 @@ typedef struct ClassRules {
 int class_rules_new(ClassRules **ret);
 ClassRules *class_rules_free(ClassRules *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClassRules, class_rules_free)
+/* A deep copy, for a worker thread; NULL gives an empty set */
+ClassRules *class_rules_copy(const ClassRules *r);
 
 /* Loads DIR/\*.conf of each dir in `dirs` (NULL-terminated, e.g.
  * {"/usr/lib/fridge/classes.d", "/etc/fridge/classes.d"}); a file of the same

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "detect.h"
 #include "fileio.h"
 #include "log.h"
@@ -55,34 +56,89 @@ GHashTable *classify_copy_choices(GHashTable *t) {
         return copy;
 }
 
-static const char *const builtin_exempt[] = {
+/* The system's own plumbing, at the places systemd puts it: without it
+ * nothing could wake up or log. */
+static const char *const builtin_exempt_system[] = {
         "init.scope",
-        "systemd-journald.service",
-        "systemd-logind.service",
-        "systemd-udevd.service",
-        "dbus.service",
-        "dbus-broker.service",
-        "fridged.service",
+        "system.slice/systemd-journald.service",
+        "system.slice/systemd-logind.service",
+        "system.slice/systemd-udevd.service",
+        "system.slice/dbus.service",
+        "system.slice/dbus-broker.service",
         NULL,
 };
 
-bool classify_is_builtin_exempt(const char *unit) {
-        return unit && g_strv_contains(builtin_exempt, unit);
+/* The session bus, by the unit names of its two daemons; a glob such as
+ * dbus*.service would take in the services the bus activates
+ * ("dbus-:1.2-org.example.App@0.service"), which must freeze. */
+static const char *const session_bus_units[] = { "dbus.service", "dbus-broker.service", NULL };
+
+/* p is prefix, a UID, suffix, then more: returns the more (NULL when p is
+ * not so), *ret_uid and *ret_len the UID's digits. */
+static const char *skip_uid(const char *p, const char *prefix, const char *suffix, const char **ret_uid,
+                            size_t *ret_len) {
+        if (!g_str_has_prefix(p, prefix))
+                return NULL;
+        p += strlen(prefix);
+        size_t n = strspn(p, "0123456789");
+        if (n == 0 || !g_str_has_prefix(p + n, suffix))
+                return NULL;
+        *ret_uid = p;
+        *ret_len = n;
+        return p + n + strlen(suffix);
+}
+
+/* What follows "user.slice/user-UID.slice/user@UID.service/" (the same UID
+ * twice), or NULL when path is not below a user's manager. */
+static const char *below_user_manager(const char *path) {
+        const char *uid = NULL, *uid2 = NULL;
+        size_t n = 0, n2 = 0;
+        const char *p = skip_uid(path, "user.slice/user-", ".slice/", &uid, &n);
+        if (p)
+                p = skip_uid(p, "user@", ".service/", &uid2, &n2);
+        if (!p || n != n2 || memcmp(uid, uid2, n) != 0)
+                return NULL;
+        return p;
+}
+
+static bool is_slice_name(const char *name, size_t len) {
+        static const char suffix[] = ".slice";
+        size_t k = sizeof(suffix) - 1;
+        return len > k && memcmp(name + len - k, suffix, k) == 0;
+}
+
+/* Below the user's manager: "init.scope" is the manager itself, and the
+ * session bus sits in one of its slices ("session.slice/dbus.service"). */
+static const char *user_exemption(const char *rest) {
+        if (strcmp(rest, "init.scope") == 0)
+                return "the user's manager";
+        const char *base = strrchr(rest, '/');
+        base = base ? base + 1 : rest;
+        if (!g_strv_contains(session_bus_units, base))
+                return NULL;
+        /* only slices between the manager and the bus: not an app's own sub-cgroup */
+        for (const char *p = rest; p < base;) {
+                const char *slash = strchr(p, '/');
+                if (!is_slice_name(p, (size_t) (slash - p)))
+                        return NULL;
+                p = slash + 1;
+        }
+        return "the session bus";
+}
+
+const char *classify_builtin_exemption(const char *path) {
+        if (!path)
+                return NULL;
+        if (g_strv_contains(builtin_exempt_system, path))
+                return path;
+        const char *rest = below_user_manager(path);
+        return rest ? user_exemption(rest) : NULL;
 }
 
 typedef struct Walk {
         const ClassifyInput *in;
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
-        int error;         /* the first error that makes the tree untrustworthy */
 } Walk;
-
-static bool has_processes(int cgroup_fd, const char *path) {
-        g_autofree char *p = g_strdup_printf("%s/cgroup.procs", path);
-        g_autofree char *text = NULL;
-        if (read_file_at(cgroup_fd, p, &text) < 0)
-                return false;
-        return text[strspn(text, " \n")] != '\0';
-}
 
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
  * configured or overridden class, if any. Returns the class and sets
@@ -100,8 +156,8 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(why);
                 return CLASS_NOFREEZE;
         }
-        if (classify_is_builtin_exempt(unit)) {
-                *reason = g_strdup_printf("built-in exemption: %s", unit);
+        if ((why = classify_builtin_exemption(path))) {
+                *reason = g_strdup_printf("built-in exemption: %s", why);
                 return CLASS_NOFREEZE;
         }
         if (in->holds && (c = g_hash_table_lookup(in->holds, path))) {
@@ -133,59 +189,118 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, reason) > 0)
+        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, in->private_reasons,
+                                                   reason) > 0)
                 return CLASS_LATE;
         *reason = g_strdup("default");
         return CLASS_EARLY;
 }
 
-static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, unsigned depth);
+/* One cgroup of the walk: its node (owned by its parent, or the root's
+ * caller), what its children inherit, and the children left to visit.
+ * Frames are on a stack of the walk's own: no depth exhausts anything. */
+typedef struct Frame {
+        PlanNode *node;
+        char *reason;                  /* as decided: a skipped node's own reason says why it is skipped */
+        ClassChoice self;              /* its reason is `reason`, borrowed */
+        const ClassChoice *inherit;    /* what the children inherit: &self, or an ancestor's */
+        GPtrArray *names;              /* the children's names; NULL when none could be listed */
+        guint next;
+} Frame;
 
-static void walk_children(Walk *w, PlanNode *node, const ClassChoice *inherit, unsigned depth) {
-        _cleanup_close_ int fd = openat(w->in->cgroup_fd, node->path,
-                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && errno == ENOENT)
-                return; /* the cgroup went away meanwhile */
-        /* Any other failure would make this a leaf, and a leaf is frozen
-         * whole, exempt children and all: better no plan than that one */
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-                if (w->error == 0)
-                        w->error = log_warning_errno(-errno, "Cannot list the cgroup %s: %m", node->path);
-                return;
-        }
-        fd = -1;
-        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-        for (struct dirent *de; (de = readdir(d));)
-                if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-                        g_ptr_array_add(names, g_strdup(de->d_name));
-        closedir(d);
-
-        for (guint i = 0; i < names->len; i++) {
-                g_autofree char *child = g_strdup_printf("%s/%s", node->path, (char *) names->pdata[i]);
-                PlanNode *n = walk(w, child, inherit, depth + 1);
-                if (n)
-                        plan_node_add_child(node, n);
-        }
+static void frame_free(Frame *f) {
+        if (f->names)
+                g_ptr_array_unref(f->names);
+        g_free(f->reason);
+        g_free(f);
 }
 
-static PlanNode *walk(Walk *w, const char *path, const ClassChoice *inherited, unsigned depth) {
-        if (depth > 64) {
-                /* deeper than cgroup.max.depth ever sensibly is: refuse, do not truncate */
-                if (w->error == 0)
-                        w->error = log_warning_errno(-ELOOP, "Cgroup tree deeper than 64 levels at %s", path);
-                return NULL;
+/* Why a cgroup is skipped, for the plan's entry */
+static char *skip_reason(int r, const char *what) {
+        if (r == -ENOENT || r == -ENODEV)
+                return g_strdup("vanished during the walk; skipped");
+        return g_strdup_printf("cannot %s (%s); skipped", what, errno_text(r));
+}
+
+static int list_children(int fd, GPtrArray **ret) {
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
         }
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        errno = 0;
+        for (struct dirent *de; (de = readdir(d)); errno = 0)
+                if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        g_ptr_array_add(names, g_strdup(de->d_name));
+        int r = -errno;
+        closedir(d);
+        if (r < 0)
+                return r;
+        *ret = g_steal_pointer(&names);
+        return 0;
+}
 
-        g_autofree char *reason = NULL;
+/* cgroup.procs, then the child directories. A cgroup that cannot be read
+ * is skipped: one whose children are unknown is never frozen whole (an
+ * exempt one could be among them), nor are its ancestors. */
+static void frame_read(Walk *w, Frame *f) {
+        const char *path = f->node->path;
+        int fd = openat(w->in->cgroup_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        g_autofree char *procs = NULL;
+        const char *what = "open it";
+        int r = fd < 0 ? -errno : read_file_at(fd, "cgroup.procs", &procs);
+        if (r >= 0) {
+                f->node->has_processes = procs[strspn(procs, " \n")] != '\0';
+                what = "list its children";
+                r = list_children(TAKE_FD(fd), &f->names); /* closes fd */
+        } else if (fd >= 0) {
+                what = "read its cgroup.procs";
+                close(fd);
+        }
+        if (r < 0) {
+                g_autofree char *why = skip_reason(r, what);
+                g_autofree char *shown = cgroups_escape(path);
+                plan_node_skip(f->node, why);
+                /* a transient scope ending meanwhile is ordinary; a cgroup we cannot read is not */
+                log_internal(r == -ENOENT || r == -ENODEV ? LOG_INFO : LOG_WARNING, 0, "Cgroup %s: %s", shown, why);
+        }
+        if (w->in->after_read)
+                w->in->after_read(path, w->in->after_read_userdata);
+}
+
+static Frame *frame_new(Walk *w, const char *path, const ClassChoice *inherited) {
+        Frame *f = g_new0(Frame, 1);
         bool inherit, runtime;
-        CgroupClass class = decide(w, path, inherited, &reason, &inherit, &runtime);
-        PlanNode *node;
-        (void) plan_node_new(path, class, reason, has_processes(w->in->cgroup_fd, path), &node); /* cannot fail */
+        CgroupClass class = decide(w, path, inherited, &f->reason, &inherit, &runtime);
 
-        ClassChoice self = { .class = class, .reason = reason, .runtime = runtime };
-        walk_children(w, node, inherit ? &self : inherited, depth);
-        return node;
+        (void) plan_node_new(path, class, f->reason, false, &f->node); /* cannot fail */
+        frame_read(w, f);
+        f->self = (ClassChoice) { .class = class, .reason = f->reason, .runtime = runtime };
+        f->inherit = inherit ? &f->self : inherited;
+        return f;
+}
+
+/* Depth first, children in directory order, with an explicit stack. */
+static PlanNode *walk(Walk *w, const char *root) {
+        g_autoptr(GPtrArray) stack = g_ptr_array_new_with_free_func((GDestroyNotify) frame_free);
+        g_ptr_array_add(stack, frame_new(w, root, NULL));
+        PlanNode *top = ((Frame *) stack->pdata[0])->node;
+
+        while (stack->len > 0) {
+                Frame *f = stack->pdata[stack->len - 1];
+                if (!f->names || f->next >= f->names->len) {
+                        g_ptr_array_set_size(stack, stack->len - 1);
+                        continue;
+                }
+                const char *name = f->names->pdata[f->next++];
+                g_autofree char *child = g_strdup_printf("%s/%s", f->node->path, name);
+                Frame *c = frame_new(w, child, f->inherit);
+                plan_node_add_child(f->node, c->node);
+                g_ptr_array_add(stack, c);
+        }
+        return top;
 }
 
 /* Without them no FUSE server is named by its mount: said, not silent */
@@ -208,18 +323,17 @@ int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
         g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
         Walk w = { .in = in, .mounts = mounts };
 
+        /* A cgroup that vanishes or cannot be read is a skipped entry of
+         * the plan, never a failure of it */
+
         for (char **r = in->roots; r && *r; r++) {
                 struct stat st;
                 if (fstatat(in->cgroup_fd, *r, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
                         log_debug("Freeze root %s does not exist; skipped", *r);
                         continue;
                 }
-                PlanNode *n = walk(&w, *r, NULL, 0);
-                if (n)
-                        g_ptr_array_add(roots, n);
+                g_ptr_array_add(roots, walk(&w, *r));
         }
-        if (w.error < 0)
-                return w.error;
         *ret_roots = g_steal_pointer(&roots);
         return 0;
 }

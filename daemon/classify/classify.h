@@ -32,13 +32,24 @@ typedef struct ClassifyInput {
         GHashTable *overrides;     /* unit name or cgroup path → ClassChoice* (SetClass) */
         GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
         bool detect;               /* run FUSE / sync detection */
+        GHashTable *private_reasons; /* filled, may be NULL: who may read a detection's details (detect.h) */
+        /* Tests: called after each cgroup is read, before its children are
+         * (to remove or spoil one mid-walk); NULL in fridged */
+        void (*after_read)(const char *path, void *userdata);
+        void *after_read_userdata;
 } ClassifyInput;
 
-/* Basenames that are never frozen wherever they are: the system's own
- * plumbing, without which nothing could wake up or log. */
-bool classify_is_builtin_exempt(const char *unit);
+/* The system's own plumbing, never frozen: init.scope, journald, logind,
+ * udevd and the system bus in system.slice, and each user's manager
+ * (user.slice/user-UID.slice/user@UID.service/init.scope) and session bus
+ * (dbus.service or dbus-broker.service in one of that manager's slices).
+ * Matched by place: a cgroup elsewhere merely named like one is frozen as
+ * its class says. Returns what it is, for the reason, or NULL. */
+const char *classify_builtin_exemption(const char *path);
 
-/* Scans the roots (missing roots are skipped) into classified trees. */
+/* Scans the roots (missing roots are skipped) into classified trees, of
+ * any depth and width. A cgroup that vanishes or cannot be read is a
+ * skipped node (PlanNode.skipped), logged, never a failure. */
 int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots /* PlanNode* */);
 
 /* A deep copy of a table of ClassChoice*, for handing to a worker thread. */

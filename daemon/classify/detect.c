@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroups.h"
 #include "fileio.h"
+#include "fridge-config.h"
 #include "log.h"
 #include "parse.h"
 #include "util.h"
@@ -26,7 +28,7 @@ static bool is_hex_word(const char *w) {
         return true;
 }
 
-int detect_parse_syscall(const char *text, long *ret_nr) {
+int detect_parse_syscall_args(const char *text, long *ret_nr, uint64_t ret_args[DETECT_SYSCALL_ARGS]) {
         if (!text)
                 return -EBADMSG;
         g_autofree char *t = g_strstrip(g_strdup(text));
@@ -43,14 +45,27 @@ int detect_parse_syscall(const char *text, long *ret_nr) {
         if (errno != 0 || *end || nr < -1 || !g_ascii_isdigit(words[0][words[0][0] == '-']))
                 return -EBADMSG;
         /* The rest is arguments, stack and program counter: all "0x…" */
-        for (char **w = words + 1; *w; w++)
-                if (**w && !is_hex_word(*w))
+        size_t n = 0;
+        for (char **w = words + 1; *w; w++) {
+                if (!**w)
+                        continue;
+                if (!is_hex_word(*w))
                         return -EBADMSG;
+                if (ret_args && n < DETECT_SYSCALL_ARGS)
+                        ret_args[n] = g_ascii_strtoull(*w + 2, NULL, 16);
+                n++;
+        }
         if (nr == -1)
                 return -ENODATA; /* blocked, but not in a system call */
+        if (ret_args && n < DETECT_SYSCALL_ARGS + 2)
+                return -EBADMSG; /* six arguments, the stack and the program counter */
 
         *ret_nr = nr;
         return 0;
+}
+
+int detect_parse_syscall(const char *text, long *ret_nr) {
+        return detect_parse_syscall_args(text, ret_nr, NULL);
 }
 
 /* The name a person knows the call by, or NULL when it cleans no data. */
@@ -83,13 +98,18 @@ bool detect_syscall_is_sync(long nr) {
         return sync_syscall_name(nr) != NULL;
 }
 
-static bool fd_is_dev_fuse(int dir_fd, const char *name) {
-        char target[PATH_MAX];
-        ssize_t n = readlinkat(dir_fd, name, target, sizeof(target) - 1);
+char *detect_readlink_at(int dir_fd, const char *path) {
+        char buf[PATH_MAX];
+        ssize_t n = readlinkat(dir_fd, path, buf, sizeof(buf) - 1);
         if (n < 0)
-                return false; /* closed meanwhile, or not ours to look at */
-        target[n] = '\0';
-        return strcmp(target, "/dev/fuse") == 0;
+                return NULL; /* closed meanwhile, or not ours to look at */
+        buf[n] = '\0';
+        return g_strdup(buf);
+}
+
+static bool fd_is_dev_fuse(int dir_fd, const char *name) {
+        g_autofree char *target = detect_readlink_at(dir_fd, name);
+        return target && strcmp(target, "/dev/fuse") == 0;
 }
 
 static void closedirp(DIR **d) {
@@ -127,40 +147,93 @@ static bool name_matches_comm(const char *name, const char *comm) {
         return strcmp(name, comm) == 0;
 }
 
+bool detect_fstype_is_fuse(const char *t) {
+        return t && (g_str_equal(t, "fuse") || g_str_equal(t, "fuseblk") || g_str_has_prefix(t, "fuse."));
+}
+
+/* "fuse" and "fuseblk" do not name their server (the source is whatever
+ * the server chose: bindfs puts its source directory there). */
+static bool fstype_is_plain_fuse(const char *t) {
+        return t && (g_str_equal(t, "fuse") || g_str_equal(t, "fuseblk"));
+}
+
 static bool mount_serves(const MountEntry *m, const char *comm) {
         if (!m->fstype)
                 return false;
         /* "fuse.sshfs" names its server; plain "fuse" mounts only by their source */
         if (g_str_has_prefix(m->fstype, "fuse."))
                 return name_matches_comm(m->fstype + 5, comm);
-        return (strcmp(m->fstype, "fuse") == 0 || strcmp(m->fstype, "fuseblk") == 0) && m->source &&
-               name_matches_comm(m->source, comm);
+        return fstype_is_plain_fuse(m->fstype) && m->source && name_matches_comm(m->source, comm);
 }
 
-static bool named_in(char *const *args, const char *mount_point) {
-        for (char *const *a = args; a && *a; a++) {
-                g_autofree char *canon = g_canonicalize_filename(*a, "/");
-                if (strcmp(canon, mount_point) == 0)
-                        return true;
+/* The topmost mount at exactly `path` that `comm` may serve: one whose type
+ * names comm, or a plain "fuse" one, which names no server at all. */
+static const MountEntry *mount_at(const GPtrArray *mounts, const char *path, const char *comm) {
+        for (guint i = mounts->len; i > 0; i--) {
+                const MountEntry *m = mounts->pdata[i - 1];
+                if (strcmp(m->mount_point, path) == 0 && (mount_serves(m, comm) || fstype_is_plain_fuse(m->fstype)))
+                        return m;
         }
-        return false;
+        return NULL;
 }
 
-const char *detect_fuse_mount_for(const GPtrArray *mounts, const char *comm, char *const *args) {
+/* The one mount `comm` may serve whose point ends in the relative path
+ * `rel` ("mirror" of "/home/me/mirror"), NULL if none or several. */
+static const MountEntry *mount_ending_in(const GPtrArray *mounts, const char *rel, const char *comm) {
+        g_autofree char *canon = g_canonicalize_filename(rel, "/");
+        if (g_str_equal(canon, "/"))
+                return NULL;
+        const MountEntry *found = NULL;
+        for (guint i = 0; i < mounts->len; i++) {
+                const MountEntry *m = mounts->pdata[i];
+                if (!g_str_has_suffix(m->mount_point, canon) || mount_at(mounts, m->mount_point, comm) != m)
+                        continue;
+                if (found)
+                        return NULL;
+                found = m;
+        }
+        return found;
+}
+
+/* The mount a server's command line names. A plain "fuse" mount carries no
+ * server name, and /dev/fuse, once mounted, says nothing of its connection
+ * (its fdinfo has no connection number; /sys/fs/fuse/connections/N names
+ * no process), so the arguments are the one link that holds for mirrors
+ * such as bindfs and for servers started through a wrapper (exec'd or
+ * not, the holder of /dev/fuse is the server with its own arguments).
+ * The last argument first: servers take the mount point last ("bindfs SRC
+ * MNT", "sshfs HOST: MNT"), and SRC may itself be a FUSE mount. Resolved
+ * lexically, as stat() on a held FUSE mount would hang. A relative
+ * argument is first taken from the cwd, but servers move away once
+ * mounted (libfuse's daemonizing goes to "/", bindfs into its source), so
+ * then it is the one such mount point that ends in it. */
+static const char *mount_in_args(const GPtrArray *mounts, const char *comm, char *const *args, const char *cwd) {
+        guint n = args ? g_strv_length((char **) args) : 0;
+        for (guint i = n; i > 1; i--) {
+                const char *a = args[i - 1];
+                g_autofree char *canon = g_canonicalize_filename(a, cwd && *cwd == '/' ? cwd : "/");
+                const MountEntry *m = mount_at(mounts, canon, comm);
+                if (!m && a[0] != '/')
+                        m = mount_ending_in(mounts, a, comm);
+                if (m)
+                        return m->mount_point;
+        }
+        return NULL;
+}
+
+const char *detect_fuse_mount_for(const GPtrArray *mounts, const char *comm, char *const *args, const char *cwd) {
         if (!mounts || !comm || !*comm)
                 return NULL;
 
-        const char *first = NULL;
+        const char *named = mount_in_args(mounts, comm, args, cwd);
+        if (named)
+                return named;
         for (guint i = 0; i < mounts->len; i++) {
                 const MountEntry *m = mounts->pdata[i];
-                if (!mount_serves(m, comm))
-                        continue;
-                if (named_in(args, m->mount_point))
+                if (mount_serves(m, comm))
                         return m->mount_point;
-                if (!first)
-                        first = m->mount_point;
         }
-        return first;
+        return NULL;
 }
 
 /* PROC/PID/cmdline as a strv (empty on errors) */
@@ -185,7 +258,7 @@ static bool cgroup_path_is_root(const char *p) {
 
 int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) {
         /* The path may come from a caller: never let it leave the cgroup root */
-        if (!cgroup_path_is_root(cgroup_path) && (!cgroups_path_is_valid(cgroup_path) || !g_utf8_validate(cgroup_path, -1, NULL)))
+        if (!cgroup_path_is_root(cgroup_path) && !cgroups_path_is_valid(cgroup_path))
                 return -EINVAL;
 
         g_autofree char *procs = cgroup_path_is_root(cgroup_path)
@@ -246,28 +319,95 @@ static const char *pid_sync_call(int proc_fd, pid_t pid) {
         return sync_syscall_name(nr);
 }
 
+static void private_reason_free(gpointer p) {
+        PrivateReason *r = p;
+        g_free(r->redacted);
+        g_free(r);
+}
+
+GHashTable *detect_private_reasons_new(void) {
+        return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, private_reason_free);
+}
+
+const char *detect_reason_for(GHashTable *private_reasons, const char *reason, uid_t caller) {
+        const PrivateReason *p = private_reasons ? g_hash_table_lookup(private_reasons, reason) : NULL;
+        return !p || caller == 0 || caller == p->owner ? reason : p->redacted;
+}
+
+/* The one reason text, said whole (pid, comm, mount) or hidden (0, NULL, NULL) */
+static char *fuse_reason(const char *comm, pid_t pid, const char *mount) {
+        return mount ? g_strdup_printf("FUSE server %s (pid %d) of %s", comm, (int) pid, mount)
+                     : g_strdup_printf("FUSE server %s (pid %d)", comm, (int) pid);
+}
+
+static char *sync_reason(const char *comm, pid_t pid, const char *call) {
+        return g_strdup_printf("syncing: pid %d (%s) in %s", (int) pid, comm, call);
+}
+
+/* Unreadable (gone meanwhile) is nobody's: then only root reads it */
+static uid_t pid_owner(int proc_fd, pid_t pid) {
+        char path[32];
+        struct stat st;
+        snprintf(path, sizeof(path), "%d", (int) pid);
+        return fstatat(proc_fd, path, &st, 0) < 0 ? (uid_t) -1 : st.st_uid;
+}
+
+static void add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted) {
+        PrivateReason *p = g_new0(PrivateReason, 1);
+        *p = (PrivateReason) { .owner = owner, .redacted = redacted };
+        if (private_reasons)
+                g_hash_table_replace(private_reasons, g_strdup(reason), p);
+        else
+                private_reason_free(p);
+}
+
+/* PROC/PID/mountinfo parsed, or NULL: the server's own view, in which its
+ * arguments name its mount point. */
+static GPtrArray *read_mounts(int proc_fd, const char *tid) {
+        g_autofree char *path = g_strdup_printf("%s/mountinfo", tid);
+        g_autofree char *text = NULL;
+        GPtrArray *mounts = NULL;
+        if (read_file_at_max(proc_fd, path, READ_FILE_UNBOUNDED, &text) < 0 || parse_mountinfo(text, &mounts) < 0)
+                return NULL;
+        return mounts;
+}
+
+static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTable *private_reasons) {
+        char tid[16], cwd_path[32];
+        snprintf(tid, sizeof(tid), "%d", (int) pid);
+        snprintf(cwd_path, sizeof(cwd_path), "%d/cwd", (int) pid);
+        g_autofree char *comm = read_comm(proc_fd, pid);
+        g_auto(GStrv) args = read_args(proc_fd, pid);
+        g_autofree char *cwd = detect_readlink_at(proc_fd, cwd_path);
+        g_autoptr(GPtrArray) own = read_mounts(proc_fd, tid);
+        const char *mount = detect_fuse_mount_for(own ? own : mounts, comm, args, cwd);
+        char *reason = fuse_reason(comm, pid, mount);
+        add_private(private_reasons, reason, pid_owner(proc_fd, pid),
+                    fuse_reason(FRIDGE_PLAN_HIDDEN, 0, mount ? FRIDGE_PLAN_HIDDEN : NULL));
+        return reason;
+}
+
 /* 1 and the reason when pid is a data cleaner, else 0. */
-static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, char **ret_reason) {
+static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTable *private_reasons,
+                      char **ret_reason) {
+        const char *hidden = FRIDGE_PLAN_HIDDEN;
         if (detect_holds_dev_fuse(proc_fd, pid)) {
-                g_autofree char *comm = read_comm(proc_fd, pid);
-                g_auto(GStrv) args = read_args(proc_fd, pid);
-                const char *mount = detect_fuse_mount_for(mounts, comm, args);
-                *ret_reason = mount ? g_strdup_printf("FUSE server %s (pid %d) of %s", comm, (int) pid, mount)
-                                    : g_strdup_printf("FUSE server %s (pid %d)", comm, (int) pid);
+                *ret_reason = fuse_server_reason(proc_fd, pid, mounts, private_reasons);
                 return 1;
         }
 
         const char *call = pid_sync_call(proc_fd, pid);
         if (call) {
                 g_autofree char *comm = read_comm(proc_fd, pid);
-                *ret_reason = g_strdup_printf("syncing: pid %d (%s) in %s", (int) pid, comm, call);
+                *ret_reason = sync_reason(comm, pid, call);
+                add_private(private_reasons, *ret_reason, pid_owner(proc_fd, pid), sync_reason(hidden, 0, call));
                 return 1;
         }
         return 0;
 }
 
 int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts,
-                  char **ret_reason) {
+                  GHashTable *private_reasons, char **ret_reason) {
         g_autoptr(GArray) pids = NULL;
         int r = detect_read_pids(cgroup_fd, cgroup_path, &pids);
         if (r < 0)
@@ -275,11 +415,183 @@ int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPt
 
         for (guint i = 0; i < pids->len; i++) {
                 g_autofree char *reason = NULL;
-                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, &reason) > 0) {
+                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, private_reasons, &reason) > 0) {
                         if (ret_reason)
                                 *ret_reason = g_steal_pointer(&reason);
                         return 1;
                 }
         }
         return 0;
+}
+
+/* ---- the mount a blocked system call works on ---- */
+
+/* Where a call names its file: by the fd argument `fd`, or by the path
+ * argument `path`, relative to the directory fd `fd` (the cwd when -1 or
+ * AT_FDCWD). An empty or NULL path with a dirfd (AT_EMPTY_PATH,
+ * utimensat's NULL) means the dirfd's own file. */
+typedef struct FileCall {
+        long nr;
+        int8_t fd, path;
+} FileCall;
+
+#define ON_FD(name, i) { SYS_##name, i, -1 }
+#define AT_PATH(name, d, p) { SYS_##name, d, p }
+#define ON_PATH(name, p) { SYS_##name, -1, p }
+
+static const FileCall file_calls[] = {
+        ON_FD(read, 0), ON_FD(write, 0), ON_FD(pread64, 0), ON_FD(pwrite64, 0), ON_FD(readv, 0), ON_FD(writev, 0),
+        ON_FD(preadv, 0), ON_FD(pwritev, 0), ON_FD(fsync, 0), ON_FD(fdatasync, 0), ON_FD(syncfs, 0),
+        ON_FD(getdents64, 0), ON_FD(ftruncate, 0), ON_FD(fallocate, 0), ON_FD(fstatfs, 0), ON_FD(fgetxattr, 0),
+        ON_FD(fsetxattr, 0), ON_FD(flistxattr, 0), ON_FD(fremovexattr, 0), ON_FD(flock, 0), ON_FD(fcntl, 0),
+        ON_FD(ioctl, 0), ON_FD(lseek, 0), ON_FD(fchmod, 0), ON_FD(fchown, 0), ON_FD(fchdir, 0), ON_FD(splice, 0),
+        ON_FD(sendfile, 1), ON_FD(copy_file_range, 0),
+#ifdef SYS_preadv2
+        ON_FD(preadv2, 0), ON_FD(pwritev2, 0),
+#endif
+#ifdef SYS_fstat
+        ON_FD(fstat, 0),
+#endif
+#ifdef SYS_getdents
+        ON_FD(getdents, 0),
+#endif
+#ifdef SYS_sync_file_range
+        ON_FD(sync_file_range, 0),
+#endif
+#ifdef SYS_sync_file_range2
+        ON_FD(sync_file_range2, 0),
+#endif
+        AT_PATH(openat, 0, 1), AT_PATH(faccessat, 0, 1), AT_PATH(mkdirat, 0, 1), AT_PATH(mknodat, 0, 1),
+        AT_PATH(unlinkat, 0, 1), AT_PATH(readlinkat, 0, 1), AT_PATH(fchmodat, 0, 1), AT_PATH(fchownat, 0, 1),
+        AT_PATH(utimensat, 0, 1), AT_PATH(linkat, 0, 1), AT_PATH(symlinkat, 1, 2), AT_PATH(renameat2, 0, 1),
+        AT_PATH(execveat, 0, 1), AT_PATH(name_to_handle_at, 0, 1),
+#ifdef SYS_newfstatat
+        AT_PATH(newfstatat, 0, 1),
+#endif
+#ifdef SYS_fstatat64
+        AT_PATH(fstatat64, 0, 1),
+#endif
+#ifdef SYS_statx
+        AT_PATH(statx, 0, 1),
+#endif
+#ifdef SYS_openat2
+        AT_PATH(openat2, 0, 1),
+#endif
+#ifdef SYS_faccessat2
+        AT_PATH(faccessat2, 0, 1),
+#endif
+#ifdef SYS_renameat
+        AT_PATH(renameat, 0, 1),
+#endif
+        ON_PATH(truncate, 0), ON_PATH(statfs, 0), ON_PATH(chdir, 0), ON_PATH(chroot, 0), ON_PATH(execve, 0),
+        ON_PATH(getxattr, 0), ON_PATH(lgetxattr, 0), ON_PATH(setxattr, 0), ON_PATH(lsetxattr, 0),
+        ON_PATH(listxattr, 0), ON_PATH(llistxattr, 0), ON_PATH(removexattr, 0), ON_PATH(lremovexattr, 0),
+#ifdef SYS_open /* the calls only older architectures keep */
+        ON_PATH(open, 0), ON_PATH(creat, 0), ON_PATH(stat, 0), ON_PATH(lstat, 0), ON_PATH(access, 0),
+        ON_PATH(mkdir, 0), ON_PATH(rmdir, 0), ON_PATH(unlink, 0), ON_PATH(readlink, 0), ON_PATH(rename, 0),
+        ON_PATH(link, 0), ON_PATH(symlink, 1), ON_PATH(mknod, 0), ON_PATH(chmod, 0), ON_PATH(chown, 0),
+        ON_PATH(lchown, 0), ON_PATH(utimes, 0),
+#endif
+};
+
+static const FileCall *file_call(long nr) {
+        for (size_t i = 0; i < ELEMENTSOF(file_calls); i++)
+                if (file_calls[i].nr == nr)
+                        return &file_calls[i];
+        return NULL;
+}
+
+/* An int argument: the kernel reads the low 32 bits of the register */
+static int arg_int(uint64_t v) {
+        return (int) (int32_t) (uint32_t) v;
+}
+
+/* The NUL-terminated string at `addr` in the task's memory, read through
+ * PROC/TID/mem (ptrace access: what CAP_SYS_PTRACE gives). */
+static char *read_task_string(int proc_fd, const char *tid, uint64_t addr) {
+        char path[64];
+        snprintf(path, sizeof(path), "%s/mem", tid);
+        _cleanup_close_ int fd = addr > INT64_MAX ? -1 : openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        char buf[PATH_MAX];
+        /* a path ending before an unmapped page comes back short, whole */
+        ssize_t n = pread(fd, buf, sizeof(buf), (off_t) addr);
+        if (n <= 0 || !memchr(buf, '\0', (size_t) n))
+                return NULL;
+        return g_strdup(buf);
+}
+
+const MountEntry *detect_mount_of_path(const GPtrArray *mounts, const char *path) {
+        const MountEntry *best = NULL;
+        for (guint i = 0; mounts && path && path[0] == '/' && i < mounts->len; i++) {
+                const MountEntry *m = mounts->pdata[i];
+                size_t n = strlen(m->mount_point);
+                bool under = g_str_equal(m->mount_point, "/") ||
+                             (strncmp(path, m->mount_point, n) == 0 && (path[n] == '\0' || path[n] == '/'));
+                /* the later of two at one point is mounted on top */
+                if (under && (!best || n >= strlen(best->mount_point)))
+                        best = m;
+        }
+        return best;
+}
+
+/* The mount of the task's fd: fdinfo's mnt_id (exact, whatever the file is
+ * called now), else the path the fd link shows. */
+static const MountEntry *fd_mount(int proc_fd, const char *tid, int fd, const GPtrArray *mounts) {
+        char path[64];
+        g_autofree char *text = NULL;
+        snprintf(path, sizeof(path), "%s/fdinfo/%d", tid, fd);
+        const char *field = read_file_at(proc_fd, path, &text) >= 0 ? strstr(text, "mnt_id:") : NULL;
+        uint32_t id;
+        if (field && (field == text || field[-1] == '\n')) {
+                g_autofree char *value = g_strndup(field + 7, strcspn(field + 7, "\n"));
+                for (guint i = 0; parse_uint32(g_strstrip(value), &id) >= 0 && i < mounts->len; i++)
+                        if (((const MountEntry *) mounts->pdata[i])->mount_id == id)
+                                return mounts->pdata[i];
+        }
+        snprintf(path, sizeof(path), "%s/fd/%d", tid, fd);
+        g_autofree char *target = detect_readlink_at(proc_fd, path);
+        return detect_mount_of_path(mounts, target);
+}
+
+/* The path argument made absolute, lexically: the task is blocked in its
+ * lookup, so stat()ing it could hang us too. NULL when unreadable; "" when
+ * the call works on its dirfd instead. */
+static char *call_path(int proc_fd, const char *tid, const FileCall *c, const uint64_t *args) {
+        if (args[c->path] == 0)
+                return g_strdup("");
+        g_autofree char *p = read_task_string(proc_fd, tid, args[c->path]);
+        if (!p || !*p)
+                return g_steal_pointer(&p);
+        if (p[0] == '/')
+                return g_canonicalize_filename(p, "/");
+        char link[64];
+        int dir_fd = c->fd < 0 ? AT_FDCWD : arg_int(args[c->fd]);
+        if (dir_fd == AT_FDCWD)
+                snprintf(link, sizeof(link), "%s/cwd", tid);
+        else
+                snprintf(link, sizeof(link), "%s/fd/%d", tid, dir_fd);
+        g_autofree char *base = detect_readlink_at(proc_fd, link);
+        return base && base[0] == '/' ? g_canonicalize_filename(p, base) : NULL;
+}
+
+const MountEntry *detect_blocked_mount(int proc_fd, const char *tid, const GPtrArray *mounts) {
+        char path[64];
+        g_autofree char *text = NULL;
+        uint64_t args[DETECT_SYSCALL_ARGS];
+        long nr;
+        snprintf(path, sizeof(path), "%s/syscall", tid);
+        if (!mounts || read_file_at(proc_fd, path, &text) < 0 || detect_parse_syscall_args(text, &nr, args) < 0)
+                return NULL;
+        const FileCall *c = file_call(nr);
+        if (!c)
+                return NULL;
+        if (c->path >= 0) {
+                g_autofree char *p = call_path(proc_fd, tid, c, args);
+                if (!p || *p)
+                        return p ? detect_mount_of_path(mounts, p) : NULL;
+        }
+        int fd = c->fd >= 0 ? arg_int(args[c->fd]) : -1;
+        return fd >= 0 ? fd_mount(proc_fd, tid, fd, mounts) : NULL;
 }

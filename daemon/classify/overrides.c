@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "cgroups.h"
 #include "classify.h"
 #include "lease.h"
 #include "log.h"
@@ -98,7 +99,8 @@ bool overrides_release_hold(Overrides *o, uint64_t id) {
         ClassHold *h = g_hash_table_lookup(o->hold_list, &id);
         if (!h)
                 return false;
-        log_info("Hold %" G_GUINT64_FORMAT " on %s (%s) released", id, h->cgroup, h->reason);
+        g_autofree char *shown = cgroups_escape(h->cgroup);
+        log_info("Hold %" G_GUINT64_FORMAT " on %s (%s) released", id, shown, h->reason);
         g_hash_table_remove(o->hold_list, &id);
         rebuild_holds(o);
         return true;

@@ -40,13 +40,27 @@ PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child) {
         return child;
 }
 
+void plan_node_skip(PlanNode *n, const char *why) {
+        n->skipped = true;
+        g_free(n->reason);
+        n->reason = g_strdup(why);
+}
+
+/* Children are moved to a work list before their parent goes, so a chain
+ * of any depth is freed in a loop, not a recursion. */
 PlanNode *plan_node_free(PlanNode *n) {
         if (!n)
                 return NULL;
-        g_free(n->path);
-        g_free(n->reason);
-        g_ptr_array_unref(n->children);
-        g_free(n);
+        g_autoptr(GPtrArray) todo = g_ptr_array_new();
+        g_ptr_array_add(todo, n);
+        while (todo->len > 0) {
+                PlanNode *x = g_ptr_array_steal_index_fast(todo, todo->len - 1);
+                g_ptr_array_set_free_func(x->children, NULL);
+                g_ptr_array_extend_and_steal(todo, x->children);
+                g_free(x->path);
+                g_free(x->reason);
+                g_free(x);
+        }
         return NULL;
 }
 
@@ -105,11 +119,17 @@ typedef struct Summary {
 
 static const char REASON_MIXED[] = "";
 
+/* The mask bit of a skipped cgroup: never uniform, so no ancestor of one
+ * is frozen whole. */
+#define SKIPPED_BIT (1u << _CLASS_MAX)
+/* The builder's bucket of skipped entries, after the classes' */
+#define BUCKET_SKIPPED _CLASS_MAX
+
 #define INNER_WITH_PROCESSES_REASON \
         "has processes of its own in a mixed subtree; freezing it would freeze its children"
 
 typedef struct Builder {
-        GPtrArray *by_class[_CLASS_MAX]; /* PlanEntry*, owning */
+        GPtrArray *by_class[_CLASS_MAX + 1]; /* PlanEntry*, owning; the last holds the skipped */
 } Builder;
 
 static bool node_counts(const PlanNode *n) {
@@ -123,7 +143,7 @@ static CgroupClass node_class(const PlanNode *n) {
 }
 
 static bool mask_is_uniform(unsigned mask) {
-        return mask != 0 && (mask & (mask - 1)) == 0;
+        return mask != 0 && !(mask & SKIPPED_BIT) && (mask & (mask - 1)) == 0;
 }
 
 static CgroupClass mask_class(unsigned mask) {
@@ -141,13 +161,18 @@ static void summary_add(Summary *s, unsigned mask, unsigned n_deciding, const ch
         s->n_deciding += n_deciding;
 }
 
-static void emit(Builder *b, const PlanNode *n, CgroupClass class, const char *reason) {
+static void emit_to(Builder *b, int bucket, const PlanNode *n, CgroupClass class, const char *reason) {
         PlanEntry *e = g_new0(PlanEntry, 1);
         e->cgroup = g_strdup(n->path);
         e->unit = g_strdup(plan_unit_of(n->path));
         e->class = class;
+        e->skipped = bucket == BUCKET_SKIPPED;
         e->reason = g_strdup(reason);
-        g_ptr_array_add(b->by_class[class], e);
+        g_ptr_array_add(b->by_class[bucket], e);
+}
+
+static void emit(Builder *b, const PlanNode *n, CgroupClass class, const char *reason) {
+        emit_to(b, class, n, class, reason);
 }
 
 /* A uniform subtree becomes one entry at its top. */
@@ -165,35 +190,82 @@ static void emit_uniform(Builder *b, const PlanNode *n, const Summary *s) {
         }
 }
 
-/* Post-order: summarizes n's subtree and, when it is mixed, emits its parts.
- * A uniform subtree emits nothing itself: its parent (or the root loop)
- * writes it as one entry, since only the parent knows whether it is the top. */
-static Summary build_subtree(Builder *b, const PlanNode *n) {
-        guint n_children = n->children->len;
-        g_autofree Summary *child = g_new0(Summary, n_children ? n_children : 1);
-        Summary s = { 0 };
+/* One node of the post-order walk: its summary so far and its children's */
+typedef struct Frame {
+        const PlanNode *n;
+        guint next;      /* the next child to visit */
+        Summary s;
+        Summary *child;  /* one per child, filled as each finishes */
+} Frame;
 
-        for (guint i = 0; i < n_children; i++) {
-                child[i] = build_subtree(b, n->children->pdata[i]);
-                summary_add(&s, child[i].mask, child[i].n_deciding, child[i].reason);
-        }
-        if (node_counts(n))
-                summary_add(&s, 1u << node_class(n), 1, n->reason);
+/* All of n's children are summarized: completes n's summary and, when its
+ * subtree is mixed, emits its parts. A uniform subtree emits nothing
+ * itself: its parent (or the root loop) writes it as one entry, since only
+ * the parent knows whether it is the top. */
+static Summary frame_finish(Builder *b, Frame *f) {
+        const PlanNode *n = f->n;
 
-        if (s.mask == 0 || mask_is_uniform(s.mask))
-                return s;
+        if (n->skipped)
+                summary_add(&f->s, SKIPPED_BIT, 1, n->reason);
+        else if (node_counts(n))
+                summary_add(&f->s, 1u << node_class(n), 1, n->reason);
+        if (f->s.mask == 0 || mask_is_uniform(f->s.mask))
+                return f->s;
 
         /* Mixed: each uniform child is frozen at its top; mixed children have
          * already emitted their own parts. */
-        for (guint i = 0; i < n_children; i++)
-                if (mask_is_uniform(child[i].mask))
-                        emit_uniform(b, n->children->pdata[i], &child[i]);
+        for (guint i = 0; i < n->children->len; i++)
+                if (mask_is_uniform(f->child[i].mask))
+                        emit_uniform(b, n->children->pdata[i], &f->child[i]);
 
-        if (n->has_processes)
+        if (n->skipped)
+                emit_to(b, BUCKET_SKIPPED, n, CLASS_NOFREEZE, n->reason);
+        else if (n->has_processes)
                 /* One that is nofreeze anyway keeps the reason it was given */
                 emit(b, n, CLASS_NOFREEZE,
                      node_class(n) == CLASS_NOFREEZE ? n->reason : INNER_WITH_PROCESSES_REASON);
-        return s;
+        return f->s;
+}
+
+/* A stack that grows by doubling: the frames of one path from the root */
+typedef struct Stack {
+        Frame *frames;
+        size_t len, cap;
+} Stack;
+
+static void frame_push(Stack *st, const PlanNode *n) {
+        if (st->len == st->cap) {
+                st->cap = st->cap ? st->cap * 2 : 64;
+                st->frames = g_renew(Frame, st->frames, st->cap);
+        }
+        guint k = n->children->len;
+        /* a leaf, most of a tree, needs no summaries of children */
+        st->frames[st->len++] = (Frame) { .n = n, .child = k ? g_new(Summary, k) : NULL };
+}
+
+/* Post-order over n's subtree with a stack of its own: a chain of any
+ * depth costs heap, not the thread's stack. */
+static Summary build_subtree(Builder *b, const PlanNode *root) {
+        Stack st = { 0 };
+        Summary done = { 0 };
+
+        frame_push(&st, root);
+        while (st.len > 0) {
+                Frame *f = &st.frames[st.len - 1];
+                if (f->next < f->n->children->len) {
+                        frame_push(&st, f->n->children->pdata[f->next++]);
+                        continue;
+                }
+                done = frame_finish(b, f);
+                g_free(f->child);
+                if (--st.len > 0) {
+                        Frame *parent = &st.frames[st.len - 1];
+                        parent->child[parent->next - 1] = done;
+                        summary_add(&parent->s, done.mask, done.n_deciding, done.reason);
+                }
+        }
+        g_free(st.frames);
+        return done;
 }
 
 /* Path order by components: a parent sorts before its children, and
@@ -217,9 +289,13 @@ static int entry_compare(gconstpointer a, gconstpointer b) {
         return path_compare(x->cgroup, y->cgroup);
 }
 
+const char *plan_entry_class_name(const PlanEntry *e) {
+        return e->skipped ? "skipped" : cgroup_class_to_string(e->class);
+}
+
 Plan *plan_build(PlanNode *const *roots, size_t n_roots) {
         Builder b = { 0 };
-        for (int c = 0; c < _CLASS_MAX; c++)
+        for (int c = 0; c <= BUCKET_SKIPPED; c++)
                 b.by_class[c] = g_ptr_array_new_with_free_func((GDestroyNotify) plan_entry_free);
 
         for (size_t i = 0; i < n_roots; i++) {
@@ -234,7 +310,8 @@ Plan *plan_build(PlanNode *const *roots, size_t n_roots) {
         p->entries = g_ptr_array_new_with_free_func((GDestroyNotify) plan_entry_free);
         p->n_early = b.by_class[CLASS_EARLY]->len;
         p->n_late = b.by_class[CLASS_LATE]->len;
-        for (int c = 0; c < _CLASS_MAX; c++) {
+        p->n_skipped = b.by_class[BUCKET_SKIPPED]->len;
+        for (int c = 0; c <= BUCKET_SKIPPED; c++) {
                 g_ptr_array_sort(b.by_class[c], entry_compare);
                 /* The entries move to the plan: the per-class array must not free them */
                 for (guint k = 0; k < b.by_class[c]->len; k++)

@@ -24,12 +24,16 @@ typedef struct PlanNode {
         CgroupClass class;    /* the class of this cgroup's own processes */
         char *reason;         /* why, for people: "default", "config /etc/…:3", "FUSE server of /mnt/x" */
         bool has_processes;   /* cgroup.procs is not empty */
+        bool skipped;         /* could not be read (gone, unreadable): never frozen, nor any ancestor whole */
         GPtrArray *children;  /* PlanNode*, owned */
 } PlanNode;
 
 int plan_node_new(const char *path, CgroupClass class, const char *reason, bool has_processes, PlanNode **ret);
 /* Adds child (taken) to parent; returns child. */
 PlanNode *plan_node_add_child(PlanNode *parent, PlanNode *child);
+/* Marks n skipped, with why for its reason ("cannot be read: …"). */
+void plan_node_skip(PlanNode *n, const char *why);
+/* Frees n and its subtree, however deep, without recursion. */
 PlanNode *plan_node_free(PlanNode *n);
 /* An array that owns the nodes it holds. */
 GPtrArray *plan_node_array_new(void);
@@ -38,14 +42,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlanNode, plan_node_free)
 typedef struct PlanEntry {
         char *cgroup;        /* relative path */
         char *unit;          /* the cgroup's basename when it names a unit (*.service, *.scope, …), else "" */
-        CgroupClass class;
+        CgroupClass class;   /* CLASS_NOFREEZE when skipped */
+        bool skipped;        /* could not be read: reported, never frozen */
         char *reason;
 } PlanEntry;
 
 typedef struct Plan {
-        GPtrArray *entries;  /* PlanEntry*, in freeze order: every early, then every late, then nofreeze */
+        GPtrArray *entries;  /* PlanEntry*, in freeze order: every early, then every late, then nofreeze,
+                              * then the skipped ones */
         unsigned n_early;
         unsigned n_late;
+        unsigned n_skipped;
 } Plan;
 
 Plan *plan_free(Plan *p);
@@ -57,9 +64,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
  * is uniform is one entry at its top; a mixed one is split into its
  * children. An inner cgroup of a mixed subtree that has processes of its
  * own cannot be frozen without its children: it is listed as nofreeze with
- * a reason that says so. Entries within a class are in path order. */
+ * a reason that says so. A skipped node is listed as skipped and makes
+ * every ancestor mixed, so none of them is frozen whole: their other
+ * children are frozen one by one. Entries within a class are in path
+ * order. Neither the depth nor the width of the tree is limited: the
+ * walk keeps its own stack. */
 Plan *plan_build(PlanNode *const *roots, size_t n_roots);
 
 /* The unit name of a cgroup path: its basename when it ends in .service,
  * .scope, .slice, .socket, .mount, .swap, .target, .timer or .path, else "". */
 const char *plan_unit_of(const char *cgroup_path);
+
+/* An entry's class as GetPlan and the log name it: "skipped" for a
+ * skipped one, else cgroup_class_to_string(). */
+const char *plan_entry_class_name(const PlanEntry *e);

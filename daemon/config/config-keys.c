@@ -48,6 +48,8 @@ const ConfigKey config_keys[] = {
             "60000" /* HOOK_TIMEOUT_DEFAULT_MS */,
             "the sleep hook's budget: the pre (the script, fridgectl's call and fridged's wait) fits in it, "
             "and a cycle waits as much awake time for the post, before it thaws on its own"),
+        U32("Sleep", "KernelWatchdogMs", kernel_watchdog_ms, 1000, 3600000, "120000",
+            "awake time the state write may take before fridged reports it stuck (it goes on waiting)"),
         U32("Flush", "TimeoutMs", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, "30000",
             "how long writing back dirty data may take"),
         ENUM("Flush", "OnTimeout", flush_on_timeout, FlushOnTimeout, on_timeout, "fail",

@@ -69,6 +69,8 @@ static int tuxonice_prepare(const PowerContext *ctx, PowerCycle *cycle, PowerReq
                 return e;
         }
         config_tuxonice_copy(&t->config, &ctx->config->tuxonice);
+        t->sys.base.entry_file = TUXONICE_DO_HIBERNATE;
+        t->sys.base.entry_value = "1";
         *ret = &t->sys.base;
         return 0;
 }

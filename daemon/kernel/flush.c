@@ -14,7 +14,50 @@
 
 struct FlushJob {
         char **mount_points;
+        const char *current;    /* the mount point in syncfs now (in mount_points), under `jobs_lock` */
+        bool listed;            /* in `jobs`, under `jobs_lock` */
 };
+
+/* Every job from its making to the end of its run: a job whose cycle
+ * abandoned it (a flush that timed out or was cancelled) still holds a
+ * thread in syncfs. Threads are the process's, so is the list. */
+static GMutex jobs_lock;
+static GPtrArray *jobs;
+
+static void jobs_remove(FlushJob *j) {
+        g_mutex_lock(&jobs_lock);
+        if (j->listed)
+                g_ptr_array_remove_fast(jobs, j);
+        j->listed = false;
+        g_mutex_unlock(&jobs_lock);
+}
+
+unsigned flush_jobs_running(void) {
+        g_mutex_lock(&jobs_lock);
+        unsigned n = jobs ? jobs->len : 0;
+        g_mutex_unlock(&jobs_lock);
+        return n;
+}
+
+char *flush_jobs_stuck_on(void) {
+        g_autoptr(GPtrArray) where = g_ptr_array_new_with_free_func(g_free);
+        g_mutex_lock(&jobs_lock);
+        for (guint i = 0; jobs && i < jobs->len; i++) {
+                const FlushJob *j = jobs->pdata[i];
+                const char *p = j->current ? j->current : j->mount_points ? "(not started)" : "(sync)";
+                if (!g_ptr_array_find_with_equal_func(where, p, g_str_equal, NULL))
+                        g_ptr_array_add(where, g_strdup(p));
+        }
+        g_mutex_unlock(&jobs_lock);
+        g_ptr_array_add(where, NULL);
+        return g_strjoinv(", ", (char **) where->pdata);
+}
+
+static void job_set_current(FlushJob *j, const char *mount_point) {
+        g_mutex_lock(&jobs_lock);
+        j->current = mount_point;
+        g_mutex_unlock(&jobs_lock);
+}
 
 static const char *const no_backing[] = {
         "autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs", "devpts",
@@ -79,6 +122,12 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib) {
 int flush_job_new(char **mount_points, FlushJob **ret) {
         FlushJob *j = g_new0(FlushJob, 1);
         j->mount_points = mount_points;
+        g_mutex_lock(&jobs_lock);
+        if (!jobs)
+                jobs = g_ptr_array_new();
+        g_ptr_array_add(jobs, j);
+        j->listed = true;
+        g_mutex_unlock(&jobs_lock);
         *ret = j;
         return 0;
 }
@@ -87,12 +136,12 @@ void flush_job_free(void *job) {
         FlushJob *j = job;
         if (!j)
                 return;
+        jobs_remove(j); /* one that never ran */
         g_strfreev(j->mount_points);
         g_free(j);
 }
 
-int flush_job_run(void *job) {
-        FlushJob *j = job;
+static int job_sync_all(FlushJob *j) {
         int first_error = 0;
 
         if (!j->mount_points) {
@@ -102,6 +151,7 @@ int flush_job_run(void *job) {
         }
 
         for (char **p = j->mount_points; *p; p++) {
+                job_set_current(j, *p);
                 _cleanup_close_ int fd = open(*p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
                 int r = fd < 0 ? -errno : 0;
                 if (r >= 0 && syncfs(fd) < 0)
@@ -113,4 +163,11 @@ int flush_job_run(void *job) {
                 }
         }
         return first_error;
+}
+
+int flush_job_run(void *job) {
+        FlushJob *j = job;
+        int r = job_sync_all(j);
+        jobs_remove(j);
+        return r;
 }

@@ -19,6 +19,20 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib);
 
 typedef struct FlushJob FlushJob;
 
+/* A cycle that gives up on its flush (timed out, cancelled) leaves the
+ * job's thread in syncfs until the kernel lets go. A device that has not
+ * written back over that many flushes will not go faster for more threads
+ * waiting on it (each new syncfs queues behind the same writeback), so
+ * past this many a flush says so instead of starting one more: four lets
+ * a slow device catch up over a few cycles, and bounds the threads (and
+ * their stacks) a stuck one costs. */
+#define FLUSH_JOBS_MAX 4U
+
+/* Jobs made and not yet finished, across the process */
+unsigned flush_jobs_running(void);
+/* The mount points they are in syncfs of, each once, ", "-joined (g_free) */
+char *flush_jobs_stuck_on(void);
+
 /* Takes ownership of `mount_points` (a NULL-terminated g_strv); NULL when
  * the mount table could not be read: the job then falls back to sync(). */
 int flush_job_new(char **mount_points, FlushJob **ret);

@@ -61,6 +61,11 @@ typedef struct PowerRequest {
         uint64_t slept_usec;            /* how long the machine slept (CLOCK_BOOTTIME - CLOCK_MONOTONIC) */
         uint64_t returned_usec;         /* CLOCK_MONOTONIC when the blocking write returned */
         char *wake_reason;              /* the wakeup sources that moved; NULL: unknown */
+        /* The write that is the point of no return, named when it does not
+         * return: set by prepare and never changed, so the loop may read
+         * them while enter runs (borrowed) */
+        const char *entry_file;         /* relative to the sysfs root: "sys/power/state" */
+        const char *entry_value;        /* "mem" */
 } PowerRequest;
 
 struct PowerBackend {

@@ -143,11 +143,25 @@ int power_check_options(const PowerCaps *caps, const Config *config, const Power
         return 0;
 }
 
+/* pm_test back to none, the alarm cleared, mem_sleep back to `saved` (NULL:
+ * it was not changed): what a cycle set is not the system's new default */
+static void restore_knobs(int fd, bool pm_test_set, bool alarm_set, const char *saved_mem_sleep) {
+        int k;
+        if (pm_test_set && (k = write_file_at(fd, POWER_PM_TEST, "none")) < 0)
+                log_warning_errno(k, "Failed to restore pm_test to none: %m");
+        if (alarm_set && (k = write_file_at(fd, POWER_RTC_ALARM, "0")) < 0)
+                log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
+        if (saved_mem_sleep && (k = write_file_at(fd, POWER_MEM_SLEEP, saved_mem_sleep)) < 0)
+                log_warning_errno(k, "Failed to restore mem_sleep to %s: %m", saved_mem_sleep);
+}
+
 int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle) {
         r->sysfs_fd = fcntl(sysfs_fd, F_DUPFD_CLOEXEC, 3);
         if (r->sysfs_fd < 0)
                 return -errno;
         r->state = g_strdup(power_state_for_kind(cycle->kind));
+        r->base.entry_file = POWER_STATE;
+        r->base.entry_value = r->state;
         r->pm_test = g_strdup(cycle->pm_test);
         r->resume = g_strdup(cycle->set_resume);
         r->wake_after_sec = cycle->wake_after_sec;
@@ -174,11 +188,7 @@ void power_sysfs_request_clear(PowerSysfsRequest *r) {
 
 void power_sysfs_restore_after_abort(const PowerRequest *base) {
         const PowerSysfsRequest *r = (const PowerSysfsRequest *) base;
-        int k;
-        if (r->pm_test && (k = write_file_at(r->sysfs_fd, POWER_PM_TEST, "none")) < 0)
-                log_warning_errno(k, "Failed to restore pm_test to none: %m");
-        if (r->wake_after_sec > 0 && (k = write_file_at(r->sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
-                log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
+        restore_knobs(r->sysfs_fd, r->pm_test != NULL, r->wake_after_sec > 0, NULL);
 }
 
 char *power_refused_message(const char *action, const char *what, int error) {
@@ -262,6 +272,50 @@ static char *current_mode_if_other(int fd, const char *path, const char *wanted)
         return current;
 }
 
+static int arm_alarm(int fd, uint32_t sec) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "+%u", sec);
+        return write_file_at(fd, POWER_RTC_ALARM, buf);
+}
+
+/* Every knob is tried, whatever failed before: the state write comes all
+ * the same, and the more of the cycle it has the better */
+int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
+        int first = 0, e;
+        *ret_step = POWER_STEP_NONE;
+        if (k->mem_sleep) {
+                g_free(k->saved_mem_sleep);
+                k->saved_mem_sleep = current_mode_if_other(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep);
+                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0 && first == 0)
+                        first = e, *ret_step = POWER_STEP_MEM_SLEEP;
+        }
+        if (k->pm_test) {
+                if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) >= 0)
+                        k->pm_test_set = true;
+                else if (first == 0)
+                        first = e, *ret_step = POWER_STEP_PM_TEST;
+        }
+        if (k->wake_after_sec > 0 && !k->alarm_set) {
+                if ((e = arm_alarm(sysfs_fd, k->wake_after_sec)) >= 0)
+                        k->alarm_set = true;
+                else if (first == 0)
+                        first = e, *ret_step = POWER_STEP_RTC;
+        }
+        return first;
+}
+
+void power_knobs_restore(int sysfs_fd, PowerKnobs *k) {
+        restore_knobs(sysfs_fd, k->pm_test_set, k->alarm_set, k->saved_mem_sleep);
+        k->pm_test_set = k->alarm_set = false;
+        g_clear_pointer(&k->saved_mem_sleep, g_free);
+}
+
+void power_knobs_clear(PowerKnobs *k) {
+        g_clear_pointer(&k->mem_sleep, g_free);
+        g_clear_pointer(&k->pm_test, g_free);
+        g_clear_pointer(&k->saved_mem_sleep, g_free);
+}
+
 /* The part before the point of no return; each step's failure stops it */
 static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, bool *pm_test_set, bool *alarm_set) {
         char buf[32];
@@ -297,9 +351,12 @@ static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, boo
                 *pm_test_set = true;
         }
         if (r->wake_after_sec > 0) {
-                snprintf(buf, sizeof(buf), "+%u", r->wake_after_sec);
-                if (step(r, POWER_STEP_RTC, POWER_RTC_ALARM, buf) < 0)
-                        return r->error;
+                int e = arm_alarm(r->sysfs_fd, r->wake_after_sec);
+                if (e < 0) {
+                        r->failed_step = POWER_STEP_RTC;
+                        r->error = e;
+                        return e;
+                }
                 *alarm_set = true;
         }
         if (r->write_wakeup_count) {
@@ -343,22 +400,7 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
         }
 
         /* Leave the kernel as we found it, whatever happened above */
-        if (pm_test_set) {
-                int k = write_file_at(r->sysfs_fd, POWER_PM_TEST, "none");
-                if (k < 0)
-                        log_warning_errno(k, "Failed to restore pm_test to none: %m");
-        }
-        if (alarm_set) {
-                int k = write_file_at(r->sysfs_fd, POWER_RTC_ALARM, "0");
-                if (k < 0)
-                        log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
-        }
-        /* A mode asked for one cycle is not the system's new default */
-        if (r->saved_mem_sleep) {
-                int k = write_file_at(r->sysfs_fd, POWER_MEM_SLEEP, r->saved_mem_sleep);
-                if (k < 0)
-                        log_warning_errno(k, "Failed to restore mem_sleep to %s: %m", r->saved_mem_sleep);
-        }
+        restore_knobs(r->sysfs_fd, pm_test_set, alarm_set, r->saved_mem_sleep);
         if (r->saved_disk_mode) {
                 int k = write_file_at(r->sysfs_fd, POWER_DISK, r->saved_disk_mode);
                 if (k < 0)

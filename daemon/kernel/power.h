@@ -71,6 +71,27 @@ typedef enum PowerStep {
         POWER_STEP_BACKEND,      /* one of the backend's own steps: it says which */
 } PowerStep;
 
+/* The knobs a cycle sets around a state write another program makes
+ * (systemd-sleep, on the logind driver's path). systemd-sleep writes its
+ * own modes (HibernateMode=, MemorySleepMode=) before it runs the sleep
+ * hooks and never touches pm_test or the RTC alarm, so knobs set from the
+ * hook's pre hold for its state write. */
+typedef struct PowerKnobs {
+        char *mem_sleep;          /* NULL: leave as is */
+        char *pm_test;            /* NULL: leave as is */
+        uint32_t wake_after_sec;  /* 0: no alarm */
+        char *saved_mem_sleep;    /* what mem_sleep was, to put back */
+        bool pm_test_set, alarm_set;
+} PowerKnobs;
+
+/* 0, or the negative errno of the first step that failed (*ret_step);
+ * the others are set all the same, and power_knobs_restore() puts back
+ * what was set. Again (with more knobs) is fine: an armed alarm stays. */
+int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step);
+/* Puts back what power_knobs_set() changed; twice is harmless */
+void power_knobs_restore(int sysfs_fd, PowerKnobs *k);
+void power_knobs_clear(PowerKnobs *k);
+
 /* A kernel phase through /sys/power: the mainline backend's request, and
  * the start of the TuxOnIce backend's (which shares its steps). */
 typedef struct PowerSysfsRequest {

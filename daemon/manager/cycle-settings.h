@@ -39,6 +39,7 @@ typedef struct CycleSettings {
         FlushOnTimeout flush_on_timeout;
         uint32_t freeze_timeout_ms;
         uint32_t hook_timeout_ms;
+        uint32_t kernel_watchdog_ms;
         uint32_t retries;
         uint32_t retry_delay_ms;
         char **freeze_roots;

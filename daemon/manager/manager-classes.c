@@ -3,17 +3,81 @@
  * (HoldClass). */
 #include "manager-internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroups.h"
+#include "log.h"
 #include "classify.h"
+#include "detect.h"
 #include "overrides.h"
+#include "util.h"
 
 /* ---- the plan ---- */
 
-int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret) {
-        if (m->cgroup_fd < 0) {
-                *ret = plan_build(NULL, 0);
+/* Everything a plan is made of, the job's own: GetPlan's build runs on a
+ * worker, which may outlive the manager (abandoned when fridged stops) */
+typedef struct PlanJob {
+        int cgroup_fd;                  /* -1: no cgroup v2, the plan is empty */
+        int proc_fd;
+        GHashTable *exempt_pids;        /* pid → reason */
+        char *client_cgroup;
+        char **roots;
+        ClassRules *rules;
+        GHashTable *overrides, *holds;  /* ClassChoice tables */
+        Plan *plan;                     /* the result */
+        GHashTable *private_reasons;    /* reason → PrivateReason */
+} PlanJob;
+
+static void plan_job_free(void *p) {
+        PlanJob *j = p;
+        if (j->cgroup_fd >= 0)
+                close(j->cgroup_fd);
+        if (j->proc_fd >= 0)
+                close(j->proc_fd);
+        g_hash_table_unref(j->exempt_pids);
+        g_free(j->client_cgroup);
+        g_strfreev(j->roots);
+        class_rules_free(j->rules);
+        g_hash_table_unref(j->overrides);
+        g_hash_table_unref(j->holds);
+        plan_free(j->plan);
+        g_hash_table_unref(j->private_reasons);
+        g_free(j);
+}
+
+static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, PlanJob **ret) {
+        PlanJob *j = g_new0(PlanJob, 1);
+        j->cgroup_fd = m->cgroup_fd < 0 ? -1 : fcntl(m->cgroup_fd, F_DUPFD_CLOEXEC, 3);
+        j->proc_fd = fcntl(m->proc_fd, F_DUPFD_CLOEXEC, 3);
+        j->exempt_pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        GHashTableIter i;
+        gpointer k, v;
+        g_hash_table_iter_init(&i, m->exempt_pids);
+        while (g_hash_table_iter_next(&i, &k, &v))
+                g_hash_table_insert(j->exempt_pids, k, g_strdup(v));
+        j->client_cgroup = g_strdup(client_cgroup);
+        j->roots = g_strdupv(roots);
+        j->rules = class_rules_copy(m->rules);
+        j->overrides = classify_copy_choices(overrides_by_target(m->overrides));
+        j->holds = classify_copy_choices(overrides_holds(m->overrides));
+        j->private_reasons = detect_private_reasons_new();
+        if (j->proc_fd < 0 || (m->cgroup_fd >= 0 && j->cgroup_fd < 0)) {
+                int r = -errno;
+                plan_job_free(j);
+                return r;
+        }
+        *ret = j;
+        return 0;
+}
+
+/* A WorkerFunc, or called in place */
+static int plan_job_run(void *p) {
+        PlanJob *j = p;
+        if (j->cgroup_fd < 0) {
+                j->plan = plan_build(NULL, 0);
                 return 0;
         }
         /* Cgroups are looked up from pids every time: a process may have
@@ -21,31 +85,97 @@ int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan
         g_autoptr(GHashTable) exempt = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         GHashTableIter i;
         gpointer k, v;
-        g_hash_table_iter_init(&i, m->exempt_pids);
+        g_hash_table_iter_init(&i, j->exempt_pids);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 char *cgroup = NULL;
-                if (cgroups_of_pid(m->proc_fd, GPOINTER_TO_INT(k), &cgroup) >= 0)
+                int r = cgroups_of_pid(j->proc_fd, GPOINTER_TO_INT(k), &cgroup);
+                if (r >= 0)
                         g_hash_table_replace(exempt, cgroup, v);
+                else if (GPOINTER_TO_INT(k) == getpid())
+                        /* No unit name stands in for it any more: said */
+                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
         }
-        if (client_cgroup)
-                g_hash_table_replace(exempt, g_strdup(client_cgroup), "the client that started the cycle");
+        if (j->client_cgroup)
+                g_hash_table_replace(exempt, g_strdup(j->client_cgroup), "the client that started the cycle");
 
         ClassifyInput in = {
-                .cgroup_fd = m->cgroup_fd, .proc_fd = m->proc_fd, .roots = roots,
-                .rules = m->rules, .exempt = exempt, .overrides = overrides_by_target(m->overrides),
-                .holds = overrides_holds(m->overrides),
-                .detect = true,
+                .cgroup_fd = j->cgroup_fd, .proc_fd = j->proc_fd, .roots = j->roots,
+                .rules = j->rules, .exempt = exempt, .overrides = j->overrides, .holds = j->holds,
+                .detect = true, .private_reasons = j->private_reasons,
         };
         g_autoptr(GPtrArray) trees = NULL;
         int r = classify_tree(&in, &trees);
         if (r < 0)
                 return r;
-        *ret = plan_build((PlanNode *const *) trees->pdata, trees->len);
+        j->plan = plan_build((PlanNode *const *) trees->pdata, trees->len);
         return 0;
 }
 
-int manager_get_plan(Manager *m, Plan **ret) {
-        return manager_build_plan(m, NULL, m->config->freeze_roots, ret);
+int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret) {
+        PlanJob *j;
+        int r = plan_job_new(m, client_cgroup, roots, &j);
+        if (r < 0)
+                return r;
+        r = plan_job_run(j);
+        if (r >= 0)
+                *ret = g_steal_pointer(&j->plan);
+        plan_job_free(j);
+        return r;
+}
+
+static void plan_answer(GArray *waiters, int r, const Plan *plan, GHashTable *private_reasons) {
+        for (guint i = 0; waiters && i < waiters->len; i++) {
+                const PlanWaiter *w = &g_array_index(waiters, PlanWaiter, i);
+                w->done(w->userdata, r, plan, private_reasons);
+        }
+}
+
+static int plan_start(Manager *m);
+
+static void plan_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        PlanJob *j = data;
+        m->plan_worker = NULL;
+        g_autoptr(GArray) answered = g_steal_pointer(&m->plan_waiters);
+        m->plan_waiters = g_steal_pointer(&m->plan_next);
+        m->plan_next = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
+        if (m->plan_waiters->len > 0 && (r = plan_start(m)) < 0) {
+                plan_answer(m->plan_waiters, r, NULL, NULL);
+                g_array_set_size(m->plan_waiters, 0);
+        }
+        plan_answer(answered, r, j->plan, j->private_reasons);
+}
+
+static int plan_start(Manager *m) {
+        PlanJob *j;
+        int r = plan_job_new(m, NULL, m->config->freeze_roots, &j);
+        if (r < 0)
+                return r;
+        return worker_start(m->event, plan_job_run, j, plan_job_free, plan_done, m, &m->plan_worker);
+}
+
+/* One build at a time, however many ask: a call during a build waits for
+ * the next one (which starts when that ends), so every answer is newer
+ * than its question and callers cannot multiply threads */
+int manager_get_plan(Manager *m, ManagerPlanDone done, void *userdata) {
+        PlanWaiter w = { .done = done, .userdata = userdata };
+        if (m->plan_worker) {
+                g_array_append_val(m->plan_next, w);
+                return 0;
+        }
+        int r = plan_start(m);
+        if (r < 0)
+                return r;
+        g_array_append_val(m->plan_waiters, w);
+        return 0;
+}
+
+void manager_plan_stop(Manager *m) {
+        worker_abandon(TAKE_PTR(m->plan_worker));
+        plan_answer(m->plan_waiters, -ECANCELED, NULL, NULL);
+        plan_answer(m->plan_next, -ECANCELED, NULL, NULL);
+        g_clear_pointer(&m->plan_waiters, g_array_unref);
+        g_clear_pointer(&m->plan_next, g_array_unref);
 }
 
 static bool unit_name_is_valid(const char *s) {

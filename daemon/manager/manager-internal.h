@@ -25,6 +25,7 @@
 #include "logind.h"
 #include "overrides.h"
 #include "plan.h"
+#include "power.h"
 #include "power-backend.h"
 #include "record.h"
 #include "worker.h"
@@ -36,6 +37,12 @@ typedef struct HookWaiter {
         ManagerHookDone done;
         void *userdata;
 } HookWaiter;
+
+/* A GetPlan waiting for its build */
+typedef struct PlanWaiter {
+        ManagerPlanDone done;
+        void *userdata;
+} PlanWaiter;
 
 typedef struct Cycle {
         uint64_t id;
@@ -56,7 +63,8 @@ typedef struct Cycle {
         Worker *worker;                 /* the state's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
         sd_event_source *tick;          /* flush progress sampling */
-        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook) or the retry backoff */
+        sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook), the retry backoff
+                                         * or the kernel watchdog */
 
         uint64_t delay_before;          /* the delay inhibitors waited for have ids below this */
         uint64_t delay_start;           /* CLOCK_MONOTONIC µs when SleepImminent went out */
@@ -64,6 +72,8 @@ typedef struct Cycle {
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */
+        bool kernel_stuck;              /* its watchdog fired: the return is logged too */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
@@ -79,6 +89,8 @@ typedef struct Cycle {
         HookWaiter pre, post;
         sd_event_source *pre_deadline;  /* from Hook("pre") until frozen: its share of the hook's budget */
         bool post_thaws;                /* the post came before its pre finished: the thaw is its answer */
+        PowerKnobs knobs;               /* hook drivers: set for systemd-sleep's state write, put back after */
+        char *knob_failure;             /* a knob the kernel refused: the cycle fails with it once resumed */
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
 
@@ -96,6 +108,7 @@ struct Manager {
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;
+        char *sleep_conf_root;          /* systemd-sleep's settings are read under it */
         int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
@@ -112,6 +125,9 @@ struct Manager {
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
         sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
+        Worker *plan_worker;            /* GetPlan's build, one at a time */
+        GArray *plan_waiters;           /* PlanWaiter: the calls the running build answers */
+        GArray *plan_next;              /* PlanWaiter: those asked during it, for the next build */
 
         Cycle *cycle;
         uint64_t next_id;
@@ -144,7 +160,10 @@ void manager_enter_state(Manager *m, CycleState s);
 /* The phase the cycle is in (ENDING keeps the one it ended in) */
 Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
+/* The plan, built in place (a cycle's, at prepare) */
 int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+/* GetPlan's build is abandoned and its callers answered -ECANCELED */
+void manager_plan_stop(Manager *m);
 
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

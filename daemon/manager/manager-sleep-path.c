@@ -57,10 +57,33 @@ static int arm_pre_deadline(Manager *m) {
                                           0, on_pre_deadline, m);
 }
 
+/* The cycle's kernel knobs, for the state write systemd-sleep makes once
+ * the pre returns: after its own mode writes, which come before the hooks.
+ * systemd-sleep sleeps whatever the hook answers, so a knob the kernel
+ * refuses does not end the cycle: it sleeps frozen with the knobs that
+ * held, and fails with the refusal once resumed. */
+static void set_knobs(Manager *m) {
+        Cycle *c = m->cycle;
+        const CycleSettings *s = c->settings;
+        power_knobs_clear(&c->knobs); /* what is set stays set: the logind driver's pm_test */
+        c->knobs.mem_sleep = g_strdup(s->mem_sleep);
+        c->knobs.pm_test = g_strdup(s->pm_test);
+        c->knobs.wake_after_sec = s->wake_after_sec;
+        PowerStep step;
+        int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
+        if (r == 0)
+                return;
+        const char *what = step == POWER_STEP_MEM_SLEEP ? s->mem_sleep : step == POWER_STEP_PM_TEST ? s->pm_test : "";
+        g_autofree char *refused = power_refused_message(power_step_to_string(step), what, r);
+        c->knob_failure = g_strdup_printf("%s; systemd-sleep slept without it", refused);
+        log_warning("Cycle %" G_GUINT64_FORMAT ": %s", c->id, c->knob_failure);
+}
+
 /* Frozen: systemd-sleep writes the state once the hook's pre returns */
 void manager_enter_hook_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         c->pre_deadline = sd_event_source_disable_unref(c->pre_deadline);
+        set_knobs(m);
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = devices_wakeup_snapshot(m->sysfs_fd);
         c->pre_boottime = now(CLOCK_BOOTTIME);
@@ -86,6 +109,8 @@ static void hook_resumed(Manager *m) {
         /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
         c->slept_usec = boot > mono ? boot - mono : 0;
         manager_report_resumed(m);
+        if (m->cycle == c && c->knob_failure)
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s", c->knob_failure);
 }
 
 int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *userdata, uint64_t *ret_id,
@@ -182,8 +207,28 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
                         message ? message : errno_text(r));
 }
 
+/* pm_test goes in before logind is asked (systemd-sleep never touches it):
+ * a level the kernel refuses stops the cycle before anything sleeps, where
+ * from the pre systemd-sleep would go on and sleep for real */
+static int set_pm_test(Manager *m) {
+        Cycle *c = m->cycle;
+        const char *level = c->settings->pm_test;
+        PowerStep step;
+        if (!level)
+                return 0;
+        c->knobs.pm_test = g_strdup(level);
+        int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
+        if (r < 0) {
+                g_autofree char *refused = power_refused_message(power_step_to_string(step), level, r);
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s; logind was not asked", refused);
+        }
+        return r;
+}
+
 void manager_enter_handed_over(Manager *m) {
         Cycle *c = m->cycle;
+        if (set_pm_test(m) < 0)
+                return;
         m->logind_cycle = c->id;
         manager_set_progress(m, 1.0, "handing over to logind");
         int r = logind_sleep(m->logind, c->kind, c->settings->ignore_inhibitors, on_logind_sleep_done, m);

@@ -71,6 +71,9 @@ static void prepare_start_work(Manager *m) {
         }
         log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups", c->id, c->plan->n_early,
                  c->plan->n_late);
+        if (c->plan->n_skipped > 0)
+                log_warning("Cycle %" G_GUINT64_FORMAT ": %u cgroups could not be read and are not frozen (see "
+                            "above)", c->id, c->plan->n_skipped);
 
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
@@ -199,9 +202,32 @@ static int flush_arm_timers(Manager *m) {
                                  on_flush_timeout, m);
 }
 
+/* Earlier flushes left as many threads in syncfs as may be: no more. It
+ * counts as a flush that ran out of time, and [Flush] OnTimeout= decides */
+static void flush_refuse(Manager *m, unsigned n) {
+        Cycle *c = m->cycle;
+        g_autofree char *where = flush_jobs_stuck_on();
+        if (c->settings->flush_on_timeout == FLUSH_ON_TIMEOUT_CONTINUE) {
+                log_warning("%u writeback threads of earlier flushes are still stuck (in %s); not starting another, "
+                            "going on as configured", n, where);
+                manager_set_progress(m, 1.0, "not flushed: writeback stuck in %s", where);
+                manager_schedule_step(m);
+                return;
+        }
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FLUSH_TIMEOUT,
+                                "%u writeback threads of earlier flushes are still stuck (in %s); not starting "
+                                "another", n, where);
+}
+
 static void enter_flush(Manager *m) {
         Cycle *c = m->cycle;
         char **mounts = NULL;
+
+        unsigned running = flush_jobs_running();
+        if (running >= FLUSH_JOBS_MAX) {
+                flush_refuse(m, running);
+                return;
+        }
 
         int k = flush_read_dirty(m->proc_fd, &c->flush_start_kib);
         if (k < 0) {
@@ -335,6 +361,58 @@ static void enter_resuming(Manager *m) {
         manager_schedule_step(m);
 }
 
+/* The write runs on a worker, so the loop and the bus go on whatever the
+ * kernel does; one that does not return is said, not waited for in
+ * silence. It changes nothing in the cycle: the write cannot be taken back
+ * (Cancel answers TooLate) and when it returns the cycle goes on as
+ * always. sd_notify's WATCHDOG=1 is the loop's, and the loop is alive: a
+ * restart would not bring the write back, and would thaw what the
+ * kernel may be suspending. CLOCK_MONOTONIC stands still while the
+ * machine sleeps: only awake time counts. */
+static int on_kernel_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        const PowerRequest *req = c->power_request;
+        uint64_t secs = (now(CLOCK_MONOTONIC) - c->kernel_start) / USEC_PER_SEC;
+
+        if (!c->kernel_stuck) {
+                c->kernel_stuck = true;
+                g_autofree char *msg = g_strdup_printf(
+                        "Cycle %" G_GUINT64_FORMAT ": the kernel state write ('%s' to /%s) has not returned after "
+                        "%" PRIu64 " s; the bus goes on answering and fridged goes on waiting", c->id,
+                        req->entry_value, req->entry_file, secs);
+                g_autofree char *file = g_strdup_printf("FRIDGE_WRITE_FILE=/%s", req->entry_file);
+                g_autofree char *value = g_strdup_printf("FRIDGE_WRITE_VALUE=%s", req->entry_value);
+                log_struct_event(LOG_WARNING, FRIDGE_MESSAGE_KERNEL_STUCK, msg, file, value, NULL);
+        }
+        manager_set_progress(m, 0.0, "kernel state write stuck for %" PRIu64 " s ('%s' to /%s)", secs,
+                             req->entry_value, req->entry_file);
+        (void) sd_event_source_set_time_relative(s, USEC_PER_SEC);
+        return 0;
+}
+
+static int kernel_watchdog_arm(Manager *m) {
+        Cycle *c = m->cycle;
+        c->kernel_start = now(CLOCK_MONOTONIC);
+        c->kernel_stuck = false;
+        int r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
+                                           (uint64_t) c->settings->kernel_watchdog_ms * USEC_PER_MSEC, 0,
+                                           on_kernel_watchdog, m);
+        if (r >= 0)
+                (void) sd_event_source_set_enabled(c->timer, SD_EVENT_ON);
+        return r;
+}
+
+/* A write reported stuck that came back says so, whatever it brought */
+static void kernel_watchdog_returned(Manager *m, const PowerRequest *req) {
+        Cycle *c = m->cycle;
+        c->timer = sd_event_source_disable_unref(c->timer);
+        if (c->kernel_stuck)
+                log_notice("Cycle %" G_GUINT64_FORMAT ": the kernel state write ('%s' to /%s) returned after %.1f s",
+                           c->id, req->entry_value, req->entry_file,
+                           (double) (now(CLOCK_MONOTONIC) - c->kernel_start) / USEC_PER_SEC);
+}
+
 static void kernel_done(int r, void *data, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
@@ -342,6 +420,7 @@ static void kernel_done(int r, void *data, void *userdata) {
 
         c->worker = NULL;
         c->power_request = NULL;
+        kernel_watchdog_returned(m, req);
         if (r < 0) {
                 if (manager_retry_kernel(m, req))
                         return;
@@ -385,6 +464,10 @@ static void enter_sleeping(Manager *m) {
                 manager_set_progress(m, 0.0, "sleeping (%s)", what);
                 r = worker_start(m->event, power_request_enter, req, power_request_free_void, kernel_done, m,
                                  &c->worker);
+                /* The write has started: without the watchdog it goes on, unreported */
+                if (r >= 0 && kernel_watchdog_arm(m) < 0)
+                        log_warning("Cycle %" G_GUINT64_FORMAT ": cannot arm the kernel watchdog; a stuck state "
+                                    "write will not be reported", c->id);
         }
         if (r < 0) {
                 c->power_request = NULL;

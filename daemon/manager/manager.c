@@ -11,6 +11,7 @@
 #include "ledger.h"
 #include "log.h"
 #include "progress.h"
+#include "systemd-sleep.h"
 #include "util.h"
 
 /* Every string option the table has: a new one needs no line here */
@@ -45,6 +46,8 @@ static void cycle_free(Cycle *c) {
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         cycle_settings_free(c->settings);
+        power_knobs_clear(&c->knobs);
+        g_free(c->knob_failure);
         g_free(c->set_resume);
         g_free(c->wake_reason);
         g_free(c->retry_why);
@@ -136,6 +139,10 @@ void manager_transition(Manager *m, CycleState to) {
                 g_assert_not_reached();
         }
         cycle_stop_work(c);
+        /* The knobs were for systemd-sleep's state write: it is over, or
+         * will not be the cycle's (the logind driver sets pm_test early) */
+        if (from == CYCLE_STATE_HOOK_SLEEPING || to == CYCLE_STATE_ENDING)
+                power_knobs_restore(m->sysfs_fd, &c->knobs);
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
         c->state = to;
@@ -289,12 +296,13 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         return c;
 }
 
-/* Options that need the kernel itself keep a cycle direct: logind offers
- * neither a dry run nor pm_test, mem_sleep modes or a wake alarm */
+/* logind stays in the loop whenever it runs (PrepareForSleep, screen
+ * lockers, its block inhibitors): pm_test, mem_sleep and the wake alarm
+ * are set from the hook's pre. Only Driver=direct bypasses it, and a dry
+ * run, which sleeps nothing. */
 static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *ret, char **ret_message) {
-        bool needs_kernel = o->dry_run || o->pm_test || o->mem_sleep || o->wake_after_sec;
         *ret = CYCLE_DRIVER_DIRECT;
-        if (m->config->driver == DRIVER_DIRECT || needs_kernel)
+        if (m->config->driver == DRIVER_DIRECT || (o->dry_run && !o->pm_test))
                 return 0;
         if (logind_present(m->logind)) {
                 *ret = CYCLE_DRIVER_LOGIND;
@@ -303,6 +311,30 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
         if (m->config->driver == DRIVER_AUTO)
                 return 0;
         *ret_message = g_strdup("Driver=logind is configured, but org.freedesktop.login1 is not on the bus");
+        return FRIDGE_ERROR_NOT_SUPPORTED;
+}
+
+/* On logind's path systemd-sleep writes the state word (SuspendState=):
+ * a mem_sleep mode means nothing unless that word is mem */
+static int check_systemd_sleep(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_message) {
+        const char *mode = o->mem_sleep ? o->mem_sleep : m->config->mem_sleep;
+        g_autoptr(PowerCaps) caps = NULL;
+        if (kind != SLEEP_SUSPEND || !mode || power_caps_read(m->sysfs_fd, &caps) < 0)
+                return 0;
+        g_autoptr(SystemdSleepConf) sc = NULL;
+        int r = systemd_sleep_conf_load(m->sleep_conf_root, &sc);
+        if (r < 0)
+                return r;
+        const char *word = systemd_sleep_suspend_state(sc, caps->states);
+        if (g_strcmp0(word, "mem") == 0)
+                return 0;
+        g_autofree char *states = g_strjoinv(" ", sc->suspend_state);
+        *ret_message = g_strdup_printf("mem-sleep %s%s needs 'mem' in /sys/power/state, but systemd-sleep, which "
+                                       "logind sleeps through, writes '%s' (SuspendState=%s in %s); put mem first in "
+                                       "SuspendState= or set [Sleep] Driver=direct in fridge.conf",
+                                       mode, o->mem_sleep ? "" : " ([Sleep] MemSleep=)",
+                                       word ? word : "nothing the kernel offers", states,
+                                       sc->suspend_state_origin ? sc->suspend_state_origin : "systemd's default");
         return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
@@ -327,6 +359,8 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         if (r != 0)
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
+        if (r == 0 && driver == CYCLE_DRIVER_LOGIND)
+                r = check_systemd_sleep(m, kind, opts, ret_message);
         if (r != 0)
                 return r;
         if (!opts->queue && !opts->ignore_inhibitors && manager_cycle_blocked(m)) {
@@ -461,8 +495,11 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
         m->config = p->config;
         m->power_backends = p->power_backends;
+        m->sleep_conf_root = g_strdup(p->sleep_conf_root ? p->sleep_conf_root : "/");
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
+        m->plan_waiters = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
+        m->plan_next = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
 
         m->sysfs_fd = root_open(p->sysfs_root);
         if (m->sysfs_fd < 0)
@@ -491,6 +528,7 @@ Manager *manager_free(Manager *m) {
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);
+        manager_plan_stop(m);
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
         freezer_free(m->freezer);
@@ -505,6 +543,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->thaw_retry);
         if (m->cgroup_fd >= 0)
                 close(m->cgroup_fd);
+        g_free(m->sleep_conf_root);
         if (m->sysfs_fd >= 0)
                 close(m->sysfs_fd);
         if (m->proc_fd >= 0)

@@ -56,6 +56,7 @@ typedef struct ManagerParams {
         const char *proc_root;
         const char *cgroup_root;        /* NULL: the cgroup2 mount from mountinfo */
         const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
+        const char *sleep_conf_root;    /* where systemd-sleep's etc/systemd/sleep.conf is; NULL: / */
         const char *const *class_dirs;  /* classes.d directories, lowest priority first */
         Config *config;                 /* taken */
         const PowerBackend *const *power_backends; /* NULL-terminated; NULL: the built-in ones */
@@ -84,8 +85,14 @@ void manager_set_client_pid(Manager *m, pid_t pid);
  * looked up at every plan, so it follows the process if it moves. */
 void manager_exempt_pid(Manager *m, pid_t pid, const char *reason);
 
-/* The plan as it would be now (no client exemption). */
-int manager_get_plan(Manager *m, Plan **ret);
+/* GetPlan's answer: the plan and who may read what each detection names
+ * (detect.h: reason → PrivateReason); both borrowed for the call, NULL
+ * when r < 0 */
+typedef void (*ManagerPlanDone)(void *userdata, int r, const Plan *plan, GHashTable *private_reasons);
+/* The plan as it would be now (no client exemption), built on a worker
+ * thread (it reads /proc of every process): `done` is called from the
+ * loop, exactly once, unless this fails. */
+int manager_get_plan(Manager *m, ManagerPlanDone done, void *userdata);
 
 /* SetClass: `target` is a unit name or a cgroup path below a freeze root;
  * class NULL removes the override. Refusals: InvalidArgs (bad target or

@@ -50,3 +50,6 @@ void log_struct_event(int level, const char *message_id, const char *message, ..
 #define FRIDGE_MESSAGE_CYCLE_INTERRUPTED "4a5b2e0a8f0d4c31a1c9e2f6b7d80106"
 /* a cycle moved from one state to another (FRIDGE_STATE, FRIDGE_PREVIOUS_STATE) */
 #define FRIDGE_MESSAGE_CYCLE_STATE "4a5b2e0a8f0d4c31a1c9e2f6b7d80107"
+/* the state write has not returned within [Sleep] KernelWatchdogMs
+ * (FRIDGE_WRITE_FILE, FRIDGE_WRITE_VALUE) */
+#define FRIDGE_MESSAGE_KERNEL_STUCK "4a5b2e0a8f0d4c31a1c9e2f6b7d80111"

@@ -702,6 +702,16 @@ static void test_plan_cgroup_truncation(void) {
         g_assert_cmpstr(lines[2], ==, "1 early, 0 late, 0 never frozen");
 }
 
+/* Another user's process, hidden by fridged, is said so under the table */
+static void test_plan_hidden(void) {
+        PlanEntry entries[] = { { "user.slice/x.service", "x.service", "late", "FUSE server [hidden] (pid 0) of [hidden]" } };
+        g_autofree char *t = plan_format_table(entries, 1);
+        g_auto(GStrv) lines = g_strsplit(t, "\n", -1);
+        g_assert_cmpuint(g_strv_length(lines), ==, 5);  /* header, row, summary, note, "" */
+        g_assert_cmpstr(lines[3], ==, "[hidden] and pid 0: another user's process, which only root may see");
+        g_assert_false(plan_has_hidden(sample_plan, G_N_ELEMENTS(sample_plan)));
+}
+
 static void test_plan_counts(void) {
         g_autofree char *all = plan_summary_line(sample_plan, G_N_ELEMENTS(sample_plan));
         PlanEntry odd[] = { { "a", "", "early", "" }, { "b", "", "sometimes", "" }, { "c", "", NULL, "" } };
@@ -713,6 +723,12 @@ static void test_plan_counts(void) {
         g_assert_cmpuint(c.late, ==, 0);
         g_assert_cmpuint(c.nofreeze, ==, 0);
         g_assert_cmpstr(some, ==, "1 early, 0 late, 0 never frozen");
+
+        /* a cgroup fridged could not read is counted apart, and only then said */
+        PlanEntry skipped[] = { { "a", "", "early", "" }, { "b", "", "skipped", "cannot open it" } };
+        g_autofree char *with_skipped = plan_summary_line(skipped, G_N_ELEMENTS(skipped));
+        g_assert_cmpuint(plan_count(skipped, G_N_ELEMENTS(skipped)).skipped, ==, 1);
+        g_assert_cmpstr(with_skipped, ==, "1 early, 0 late, 0 never frozen, 1 skipped (cannot be read)");
 }
 
 static void test_plan_json(void) {
@@ -797,6 +813,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/plan/table-empty", test_plan_table_empty);
         g_test_add_func("/plan/cgroup-truncation", test_plan_cgroup_truncation);
         g_test_add_func("/plan/counts", test_plan_counts);
+        g_test_add_func("/plan/hidden", test_plan_hidden);
         g_test_add_func("/plan/json", test_plan_json);
         g_test_add_func("/keys/lone-escape", test_lone_escape);
 

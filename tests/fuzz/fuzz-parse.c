@@ -18,6 +18,7 @@ static void parse_one(uint8_t which, const char *text) {
         uint32_t u32;
         unsigned major, minor;
         long nr;
+        uint64_t args[DETECT_SYSCALL_ARGS];
 
         switch (which % 10) {
         case 0: (void) parse_word_list(text, &words, &current); break;
@@ -26,7 +27,8 @@ static void parse_one(uint8_t which, const char *text) {
         case 3: (void) parse_mountinfo(text, &entries); break;
         case 4: (void) parse_swaps(text, &entries); break;
         case 5: (void) parse_devnum(text, &major, &minor); break;
-        case 6: if (detect_parse_syscall(text, &nr) >= 0) (void) detect_syscall_is_sync(nr); break;
+        case 6: if (detect_parse_syscall(text, &nr) >= 0) (void) detect_syscall_is_sync(nr);
+                (void) detect_parse_syscall_args(text, &nr, args); break;
         case 7: if (tuxonice_parse_result(text, &u64) >= 0) described = tuxonice_describe_result(u64); break;
         case 8: (void) mount_options_has(text, "rw"); break;
         default: (void) parse_word_list(text, &words, NULL); break;

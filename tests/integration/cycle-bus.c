@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Whole cycles, part 2: the bus contract (argument checks, NotSupported,
- * the introspection against the shipped XML, progress reporting).
+ * the introspection against the shipped XML, progress reporting, GetPlan's
+ * calls during a build).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,4 +357,48 @@ void test_progress(Fixture *f, gconstpointer data) {
                 g_string_append(failures, "  no Progress change at all\n");
         if (failures->len)
                 g_error("progress reporting breaks the contract:\n%s", failures->str);
+}
+
+/* ---------------------------------------------------------------- GetPlan */
+
+static int on_plan_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        unsigned *answered = userdata;
+        if (sd_bus_message_is_method_error(m, NULL))
+                g_error("GetPlan failed: %s", sd_bus_message_get_error(m)->message);
+        (*answered)++;
+        return 0;
+}
+
+static bool all_answered(Harness *h, void *userdata) {
+        return *(unsigned *) userdata == 8;
+}
+
+/* GetPlan is built on a worker, one build at a time: calls made during a
+ * build wait for the next one, and each is answered; a caller that leaves
+ * before its answer harms nobody */
+void test_get_plan_concurrent(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        sd_bus *gone = NULL;
+        g_assert_cmpint(sd_bus_new(&gone), >=, 0);
+        g_assert_cmpint(sd_bus_set_address(gone, h->bus_address), >=, 0);
+        g_assert_cmpint(sd_bus_set_bus_client(gone, true), >=, 0);
+        g_assert_cmpint(sd_bus_start(gone), >=, 0);
+        g_assert_cmpint(sd_bus_call_method_async(gone, NULL, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                                 "GetPlan", NULL, NULL, NULL), >=, 0);
+        g_assert_cmpint(sd_bus_flush(gone), >=, 0);
+        gone = sd_bus_flush_close_unref(gone);
+
+        unsigned answered = 0;
+        sd_bus_slot *slots[8] = {};
+        for (int i = 0; i < 8; i++)
+                g_assert_cmpint(sd_bus_call_method_async(h->bus, &slots[i], FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
+                                                         FRIDGE_INTERFACE, "GetPlan", on_plan_reply, &answered,
+                                                         NULL), >=, 0);
+        if (!harness_process_until(h, 15000, all_answered, &answered))
+                g_error("%u of 8 GetPlan calls answered within 15 s", answered);
+        for (int i = 0; i < 8; i++)
+                sd_bus_slot_unref(slots[i]);
+        /* and fridged is still all there */
+        g_autofree char *state = harness_get_string(h, "State");
+        g_assert_cmpstr(state, ==, "idle");
 }

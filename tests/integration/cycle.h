@@ -77,6 +77,7 @@ void test_invalid_args(Fixture *f, gconstpointer data);
 void test_not_supported(Fixture *f, gconstpointer data);
 void test_introspection(Fixture *f, gconstpointer data);
 void test_progress(Fixture *f, gconstpointer data);
+void test_get_plan_concurrent(Fixture *f, gconstpointer data);
 
 /* cycle-fridgectl.c */
 void test_fridgectl_json_dry_run(Fixture *f, gconstpointer data);

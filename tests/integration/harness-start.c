@@ -170,9 +170,10 @@ void harness_start_logind(Harness *h, const HarnessOptions *opts) {
         char *script_hook[] = { (char *) "/bin/sh", (char *) script, NULL };
         char *direct_hook[] = { (char *) fridgectl, a_bus, (char *) "--no-progress", (char *) "hook", NULL };
         char **hook = opts->logind_hook_script ? script_hook : direct_hook;
-        char *argv[16] = { (char *) standin, a_bus, a_root, a_log, a_delay, (char *) "--" };
+        g_autofree char *a_sleep_conf = g_strdup_printf("--sleep-conf=%s/sleep-root/etc/systemd/sleep.conf", h->dir);
+        char *argv[16] = { (char *) standin, a_bus, a_root, a_log, a_delay, a_sleep_conf, (char *) "--" };
         for (int i = 0; hook[i]; i++)
-                argv[6 + i] = hook[i];
+                argv[7 + i] = hook[i];
 
         harness_write_file(h->logind_log, "");
         int err = open(err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -322,13 +323,26 @@ void harness_start_fridged(Harness *h) {
         /* never the host's /run/fridge ledger nor /usr/lib/fridge classes */
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
-        char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, (char *) "-v",
-                         a_cgroup, a_proc, NULL };
-        if (!a_cgroup) { /* keep the optional arguments contiguous */
-                argv[7] = a_proc;
-                argv[8] = NULL;
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autofree char *setpriv = h->unit_capabilities ? g_find_program_in_path("setpriv") : NULL;
+        if (h->unit_capabilities) {
+                g_assert_nonnull(setpriv);
+                /* the unit's CapabilityBoundingSet=; root gets all of its bounding set at exec */
+                g_ptr_array_add(argv, setpriv);
+                g_ptr_array_add(argv, (char *) "--bounding-set=-all,+dac_override,+dac_read_search,+sys_ptrace");
+                g_ptr_array_add(argv, (char *) "--");
         }
-        HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
+        g_autofree char *a_sleep = g_strdup_printf("--sleep-conf-root=%s/sleep-root", h->dir);
+        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, a_sleep,
+                          (char *) "-v" };
+        for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
+                g_ptr_array_add(argv, fixed[i]);
+        if (a_cgroup)
+                g_ptr_array_add(argv, a_cgroup);
+        if (a_proc)
+                g_ptr_array_add(argv, a_proc);
+        g_ptr_array_add(argv, NULL);
+        HarnessSpawn s = { .argv = (char **) argv->pdata, .stdin_fd = -1, .stdout_fd = err, .stderr_fd = err,
                         .extra_fd = -1, .env = (const char *const *) env->pdata };
         h->fridged_pid = harness_spawn(&s);
         h->fridged_started = true;

@@ -174,6 +174,7 @@ Harness *harness_new(const HarnessOptions *opts) {
         live_add(h);
 
         h->real_cgroups = opts && opts->real_cgroups;
+        h->unit_capabilities = opts && opts->unit_capabilities;
         h->umockdev_dir = opts ? g_strdup(opts->umockdev_dir) : NULL;
         h->watchdog_usec = opts ? opts->watchdog_usec : 0;
         if (h->real_cgroups && (!opts->config || !strstr(opts->config, "Roots=")))
@@ -181,6 +182,12 @@ Harness *harness_new(const HarnessOptions *opts) {
         if (opts && opts->config) {
                 g_autofree char *conf = g_build_filename(h->conf_dir, "fridge.conf", NULL);
                 harness_write_file(conf, opts->config);
+        }
+        g_autofree char *sleep_conf_dir = g_build_filename(h->dir, "sleep-root", "etc", "systemd", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(sleep_conf_dir, 0755), ==, 0);
+        if (opts && opts->sleep_conf) {
+                g_autofree char *conf = g_build_filename(sleep_conf_dir, "sleep.conf", NULL);
+                harness_write_file(conf, opts->sleep_conf);
         }
         if (opts && opts->classes) {
                 g_autofree char *dir = g_build_filename(h->conf_dir, "classes.d", NULL);

@@ -56,6 +56,14 @@ typedef struct HarnessOptions {
         bool logind;
         bool logind_hook_script;
         unsigned logind_delay_max_ms;   /* InhibitDelayMaxSec; 0: the stand-in's 5 s */
+        /* fridged runs with only the capabilities the installed unit gives
+         * it (CapabilityBoundingSet= of systemd-units/fridged.service), by
+         * setpriv: no CAP_SYS_ADMIN, so no PROC/TID/stack */
+        bool unit_capabilities;
+        /* contents of DIR/sleep-root/etc/systemd/sleep.conf, systemd-sleep's
+         * settings: fridged reads them under --sleep-conf-root=DIR/sleep-root
+         * (always: never the host's), the logind stand-in obeys them; NULL: no file */
+        const char *sleep_conf;
 } HarnessOptions;
 
 /*
@@ -103,6 +111,7 @@ typedef struct Harness {
         bool slowfs_mounted;
         bool slowfs_held;
         bool real_cgroups;
+        bool unit_capabilities;
         char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
         uint64_t watchdog_usec;     /* HarnessOptions.watchdog_usec */
         int notify_fd;              /* fridged's NOTIFY_SOCKET with watchdog_usec, else -1 */

@@ -110,10 +110,14 @@ Scratch *scratch_new(void) {
         return s;
 }
 
-/* One level only, so scratch_free can remove what it made */
 const char *scratch_add(Scratch *s, const char *name) {
+        return scratch_add_in(s, s->root, name);
+}
+
+/* One level at a time, so scratch_free can remove what it made */
+const char *scratch_add_in(Scratch *s, const char *parent, const char *name) {
         g_assert_null(strchr(name, '/'));
-        char *rel = g_build_filename(s->root, name, NULL);
+        char *rel = g_build_filename(parent, name, NULL);
         g_autofree char *abs = scratch_abs(s, rel);
         g_assert_cmpint(mkdir(abs, 0755), ==, 0);
         g_ptr_array_add(s->cgroups, rel);

@@ -29,6 +29,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Scratch, scratch_free)
 
 /* mkdir ROOT/name (one level); returns the relative path (owned by s). */
 const char *scratch_add(Scratch *s, const char *name);
+/* mkdir PARENT/name, PARENT a scratch cgroup (relative, as returned) */
+const char *scratch_add_in(Scratch *s, const char *parent, const char *name);
 
 /* A child that moves itself into `cgroup` (relative) and then execs argv
  * (NULL argv: pause() forever). Returns once it is in the cgroup. */

@@ -198,6 +198,79 @@ static void test_flush_timeout_continue(Fixture *f, gconstpointer data) {
         harness_slowfs_release(h);
 }
 
+static bool fridged_log_has(Harness *h, const char *text) {
+        g_autofree char *log = NULL;
+        return g_file_get_contents(h->fridged_log, &log, NULL, NULL) && strstr(log, text);
+}
+
+/* Each flush that times out on a held slowfs leaves its thread in syncfs
+ * (usually: a later syncfs may not wait for the held update, so the count
+ * is looked for, not the cycle): once four are stuck, a flush starts no
+ * fifth, and its failure names where they are; once writeback goes on
+ * they finish and cycles flush again */
+static void test_flush_threads_capped(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true };
+        if (!need_slowfs())
+                return;
+        Harness *h = f->h = harness_new(&o);
+        hold_dirty_slowfs(h);
+        g_autofree char *stuck = g_strdup_printf("4 writeback threads of earlier flushes are still stuck (in %s)",
+                                                 h->slow);
+        int refused_at = -1;
+        uint64_t cycle;
+        for (int i = 0; i < 10 && refused_at < 0; i++) {
+                g_autofree char *result = NULL, *error = NULL, *message = NULL;
+                cycle = SLEEP_OK(h, "suspend", "flush-timeout-ms", "u", 200u, NULL);
+                g_assert_true(harness_wait_finished(h, cycle, 15000, &result, &error, &message));
+                g_test_message("cycle %d: %s %s: %s", i + 1, result, error, message);
+                g_assert_cmpstr(error, ==, ERR("FlushTimeout"));
+                if (strstr(message, stuck))
+                        refused_at = i;
+                else
+                        g_assert_nonnull(strstr(message, "did not finish within 200 ms"));
+        }
+        /* a cycle leaves one thread at the most: four came first */
+        g_assert_cmpint(refused_at, >=, 4);
+        assert_no_state_write(h);
+
+        harness_slowfs_release(h);
+        /* the abandoned threads end on their own time: bounded polling */
+        for (int tries = 0;; tries++) {
+                g_autofree char *result = NULL, *message = NULL;
+                cycle = SLEEP_OK(h, "suspend", "dry-run", "b", 1, NULL);
+                g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, &message));
+                if (g_str_equal(result, "dry-run"))
+                        break;
+                g_assert_nonnull(strstr(message, "still stuck"));
+                if (tries == 50)
+                        g_error("the writeback threads did not end within 10 s of the release");
+                g_usleep(200 * 1000);
+        }
+}
+
+/* The same with [Flush] OnTimeout=continue: a cycle leaves two threads at
+ * the most (flush and flush-again); once four are stuck a cycle starts
+ * none, says where they are, and goes on as configured */
+static void test_flush_threads_capped_continue(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .config = "[Flush]\nOnTimeout=continue\n" };
+        if (!need_slowfs())
+                return;
+        Harness *h = f->h = harness_new(&o);
+        hold_dirty_slowfs(h);
+        g_autofree char *stuck = g_strdup_printf("4 writeback threads of earlier flushes are still stuck (in %s); "
+                                                 "not starting another, going on as configured", h->slow);
+        int said_at = -1;
+        for (int i = 0; i < 8 && said_at < 0; i++) {
+                uint64_t cycle = SLEEP_OK(h, "suspend", "flush-timeout-ms", "u", 200u, NULL);
+                assert_finished(h, cycle, 20000, "done", "", NULL);
+                if (fridged_log_has(h, stuck))
+                        said_at = i;
+        }
+        g_test_message("cycle %d started no flush thread", said_at + 1);
+        g_assert_cmpint(said_at, >=, 2);
+        harness_slowfs_release(h);
+}
+
 /* ---------------------------------------------------------------- 6 */
 
 static void test_wakeup_event(Fixture *f, gconstpointer data) {
@@ -262,6 +335,58 @@ static void test_busy_too_late_no_such_cycle(Fixture *f, gconstpointer data) {
         g_free(msg);
 }
 
+/* A PropertiesChanged has set ProgressText to something starting with `prefix` */
+static bool progress_text_seen(Harness *h, void *prefix) {
+        for (guint i = 0; i < h->signals->len; i++) {
+                g_autoptr(GPtrArray) props = harness_parse_props_changed(g_ptr_array_index(h->signals, i));
+                for (guint k = 0; k < props->len; k++) {
+                        const HarnessPropChange *c = props->pdata[k];
+                        if (g_str_equal(c->name, "ProgressText") && c->s && g_str_has_prefix(c->s, prefix))
+                                return true;
+                }
+        }
+        return false;
+}
+
+/* A state write that does not return ([Sleep] KernelWatchdogMs=1000): it
+ * is reported stuck, naming the write, while the bus goes on answering;
+ * when it returns the cycle ends as always */
+static void test_kernel_watchdog(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .config = "[Sleep]\nKernelWatchdogMs=1000\n" };
+        Harness *h = f->h = harness_new(&o);
+        char *err = NULL, *msg = NULL;
+        uint64_t other = 0;
+
+        harness_control(h, "hold-write power/state");
+        uint64_t cycle = SLEEP_OK(h, "suspend", NULL);
+        if (!harness_process_until(h, 15000, progress_text_seen, (void *) "kernel state write stuck for "))
+                g_error("no ProgressText 'kernel state write stuck for ...' within 15 s");
+        g_assert_true(fridged_log_has(h, "the kernel state write ('mem' to /sys/power/state) has not returned"));
+
+        /* the bus answers: GetAll, a second Sleep (Busy), Cancel (TooLate) */
+        sd_bus_message *all = NULL;
+        g_assert_cmpint(harness_call(h, "org.freedesktop.DBus.Properties", "GetAll", &all, &err, &msg, "s",
+                                     FRIDGE_INTERFACE), ==, 0);
+        sd_bus_message_unref(all);
+        g_autofree char *state = harness_get_string(h, "State");
+        g_assert_cmpstr(state, ==, "sleeping");
+        g_autofree char *text = harness_get_string(h, "ProgressText");
+        g_assert_true(g_str_has_prefix(text, "kernel state write stuck for "));
+        int r = harness_sleep(h, "suspend", &other, &err, &msg, NULL);
+        expect_error("Sleep while the state write is stuck", r, err, msg, ERR("Busy"));
+        g_clear_pointer(&err, g_free);
+        g_clear_pointer(&msg, g_free);
+        r = harness_cancel(h, cycle, &err, &msg);
+        expect_error("Cancel while the state write is stuck", r, err, msg, ERR("TooLate"));
+        g_clear_pointer(&err, g_free);
+        g_clear_pointer(&msg, g_free);
+        assert_no_state_write(h); /* still held: nothing reached the kernel */
+
+        harness_control(h, "release-write power/state");
+        assert_finished(h, cycle, 15000, "done", "", NULL);
+        g_assert_true(fridged_log_has(h, "the kernel state write ('mem' to /sys/power/state) returned after"));
+}
+
 /* ---------------------------------------------------------------- 12 */
 
 static void test_wake_alarm(Fixture *f, gconstpointer data) {
@@ -295,13 +420,17 @@ int main(int argc, char **argv) {
         ADD("cancel-during-flush", test_cancel_during_flush);
         ADD("flush-timeout-fail", test_flush_timeout_fail);
         ADD("flush-timeout-continue", test_flush_timeout_continue);
+        ADD("flush-threads-capped", test_flush_threads_capped);
+        ADD("flush-threads-capped-continue", test_flush_threads_capped_continue);
         ADD("wakeup-event", test_wakeup_event);
         ADD("kernel-ebusy", test_kernel_ebusy);
         ADD("busy-too-late-no-such-cycle", test_busy_too_late_no_such_cycle);
+        ADD("kernel-watchdog", test_kernel_watchdog);
         ADD("invalid-args", test_invalid_args);
         ADD("not-supported", test_not_supported);
         ADD("introspection", test_introspection);
         ADD("progress", test_progress);
+        ADD("get-plan-concurrent", test_get_plan_concurrent);
         ADD("wake-alarm", test_wake_alarm);
         ADD("fridgectl-json-dry-run", test_fridgectl_json_dry_run);
         ADD("fridgectl-failed", test_fridgectl_failed);

@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,8 @@ typedef struct CaseOptions {
         bool slowfs;
         const char *extra_config; /* appended to fridge.conf */
         const char *const *fakesys_args;
+        bool unit_capabilities;   /* fridged with the installed unit's capabilities only */
+        bool open_bus;            /* clients as uid 65534 */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -66,7 +70,8 @@ static void setup(Fixture *f, gconstpointer data) {
                                                   co && co->extra_config ? co->extra_config : "");
         HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
                              .slowfs = co && co->slowfs, .real_cgroups = true,
-                             .fakesys_args = co ? co->fakesys_args : NULL };
+                             .fakesys_args = co ? co->fakesys_args : NULL, .open_bus = co && co->open_bus,
+                             .unit_capabilities = co && co->unit_capabilities };
         f->h = harness_new(&o);
 }
 
@@ -239,6 +244,59 @@ static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
         g_assert_cmpint(harness_run(um, 5000, NULL), ==, 0);
         g_clear_pointer(&f->fuse_mount, g_free);
         (void) waitpid(server, NULL, 0);
+}
+
+/* A process in `cgroup` holding /dev/fuse open, as uid 65534 when
+ * `as_nobody` (root opens it: /dev/fuse may be root's alone); returns once
+ * it holds it (it is then "sleep") */
+static pid_t spawn_fuse_holder(Fixture *f, const char *cgroup, bool as_nobody) {
+        char *holder[] = { (char *) "sh", (char *) "-c",
+                           as_nobody ? (char *) "exec 3<>/dev/fuse; exec setpriv --reuid=65534 --regid=65534 "
+                                                "--clear-groups -- sleep 1000"
+                                     : (char *) "exec 3<>/dev/fuse; exec sleep 1000",
+                           NULL };
+        pid_t pid = scratch_spawn(f->s, cgroup, holder);
+        g_autofree char *fd3 = g_strdup_printf("/proc/%d/fd/3", (int) pid);
+        g_autofree char *comm_path = g_strdup_printf("/proc/%d/comm", (int) pid);
+        for (int i = 0; i < 500; i++) { /* bounded wait for the exec */
+                g_autofree char *target = g_file_read_link(fd3, NULL);
+                g_autofree char *comm = NULL;
+                if (target && g_str_equal(target, "/dev/fuse") && g_file_get_contents(comm_path, &comm, NULL, NULL) &&
+                    g_str_equal(g_strstrip(comm), "sleep"))
+                        return pid;
+                g_usleep(10000);
+        }
+        g_error("pid %d did not come to hold /dev/fuse", (int) pid);
+}
+
+/* GetPlan names a process (pid, command, mount point) to its owner and to
+ * root; anyone else reads pid 0 and [hidden] */
+static void test_plan_hides_other_users(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *theirs = scratch_add(f->s, "nobody-fuse.service");
+        const char *roots = scratch_add(f->s, "root-fuse.service");
+        pid_t nobody_pid = spawn_fuse_holder(f, theirs, true);
+        pid_t root_pid = spawn_fuse_holder(f, roots, false);
+        g_autofree char *nobody_named = g_strdup_printf("FUSE server sleep (pid %d)", (int) nobody_pid);
+        g_autofree char *root_named = g_strdup_printf("FUSE server sleep (pid %d)", (int) root_pid);
+        g_autofree char *root_pid_text = g_strdup_printf("(pid %d)", (int) root_pid);
+
+        /* root reads all */
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_assert_cmpstr(plan_find(rows, theirs, NULL)->reason, ==, nobody_named);
+        g_assert_cmpstr(plan_find(rows, roots, NULL)->reason, ==, root_named);
+
+        /* nobody reads its own process, not root's */
+        g_autofree char *json = NULL, *text = NULL;
+        const char *const as_json[] = { "--json", "plan", NULL };
+        const char *const as_text[] = { "plan", NULL };
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &json, as_json), ==, 0);
+        g_assert_nonnull(strstr(json, nobody_named));
+        g_assert_nonnull(strstr(json, "FUSE server " FRIDGE_PLAN_HIDDEN " (pid 0)"));
+        g_assert_null(strstr(json, root_pid_text));
+        g_assert_cmpint(harness_fridgectl_nobody_exit(f->h, &text, as_text), ==, 0);
+        g_assert_nonnull(strstr(text, "another user's"));
+        g_assert_null(strstr(text, root_pid_text));
 }
 
 /* ---- cycles ---- */
@@ -649,8 +707,127 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         g_autofree char *pid_text = g_strdup_printf("pid %d", (int) pid);
         g_assert_nonnull(strstr(message, stuck));
         g_assert_nonnull(strstr(message, pid_text));
-        g_assert_nonnull(strstr(message, f->h->slow));
+        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", f->h->slow);
+        g_assert_nonnull(strstr(message, on_mount));
         harness_slowfs_release(f->h);
+        assert_none_frozen(f);
+}
+
+/* Bit `cap` of the CapEff line of /proc/PID/status. */
+static bool has_capability(pid_t pid, int cap) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/status", (int) pid);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        const char *line = strstr(text, "\nCapEff:");
+        g_assert_nonnull(line);
+        return (g_ascii_strtoull(line + strlen("\nCapEff:"), NULL, 16) >> cap) & 1;
+}
+
+/* As the installed unit runs it: without CAP_SYS_ADMIN, PROC/TID/stack is
+ * closed to fridged, and the wait channel of a task in fsync() on FUSE is a
+ * generic one (folio_wait_bit); the mount is still named, from the call. */
+static void test_freeze_timeout_names_mount_unit_caps(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_assert_false(has_capability(f->h->fridged_pid, CAP_SYS_ADMIN));
+        g_assert_true(has_capability(f->h->fridged_pid, CAP_SYS_PTRACE));
+        test_freeze_timeout_names_blocker(f, data);
+}
+
+/* ---- a plain "fuse" server: bindfs through a wrapper ---- */
+
+/* The pid in `cgroup` whose comm is `comm`, or 0. */
+static pid_t find_in_cgroup(Fixture *f, const char *cgroup, const char *comm) {
+        g_autofree char *dir = scratch_abs(f->s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(procs, &text, NULL, NULL));
+        g_auto(GStrv) pids = g_strsplit(text, "\n", -1);
+        for (char **p = pids; *p && **p; p++) {
+                g_autofree char *path = g_strdup_printf("/proc/%s/comm", *p);
+                g_autofree char *c = NULL;
+                if (g_file_get_contents(path, &c, NULL, NULL) && g_str_equal(g_strstrip(c), comm))
+                        return (pid_t) atoi(*p);
+        }
+        return 0;
+}
+
+static bool is_mounted(const char *mount_point) {
+        g_autofree char *text = NULL;
+        g_autofree char *needle = g_strdup_printf(" %s ", mount_point);
+        return g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL) && strstr(text, needle);
+}
+
+/* bindfs mirrors DIR/src onto DIR/mirror (type "fuse", source DIR/src: no
+ * server's name), started by a wrapper shell with relative arguments, in
+ * `cgroup`. Returns bindfs's pid. */
+static pid_t start_bindfs(Fixture *f, const char *cgroup, const char *bindfs) {
+        g_autofree char *src = g_build_filename(f->h->dir, "src", NULL);
+        g_autofree char *file = g_build_filename(src, "file", NULL);
+        const char *mnt = f->fuse_mount = g_build_filename(f->h->dir, "mirror", NULL);
+        g_assert_cmpint(g_mkdir(src, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir(mnt, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(file, "data\n", -1, NULL));
+        /* not exec'd: the wrapper stays, bindfs is its child */
+        g_autofree char *script = g_strdup_printf("cd '%s' && '%s' -f src mirror; exit $?", f->h->dir, bindfs);
+        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
+        scratch_spawn(f->s, cgroup, argv);
+        for (int i = 0; i < 500 && !is_mounted(mnt); i++)
+                g_usleep(10000); /* bounded wait for the mount to appear */
+        g_assert_true(is_mounted(mnt));
+        pid_t pid = find_in_cgroup(f, cgroup, "bindfs");
+        g_assert_cmpint(pid, >, 0);
+        return pid;
+}
+
+/* Whether pid sleeps in system call nr. */
+static bool blocked_in(pid_t pid, long nr) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/syscall", (int) pid);
+        g_autofree char *text = NULL, *prefix = g_strdup_printf("%ld ", nr);
+        return g_file_get_contents(path, &text, NULL, NULL) && g_str_has_prefix(text, prefix);
+}
+
+/* The plan names the mount of a plain-fuse server; a reader blocked
+ * opening a file on it (bindfs stopped) is named with the mount in the
+ * freeze timeout, by fridged with the installed unit's capabilities. */
+static void test_plain_fuse_server_named(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *bindfs = g_find_program_in_path("bindfs");
+        if (!bindfs) {
+                g_test_skip("bindfs is not installed (tools/lib/setup.sh: FRIDGE_PACKAGES)");
+                return;
+        }
+        const char *d = scratch_add(f->s, "mirror.service");
+        pid_t server = start_bindfs(f, d, bindfs);
+        const char *mnt = f->fuse_mount;
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        const PlanRow *row = plan_find(rows, d, NULL);
+        g_test_message("mirror.service: %s (%s)", row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_autofree char *of_mnt = g_strdup_printf("FUSE server bindfs (pid %d) of %s", (int) server, mnt);
+        g_assert_cmpstr(row->reason, ==, of_mnt);
+
+        const char *reader_cg = scratch_add(f->s, "reader.service");
+        g_autofree char *file = g_build_filename(mnt, "file", NULL);
+        g_assert_cmpint(kill(server, SIGSTOP), ==, 0);
+        char *cat[] = { (char *) "cat", file, NULL };
+        pid_t reader = scratch_spawn(f->s, reader_cg, cat);
+        for (int i = 0; i < 500 && !blocked_in(reader, SYS_openat); i++)
+                g_usleep(10000);
+        g_assert_true(blocked_in(reader, SYS_openat));
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
+        g_test_message("%s %s: %s", res, error, message);
+        g_assert_cmpint(kill(server, SIGCONT), ==, 0);
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
+        g_autofree char *named = g_strdup_printf("pid %d (cat)", (int) reader);
+        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", mnt);
+        g_assert_nonnull(strstr(message, reader_cg));
+        g_assert_nonnull(strstr(message, named));
+        g_assert_nonnull(strstr(message, on_mount));
         assert_none_frozen(f);
 }
 
@@ -774,6 +951,52 @@ static void test_never_freezes_the_bus(Fixture *f, gconstpointer data) {
         write_procs(f->s->mount, f->h->dbus_pid);
 }
 
+/* ---- trees of any depth, names of any bytes ---- */
+
+/* A chain 200 deep whose bottom is mixed (so every level splits and the
+ * deepest cgroup is written itself), a name that is not UTF-8, and
+ * cgroups named like fridged's unit, the bus and a manager in the wrong
+ * place: all planned, frozen and thawed as their classes say. */
+static void test_deep_and_odd_names(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *level = scratch_add(f->s, "chain");
+        for (int i = 1; i < 200; i++)
+                level = scratch_add_in(f->s, level, "d");
+        const char *deep = scratch_add_in(f->s, level, "deep.service");
+        const char *kept = scratch_add_in(f->s, level, "c.service"); /* nofreeze by classes.d */
+        const char *odd = scratch_add(f->s, "odd\xff\xfe.service");
+        const char *impostors[] = { scratch_add(f->s, "fridged.service"), scratch_add(f->s, "dbus.service"),
+                                    scratch_add(f->s, "init.scope") };
+        const char *spawned[] = { deep, kept, odd, impostors[0], impostors[1], impostors[2] };
+        for (size_t i = 0; i < G_N_ELEMENTS(spawned); i++)
+                scratch_spawn(f->s, spawned[i], NULL);
+
+        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_assert_cmpstr(plan_find(rows, deep, NULL)->class, ==, "early");
+        g_assert_cmpstr(plan_find(rows, kept, NULL)->class, ==, "nofreeze");
+        g_autofree char *odd_shown = g_strdup_printf("%s/odd\\xff\\xfe.service", f->s->root);
+        g_assert_cmpstr(plan_find(rows, odd_shown, NULL)->class, ==, "early");
+        for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++) {
+                const PlanRow *r = plan_find(rows, impostors[i], NULL);
+                g_assert_cmpstr(r->class, ==, "early");
+                g_assert_cmpstr(r->reason, ==, "default");
+        }
+
+        harness_control(f->h, "sleep-ms 1500");
+        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
+        g_assert_true(scratch_is_frozen(f->s, deep));
+        g_assert_false(scratch_is_frozen(f->s, kept));
+        g_assert_false(scratch_is_frozen(f->s, level));
+        g_assert_true(scratch_is_frozen(f->s, odd));
+        for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++)
+                g_assert_true(scratch_is_frozen(f->s, impostors[i]));
+        expect_finished(f->h, cycle, "done", "");
+        assert_none_frozen(f);
+        g_assert_false(scratch_is_frozen(f->s, deep));
+        g_assert_false(scratch_is_frozen(f->s, odd));
+}
+
 /* ---- restart ---- */
 
 static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
@@ -813,8 +1036,10 @@ int main(int argc, char *argv[]) {
 #define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, setup, fn, teardown)
         static const char *const tuxonice_args[] = { "--tuxonice", NULL };
         static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
+        static const CaseOptions open_bus = { .open_bus = true };
         ADD("plan-classes", test_plan_classes, NULL);
         ADD("plan-detects-fuse-server", test_plan_detects_fuse_server, NULL);
+        ADD("plan-hides-other-users", test_plan_hides_other_users, &open_bus);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);
@@ -824,11 +1049,15 @@ int main(int argc, char *argv[]) {
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
         /* the held slowfs also holds the flush: go on after it, to reach the freeze */
-        static const CaseOptions stuck = { .slowfs = true,
-                                           .extra_config = "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n" };
+#define FLUSH_GOES_ON "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n"
+        static const CaseOptions stuck = { .slowfs = true, .extra_config = FLUSH_GOES_ON };
         ADD("bad-classes-file", test_bad_classes_file, &bad_file);
         ADD("hold-class", test_hold_class, NULL);
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
+        static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = FLUSH_GOES_ON,
+                                                     .unit_capabilities = true };
+        ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
+        ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
         ADD("restart-thaws-from-ledger", test_restart_thaws_from_ledger, NULL);
         static const CaseOptions held_again = { .slowfs = true,
                                                 .extra_config = "[Flush]\nTimeoutMs=1000\nOnTimeout=continue\n" };
@@ -837,5 +1066,6 @@ int main(int argc, char *argv[]) {
         ADD("fridgectl-hold", test_fridgectl_hold, NULL);
         ADD("never-freezes-itself", test_never_freezes_itself, NULL);
         ADD("never-freezes-the-bus", test_never_freezes_the_bus, NULL);
+        ADD("deep-and-odd-names", test_deep_and_odd_names, NULL);
         return g_test_run();
 }

@@ -22,6 +22,7 @@ typedef struct CaseOptions {
         bool scratch;            /* scratch cgroups a (early) and b (late) with processes */
         bool logind;             /* the logind stand-in, running the built hook script */
         const char *config;      /* more fridge.conf */
+        const char *sleep_conf;  /* systemd-sleep's sleep.conf */
 } CaseOptions;
 
 typedef struct Fixture {
@@ -47,7 +48,7 @@ static void setup(Fixture *f, gconstpointer data) {
         } else if (co->config)
                 config = g_strdup(co->config);
         HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = co->scratch,
-                             .logind = co->logind, .logind_hook_script = true };
+                             .logind = co->logind, .logind_hook_script = true, .sleep_conf = co->sleep_conf };
         f->h = harness_new(&o);
         if (co->logind && !harness_wait_logind_delay(f->h, "fridge", true, 10000))
                 g_error("fridged did not take a logind delay lock");
@@ -190,6 +191,20 @@ static void test_post_never_comes(Fixture *f, gconstpointer data) {
         g_autofree char *log = NULL;
         g_assert_true(g_file_get_contents(f->h->fridged_log, &log, NULL, NULL));
         g_assert_nonnull(strstr(log, "failed in phase kernel: the sleep hook's post never came"));
+}
+
+/* A sleep systemd started (systemctl suspend) runs in fridge's configured
+ * MemSleep= too: set from the pre, after systemd-sleep's own mode write,
+ * and put back at the post */
+static void test_pre_sets_configured_mem_sleep(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        g_autofree char *during = harness_fakesys_log(f->h);
+        g_assert_nonnull(strstr(during, "power/mem_sleep s2idle ok"));
+        hook_ok(f->h, "post", "suspend");
+        expect_finished(f->h, cycle, "done", NULL);
+        g_autofree char *after = harness_fakesys_log(f->h);
+        g_assert_true(g_str_has_suffix(after, "power/mem_sleep s2idle ok\npower/mem_sleep deep ok\n"));
 }
 
 static void test_pre_busy(Fixture *f, gconstpointer data) {
@@ -390,11 +405,143 @@ static void test_logind_driver_without_logind(Fixture *f, gconstpointer data) {
         g_assert_false(fakesys_wrote_state(f->h));
 }
 
+/* ---- kernel knobs on logind's path ---- */
+
+/* Each line after the one before it (not just its first occurrence) */
+static void assert_sequence(const char *what, const char *text, const char *const *lines) {
+        const char *p = text;
+        for (int i = 0; lines[i]; i++) {
+                const char *q = strstr(p, lines[i]);
+                if (!q)
+                        g_error("%s: no '%s' after '%s' in:\n%s", what, lines[i], i ? lines[i - 1] : "the start", text);
+                p = q + strlen(lines[i]);
+        }
+}
+
+/* fridgectl suspend FLAG: one cycle that logind slept (PrepareForSleep
+ * went out, its hooks ran), done */
+static void suspend_through_logind(Fixture *f, const char *flag) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", flag, NULL), ==, 0);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "done", NULL);
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        g_autofree char *log = harness_logind_log(f->h);
+        const char *const order[] = { "sleep suspend", "prepare-for-sleep true", "hook pre suspend 0", "state mem ok",
+                                      "hook post suspend 0", "prepare-for-sleep false", NULL };
+        assert_sequence("logind stand-in", log, order);
+        g_assert_cmpuint(count_signals(f->h, "SleepImminent", cycle), ==, 1);
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &flog, NULL, NULL));
+        g_assert_nonnull(strstr(flog, "(driver logind)"));
+}
+
+static void assert_fakesys_sequence(Fixture *f, const char *const *lines) {
+        g_autofree char *log = harness_fakesys_log(f->h);
+        assert_sequence("fakesys", log, lines);
+}
+
+static void test_logind_pm_test(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        suspend_through_logind(f, "--pm-test=devices");
+        /* set for systemd-sleep's state write, put back after it */
+        const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test none ok", NULL };
+        assert_fakesys_sequence(f, order);
+}
+
+/* systemd-sleep writes MemorySleepMode= before the pre hook: fridge's mode,
+ * set from the pre, is the one the state write sleeps in */
+static void test_logind_mem_sleep_after_systemd(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        suspend_through_logind(f, "--mem-sleep=s2idle");
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_nonnull(strstr(log, "mode mem_sleep deep ok"));
+        const char *const order[] = { "power/mem_sleep deep ok", "power/mem_sleep s2idle ok", "power/state mem sleeping",
+                                      "power/state mem ok", "power/mem_sleep deep ok", NULL };
+        assert_fakesys_sequence(f, order);
+}
+
+static void test_logind_wake_after(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "sleep-ms 600000"); /* only the alarm ends this sleep */
+        suspend_through_logind(f, "--wake-after=1");
+        const char *const order[] = { "class/rtc/rtc0/wakealarm +1 ok", "power/state mem sleeping", "power/state mem ok",
+                                      "class/rtc/rtc0/wakealarm 0 ok", NULL };
+        assert_fakesys_sequence(f, order);
+}
+
+/* SuspendState=freeze: systemd-sleep would write freeze, and no mem_sleep
+ * mode applies to that; fridge says so instead of pretending */
+static void test_logind_suspend_state_conflict(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "mem-sleep", "s", "deep", NULL), ==, -1);
+        g_assert_cmpstr(err, ==, FRIDGE_INTERFACE ".Error.NotSupported");
+        g_assert_nonnull(strstr(msg, "SuspendState=freeze"));
+        g_assert_nonnull(strstr(msg, "sleep-root/etc/systemd/sleep.conf"));
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_null(strstr(log, "sleep suspend"));
+        g_assert_false(fakesys_wrote_state(f->h));
+}
+
+/* systemd-sleep sleeps whatever the pre answers: an alarm the kernel
+ * refuses (someone else's is armed) leaves the other knobs in place for
+ * that sleep, pm_test among them, and the cycle fails with it afterwards */
+static void test_logind_knob_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *other = g_strdup_printf("set class/rtc/rtc0/wakealarm %" G_GINT64_FORMAT,
+                                                 g_get_real_time() / G_USEC_PER_SEC + 3600);
+        harness_control(f->h, other);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", "--pm-test=devices", "--wake-after=5"), ==, 1);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "failed", "the kernel refused to arm the RTC wake alarm");
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        const char *const order[] = { "power/pm_test devices ok", "class/rtc/rtc0/wakealarm +5 EBUSY",
+                                      "power/state mem ok", "power/pm_test none ok", NULL };
+        assert_fakesys_sequence(f, order);
+        g_autofree char *log = harness_fakesys_log(f->h);
+        g_assert_null(strstr(log, "wakealarm 0")); /* not ours to clear */
+}
+
+/* pm_test goes in before logind is asked: refused (the level vanished
+ * after Sleep checked it), nothing sleeps, where from the pre systemd-sleep
+ * would have slept for real */
+static void test_logind_pm_test_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "pm-test", "s", "devices", NULL), ==, 0);
+        harness_control(f->h, "set power/pm_test [none] core processors platform freezer");
+        expect_finished(f->h, cycle, "failed", "the kernel refused to set pm_test devices");
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_null(strstr(log, "sleep suspend"));
+        g_assert_false(fakesys_wrote_state(f->h));
+}
+
+static void test_direct_bypasses_logind(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", "--pm-test=devices", NULL), ==, 0);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        expect_finished(f->h, cycle, "done", NULL);
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_null(strstr(log, "sleep suspend"));
+        const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test none ok", NULL };
+        assert_fakesys_sequence(f, order);
+}
+
 int main(int argc, char **argv) {
         static const CaseOptions plain = {}, scratch = { .scratch = true },
                 short_bound = { .scratch = true, .config = "[Sleep]\nHookTimeoutMs=5000\n" },
                 logind = { .scratch = true, .logind = true },
-                driver_logind = { .config = "[Sleep]\nDriver=logind\n" };
+                driver_logind = { .config = "[Sleep]\nDriver=logind\n" },
+                logind_plain = { .logind = true },
+                mem_sleep_s2idle = { .config = "[Sleep]\nMemSleep=s2idle\n" },
+                logind_mem_sleep = { .logind = true, .sleep_conf = "[Sleep]\nMemorySleepMode=deep\n" },
+                logind_freeze = { .logind = true, .sleep_conf = "[Sleep]\nSuspendState=freeze\n" },
+                logind_direct = { .logind = true, .config = "[Sleep]\nDriver=direct\n" };
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, o) g_test_add("/hook/" name, Fixture, &o, setup, fn, teardown)
         ADD("pre-post-nothing-frozen", test_pre_post_nothing_frozen, plain);
@@ -403,12 +550,20 @@ int main(int argc, char **argv) {
         ADD("post-without-pre", test_post_without_pre, plain);
         ADD("post-never-comes", test_post_never_comes, short_bound);
         ADD("pre-busy", test_pre_busy, plain);
+        ADD("pre-sets-configured-mem-sleep", test_pre_sets_configured_mem_sleep, mem_sleep_s2idle);
         ADD("script-always-exits-0", test_script_always_exits_0, scratch);
         ADD("logind-sleep-one-cycle", test_logind_sleep_one_cycle, logind);
         ADD("logind-third-party-suspend", test_logind_third_party_suspend, logind);
         ADD("logind-block-inhibitor", test_logind_block_inhibitor, logind);
         ADD("auto-without-logind-is-direct", test_auto_without_logind_is_direct, plain);
         ADD("logind-driver-without-logind", test_logind_driver_without_logind, driver_logind);
+        ADD("logind-pm-test", test_logind_pm_test, logind_plain);
+        ADD("logind-mem-sleep-after-systemd", test_logind_mem_sleep_after_systemd, logind_mem_sleep);
+        ADD("logind-wake-after", test_logind_wake_after, logind_plain);
+        ADD("logind-suspend-state-conflict", test_logind_suspend_state_conflict, logind_freeze);
+        ADD("logind-knob-refused", test_logind_knob_refused, logind_plain);
+        ADD("logind-pm-test-refused", test_logind_pm_test_refused, logind_plain);
+        ADD("logind-direct-bypasses", test_direct_bypasses_logind, logind_direct);
 #undef ADD
         return g_test_run();
 }

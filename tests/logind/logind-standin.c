@@ -5,7 +5,7 @@
  * fakesys, as logind and systemd-sleep would on a real machine:
  *
  *   logind-standin --bus-address=ADDRESS --sysfs-root=DIR --log=FILE
- *                  [--delay-max-ms=5000] -- HOOK [ARGS...]
+ *                  [--delay-max-ms=5000] [--sleep-conf=FILE] -- HOOK [ARGS...]
  *
  * Manager.Inhibit(what, who, why, mode) → h: the caller gets the write end
  * of a pipe; the inhibitor lasts until every copy of it is closed.
@@ -21,9 +21,17 @@
  * write mem or disk to DIR/sys/power/state, run `HOOK ARGS post KIND`,
  * emit PrepareForSleep(false). A second sleep meanwhile is refused.
  *
+ * With --sleep-conf, systemd-sleep's own settings from FILE (one
+ * sleep.conf, [Sleep] keys only) are obeyed as systemd-sleep does: before
+ * the pre hook, the first of HibernateMode= goes to sys/power/disk for a
+ * hibernation and the first of MemorySleepMode= (systemd v254 and later)
+ * to sys/power/mem_sleep for a suspend; the suspend's state word is the
+ * first of SuspendState=.
+ *
  * Every step is appended to FILE, one line each, so tests can check the
  * order: "inhibit WHO MODE", "released WHO MODE", "sleep KIND",
- * "prepare-for-sleep true", "delay-done N-left", "hook pre KIND STATUS",
+ * "prepare-for-sleep true", "delay-done N-left", "mode FILE VALUE ok|ERRNO",
+ * "hook pre KIND STATUS",
  * "state VALUE ok|ERRNO", "hook post KIND STATUS", "prepare-for-sleep false".
  * Prints READY on stdout once it owns the name.
  */
@@ -55,7 +63,7 @@ typedef struct Inhibitor {
 static Inhibitor inhibitors[MAX_INHIBITORS];
 static sd_event *event;
 static sd_bus *bus;
-static const char *log_path, *sysfs_root, *address;
+static const char *log_path, *sysfs_root, *address, *sleep_conf;
 static char **hook_argv;
 static unsigned delay_max_ms = 5000;
 static const char *sleeping_kind; /* NULL: idle */
@@ -87,12 +95,14 @@ static unsigned delays_held(void) {
 }
 
 static void run_hook(const char *when);
+static void write_modes(void);
 
 static void delay_done(void) {
         if (!sleeping_kind || !delay_timer)
                 return;
         delay_timer = sd_event_source_disable_unref(delay_timer);
         logf_line("delay-done %u-left", delays_held());
+        write_modes();
         run_hook("pre");
 }
 
@@ -158,16 +168,54 @@ static void emit_prepare(int start) {
         (void) sd_bus_flush(bus);
 }
 
-/* What systemd-sleep does between the hooks */
-static void write_state(void) {
-        const char *value = strcmp(sleeping_kind, "suspend") == 0 ? "mem" : "disk";
+/* The first word of KEY= in --sleep-conf (a later assignment wins), or NULL */
+static char *sleep_conf_word(const char *key) {
+        FILE *f = sleep_conf ? fopen(sleep_conf, "re") : NULL;
+        char line[512], *word = NULL;
+        size_t n = strlen(key);
+        while (f && fgets(line, sizeof line, f))
+                if (strncmp(line, key, n) == 0 && line[n] == '=') {
+                        free(word);
+                        char *v = line + n + 1;
+                        v[strcspn(v, " \t\n")] = 0;
+                        word = *v ? strdup(v) : NULL;
+                }
+        if (f)
+                fclose(f);
+        return word;
+}
+
+/* errno of writing value to sys/power/FILE, 0 when it worked */
+static int write_power(const char *file, const char *value) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/sys/power/state", sysfs_root);
+        snprintf(path, sizeof path, "%s/sys/power/%s", sysfs_root, file);
         int fd = open(path, O_WRONLY | O_CLOEXEC);
         int e = fd < 0 || write(fd, value, strlen(value)) < 0 ? errno : 0;
         if (fd >= 0)
                 close(fd);
+        return e;
+}
+
+/* What systemd-sleep does before the pre hook */
+static void write_modes(void) {
+        int suspend = strcmp(sleeping_kind, "suspend") == 0;
+        const char *file = suspend ? "mem_sleep" : "disk";
+        char *mode = sleep_conf_word(suspend ? "MemorySleepMode" : "HibernateMode");
+        if (!mode)
+                return;
+        int e = write_power(file, mode);
+        logf_line("mode %s %s %s", file, mode, e ? strerror(e) : "ok");
+        free(mode);
+}
+
+/* What systemd-sleep does between the hooks */
+static void write_state(void) {
+        int suspend = strcmp(sleeping_kind, "suspend") == 0;
+        char *configured = suspend ? sleep_conf_word("SuspendState") : NULL;
+        const char *value = configured ? configured : suspend ? "mem" : "disk";
+        int e = write_power("state", value);
         logf_line("state %s %s", value, e ? strerror(e) : "ok");
+        free(configured);
 }
 
 static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
@@ -264,6 +312,7 @@ static int parse_args(int argc, char **argv) {
                 { "sysfs-root", required_argument, NULL, 's' },
                 { "log", required_argument, NULL, 'l' },
                 { "delay-max-ms", required_argument, NULL, 'd' },
+                { "sleep-conf", required_argument, NULL, 'c' },
                 {}
         };
         int c;
@@ -273,6 +322,7 @@ static int parse_args(int argc, char **argv) {
                 case 's': sysfs_root = optarg; break;
                 case 'l': log_path = optarg; break;
                 case 'd': delay_max_ms = (unsigned) strtoul(optarg, NULL, 10); break;
+                case 'c': sleep_conf = optarg; break;
                 default: return -EINVAL;
                 }
         hook_argv = argv + optind;
@@ -282,7 +332,7 @@ static int parse_args(int argc, char **argv) {
 int main(int argc, char **argv) {
         if (parse_args(argc, argv) < 0) {
                 fprintf(stderr, "usage: logind-standin --bus-address=ADDRESS --sysfs-root=DIR --log=FILE "
-                                "[--delay-max-ms=MS] -- HOOK [ARGS...]\n");
+                                "[--delay-max-ms=MS] [--sleep-conf=FILE] -- HOOK [ARGS...]\n");
                 return 2;
         }
         sigset_t mask;

@@ -9,6 +9,8 @@
 #include "config-keys.h"
 #include "keyfile.h"
 #include "log.h"
+#include "systemd-sleep.h"
+#include "testdir.h"
 
 /* config_new_default() as an expression */
 static Config *defaults(void) {
@@ -345,6 +347,45 @@ static void test_table_ranges(void) {
         }
 }
 
+static char *sleep_states(const char *root, char **ret_first_of) {
+        static const char *const offered[] = { "freeze", "mem", "disk", NULL };
+        g_autoptr(SystemdSleepConf) sc = NULL;
+        g_assert_cmpint(systemd_sleep_conf_load(root, &sc), ==, 0);
+        g_free(*ret_first_of);
+        *ret_first_of = g_strdup(systemd_sleep_suspend_state(sc, (char *const *) offered));
+        g_autofree char *list = g_strjoinv(" ", sc->suspend_state);
+        return g_strdup_printf("%s (%s)", list, sc->suspend_state_origin ? sc->suspend_state_origin + strlen(root) : "default");
+}
+
+/* systemd's own rules for sleep.conf: the first main file found (etc before
+ * usr/lib), then the drop-ins by name, a name in etc hiding usr/lib's, and
+ * an empty assignment back to the default */
+static void test_systemd_sleep_conf(void) {
+        g_autofree char *root = g_dir_make_tmp("fridge-sleep-conf-XXXXXX", NULL);
+        g_autofree char *first = NULL;
+        g_autofree char *none = sleep_states(root, &first);
+        g_assert_cmpstr(none, ==, "mem standby freeze (default)");
+        g_assert_cmpstr(first, ==, "mem"); /* standby is not offered, mem is first */
+
+        testdir_put(root, "usr/lib/systemd/sleep.conf", "[Sleep]\nSuspendState=disk\n");
+        testdir_put(root, "etc/systemd/sleep.conf", "# admin\n[Sleep]\nSuspendState=standby  freeze\n");
+        g_autofree char *main_only = sleep_states(root, &first);
+        g_assert_cmpstr(main_only, ==, "standby freeze (/etc/systemd/sleep.conf)");
+        g_assert_cmpstr(first, ==, "freeze");
+
+        testdir_put(root, "usr/lib/systemd/sleep.conf.d/10-a.conf", "[Sleep]\nSuspendState=disk\n");
+        testdir_put(root, "etc/systemd/sleep.conf.d/10-a.conf", "[Sleep]\nAllowSuspend=yes\n");
+        testdir_put(root, "run/systemd/sleep.conf.d/05-b.conf", "[Sleep]\nSuspendState=mem\n");
+        g_autofree char *hidden = sleep_states(root, &first);
+        g_assert_cmpstr(hidden, ==, "mem (/run/systemd/sleep.conf.d/05-b.conf)");
+
+        testdir_put(root, "usr/lib/systemd/sleep.conf.d/20-c.conf", "[Sleep]\nSuspendState=\n");
+        testdir_put(root, "usr/lib/systemd/sleep.conf.d/30-bad.conf", "not a key file\n");
+        g_autofree char *reset = sleep_states(root, &first);
+        g_assert_cmpstr(reset, ==, "mem standby freeze (default)");
+        testdir_remove(root);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_ERR); /* the bad-input cases warn by design */
@@ -367,5 +408,6 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/table-defaults", test_table_defaults);
         g_test_add_func("/config/table-messages", test_table_messages);
         g_test_add_func("/config/table-ranges", test_table_ranges);
+        g_test_add_func("/config/systemd-sleep-conf", test_systemd_sleep_conf);
         return g_test_run();
 }

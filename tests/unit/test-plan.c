@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
 #include <glib.h>
+#include <grp.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cgroups.h"
+#include "classify.h"
 #include "plan.h"
+#include "testdir.h"
+
+#define INNER_REASON "has processes of its own in a mixed subtree; freezing it would freeze its children"
 
 #define E CLASS_EARLY
 #define L CLASS_LATE
@@ -317,6 +327,303 @@ static void test_unit_of(void) {
         g_assert_cmpstr(plan_unit_of(""), ==, "");
 }
 
+/* ---- the walk over a cgroup tree (a scratch directory stands in) ---- */
+
+/* A scratch cgroup tree; each cgroup has a cgroup.procs with one pid */
+typedef struct Tree {
+        char *dir;
+        int fd;
+} Tree;
+
+static void tree_init(Tree *t) {
+        /* in memory when it can be: a tree of 10,000 on a busy disk takes minutes */
+        bool shm = g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) && access("/dev/shm", W_OK) == 0;
+        t->dir = shm ? g_mkdtemp(g_strdup("/dev/shm/fridge-walk-XXXXXX")) : g_dir_make_tmp("fridge-walk-XXXXXX", NULL);
+        g_assert_nonnull(t->dir);
+        g_assert_cmpint(chmod(t->dir, 0755), ==, 0); /* "nobody" walks it too */
+        t->fd = testdir_open(t->dir, NULL);
+}
+
+static void tree_done(Tree *t) {
+        close(t->fd);
+        testdir_remove(t->dir);
+        g_free(t->dir);
+}
+
+/* rel with a process, its parents without (unless they have one); plain
+ * writes: g_file_set_contents() syncs, 10,000 times too slow */
+static void tree_add(Tree *t, const char *rel) {
+        g_autofree char *dir = g_build_filename(t->dir, rel, NULL);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        for (char *s = dir + strlen(t->dir); s; s = strchr(s + 1, '/')) {
+                const char *end = strchr(s + 1, '/');
+                bool leaf = !end;
+                int len = (int) ((leaf ? dir + strlen(dir) : end) - dir);
+                g_autofree char *procs = g_strdup_printf("%.*s/cgroup.procs", len, dir);
+                int fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC | (leaf ? O_TRUNC : O_EXCL), 0644);
+                if (fd < 0) {
+                        g_assert_cmpint(errno, ==, EEXIST);
+                        continue;
+                }
+                if (leaf)
+                        g_assert_cmpint(write(fd, "4242\n", 5), ==, 5);
+                close(fd);
+        }
+}
+
+static Plan *tree_plan(Tree *t, const char *root, GHashTable *exempt, void (*hook)(const char *, void *),
+                       void *userdata) {
+        char *roots[] = { (char *) root, NULL };
+        ClassifyInput in = { .cgroup_fd = t->fd, .proc_fd = -1, .roots = roots, .exempt = exempt,
+                             .after_read = hook, .after_read_userdata = userdata };
+        g_autoptr(GPtrArray) trees = NULL;
+        g_assert_cmpint(classify_tree(&in, &trees), ==, 0);
+        return plan_build((PlanNode *const *) trees->pdata, trees->len);
+}
+
+static const PlanEntry *find_entry(const Plan *p, const char *cgroup) {
+        for (guint i = 0; i < p->entries->len; i++)
+                if (strcmp(entry(p, i)->cgroup, cgroup) == 0)
+                        return entry(p, i);
+        return NULL;
+}
+
+/* Whether an entry to freeze is cgroup or one of its ancestors */
+static bool frozen_by_plan(const Plan *p, const char *cgroup) {
+        for (guint i = 0; i < p->entries->len; i++) {
+                const PlanEntry *e = entry(p, i);
+                size_t n = strlen(e->cgroup);
+                if ((e->class == E || e->class == L) && !e->skipped && strncmp(cgroup, e->cgroup, n) == 0 &&
+                    (cgroup[n] == '\0' || cgroup[n] == '/'))
+                        return true;
+        }
+        return false;
+}
+
+static void test_walk_deep(void) {
+        Tree t;
+        tree_init(&t);
+        g_autoptr(GString) path = g_string_new("r");
+        for (int i = 0; i < 200; i++) {
+                g_string_append(path, "/d");
+                tree_add(&t, path->str);
+        }
+        g_autofree char *sibling = g_strdup_printf("%.*s/e.service", (int) path->len - 2, path->str);
+        tree_add(&t, sibling);
+        /* the deepest is the one exemption: every ancestor is split, 200 levels down */
+        g_autoptr(GHashTable) exempt = g_hash_table_new(g_str_hash, g_str_equal);
+        g_hash_table_insert(exempt, path->str, (char *) "test exemption");
+        g_autoptr(Plan) p = tree_plan(&t, "r", exempt, NULL, NULL);
+
+        g_assert_cmpuint(p->n_skipped, ==, 0);
+        const PlanEntry *deepest = find_entry(p, path->str);
+        g_assert_nonnull(deepest);
+        g_assert_cmpint(deepest->class, ==, N);
+        g_assert_false(frozen_by_plan(p, path->str));
+        /* its ancestors have processes of their own in a mixed subtree: nofreeze;
+         * the sibling at the bottom is frozen alone */
+        g_assert_true(frozen_by_plan(p, sibling));
+        g_assert_cmpuint(p->n_early, ==, 1);
+        assert_entry(p, 0, sibling, E);
+        assert_entry(p, 1, "r/d", N);
+        g_assert_cmpstr(entry(p, 1)->reason, ==, INNER_REASON);
+        g_assert_cmpuint(p->entries->len, ==, 1 + 199 + 1);
+
+        tree_done(&t);
+}
+
+/* plan_build and plan_node_free over a chain no recursion would survive */
+static void test_plan_very_deep(void) {
+        g_autoptr(PlanNode) root = node("r", E, "default", false);
+        PlanNode *n = root;
+        for (int i = 0; i < 200000; i++)
+                n = plan_node_add_child(n, node("r/x", E, "default", i == 199999));
+        g_autoptr(Plan) p = build1(root);
+        ASSERT_PLAN(p, 1, 0, { "r", E, "default" });
+}
+
+static void test_walk_wide(void) {
+        Tree t;
+        tree_init(&t);
+        for (int i = 0; i < 10000; i++) {
+                g_autofree char *c = g_strdup_printf("r/c%05d.service", i);
+                tree_add(&t, c);
+        }
+        g_autoptr(GHashTable) exempt = g_hash_table_new(g_str_hash, g_str_equal);
+        g_hash_table_insert(exempt, (char *) "r/c04321.service", (char *) "test exemption");
+        g_autoptr(Plan) p = tree_plan(&t, "r", exempt, NULL, NULL);
+
+        g_assert_cmpuint(p->n_early, ==, 9999);
+        g_assert_cmpuint(p->entries->len, ==, 10000);
+        assert_entry(p, 0, "r/c00000.service", E);
+        assert_entry(p, 9999, "r/c04321.service", N);
+        tree_done(&t);
+}
+
+/* A name of any bytes is walked and planned by its class; GetPlan and the
+ * log show it escaped */
+static void test_walk_not_utf8(void) {
+        Tree t;
+        tree_init(&t);
+        tree_add(&t, "r/bad\xff\xfe.service");
+        tree_add(&t, "r/\xc3\xa9t\xc3\xa9.service"); /* "été", UTF-8: as it is */
+        tree_add(&t, "r/keep.service");
+        g_autoptr(GHashTable) exempt = g_hash_table_new(g_str_hash, g_str_equal);
+        g_hash_table_insert(exempt, (char *) "r/keep.service", (char *) "test exemption");
+        g_autoptr(Plan) p = tree_plan(&t, "r", exempt, NULL, NULL);
+
+        const PlanEntry *bad = find_entry(p, "r/bad\xff\xfe.service");
+        g_assert_nonnull(bad);
+        g_assert_cmpint(bad->class, ==, E);
+        g_autofree char *shown = cgroups_escape(bad->cgroup);
+        g_assert_cmpstr(shown, ==, "r/bad\\xff\\xfe.service");
+        g_assert_true(g_utf8_validate(shown, -1, NULL));
+        g_autofree char *ete = cgroups_escape("r/\xc3\xa9t\xc3\xa9.service");
+        g_assert_cmpstr(ete, ==, "r/\xc3\xa9t\xc3\xa9.service");
+        g_autofree char *ctl = cgroups_escape("a\x1b[1mb\xc3");
+        g_assert_cmpstr(ctl, ==, "a\\x1b[1mb\\xc3");
+        tree_done(&t);
+}
+
+static void remove_b(const char *path, void *userdata) {
+        Tree *t = userdata;
+        if (strcmp(path, "r") != 0)
+                return;
+        g_autofree char *b = g_build_filename(t->dir, "r/b.service", NULL);
+        testdir_remove(b);
+}
+
+/* A cgroup gone between its parent's listing and its own reading: the
+ * plan says so, and does not freeze its parent whole */
+static void test_walk_vanished(void) {
+        Tree t;
+        tree_init(&t);
+        tree_add(&t, "r/a.service");
+        tree_add(&t, "r/b.service");
+        g_autoptr(Plan) p = tree_plan(&t, "r", NULL, remove_b, &t);
+
+        ASSERT_PLAN(p, 1, 0, { "r/a.service", E, "default" }, { "r/b.service", N, "vanished during the walk; skipped" });
+        g_assert_cmpuint(p->n_skipped, ==, 1);
+        g_assert_true(entry(p, 1)->skipped);
+        g_assert_cmpstr(plan_entry_class_name(entry(p, 1)), ==, "skipped");
+        g_assert_false(frozen_by_plan(p, "r/b.service"));
+        tree_done(&t);
+}
+
+#define USER_MANAGER "user.slice/user-1000.slice/user@1000.service"
+
+/* What the subprocess walks: the user's manager cannot be read (mode 000),
+ * its init.scope, exempt, is inside */
+static void make_unreadable_tree(Tree *t) {
+        tree_add(t, "user.slice/user-1000.slice/session-2.scope");
+        tree_add(t, USER_MANAGER "/init.scope");
+        tree_add(t, USER_MANAGER "/app.slice/a.service");
+        g_autofree char *m = g_build_filename(t->dir, USER_MANAGER, NULL);
+        g_assert_cmpint(chmod(m, 0), ==, 0);
+}
+
+static void walk_unreadable_as_nobody(void) {
+        /* root reads anything: be one who cannot */
+        if (geteuid() == 0) {
+                g_assert_cmpint(setgroups(0, NULL), ==, 0);
+                g_assert_cmpint(setresgid(65534, 65534, 65534), ==, 0);
+                g_assert_cmpint(setresuid(65534, 65534, 65534), ==, 0);
+                (void) prctl(PR_SET_DUMPABLE, 1); /* the sanitizers read /proc/self */
+        }
+        Tree t = { .dir = g_strdup(g_getenv("FRIDGE_TEST_TREE")) };
+        t.fd = testdir_open(t.dir, NULL);
+        g_autoptr(Plan) p = tree_plan(&t, "user.slice", NULL, NULL, NULL);
+
+        const PlanEntry *m = find_entry(p, USER_MANAGER);
+        g_assert_nonnull(m);
+        g_assert_true(m->skipped);
+        g_assert_nonnull(strstr(m->reason, "Permission denied"));
+        /* nothing above it is frozen whole; its readable sibling is frozen alone */
+        g_assert_false(frozen_by_plan(p, USER_MANAGER "/init.scope"));
+        g_assert_false(frozen_by_plan(p, USER_MANAGER "/app.slice/a.service"));
+        g_assert_true(frozen_by_plan(p, "user.slice/user-1000.slice/session-2.scope"));
+        ASSERT_PLAN(p, 1, 0, { "user.slice/user-1000.slice/session-2.scope", E },
+                    { USER_MANAGER, N, NULL });
+        close(t.fd);
+        g_free(t.dir);
+}
+
+static void test_walk_unreadable(void) {
+        if (g_test_subprocess()) {
+                walk_unreadable_as_nobody();
+                return;
+        }
+        Tree t;
+        tree_init(&t);
+        make_unreadable_tree(&t);
+        g_setenv("FRIDGE_TEST_TREE", t.dir, TRUE);
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+        g_autofree char *m = g_build_filename(t.dir, USER_MANAGER, NULL);
+        g_assert_cmpint(chmod(m, 0755), ==, 0);
+        tree_done(&t);
+        g_test_trap_assert_passed();
+}
+
+static void test_builtin_exemptions(void) {
+        static const char *const anchored[] = {
+                "init.scope",
+                "system.slice/dbus.service",
+                "system.slice/dbus-broker.service",
+                "system.slice/systemd-journald.service",
+                USER_MANAGER "/init.scope",
+                USER_MANAGER "/session.slice/dbus.service",
+                USER_MANAGER "/session.slice/dbus-broker.service",
+                USER_MANAGER "/app.slice/dbus.service",
+                "user.slice/user-0.slice/user@0.service/init.scope",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(anchored); i++)
+                g_assert_nonnull(classify_builtin_exemption(anchored[i]));
+        static const char *const impostors[] = {
+                "user.slice/fridged.service",
+                "system.slice/fridged.service",
+                "user.slice/x/init.scope",
+                "system.slice/init.scope",
+                "user.slice/dbus.service",
+                "user.slice/user-1000.slice/dbus.service",
+                "user.slice/user-1000.slice/user@1001.service/init.scope",
+                "user.slice/user-1000.slice/user@1000.service/app.slice/init.scope",
+                "user.slice/user-.slice/user@.service/init.scope",
+                USER_MANAGER "/app.slice/foo.service/dbus.service",
+                USER_MANAGER "/app.slice/dbus-:1.2-org.example.App@0.service",
+                "x/user.slice/user-1000.slice/user@1000.service/init.scope",
+                "system.slice/dbus.service/x",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++)
+                g_assert_null(classify_builtin_exemption(impostors[i]));
+}
+
+/* Named like fridged, a bus or a manager, but not where they are: frozen */
+static void test_walk_impostors(void) {
+        Tree t;
+        tree_init(&t);
+        tree_add(&t, "user.slice/fridged.service");
+        tree_add(&t, "user.slice/dbus.service");
+        tree_add(&t, "user.slice/x/init.scope");
+        tree_add(&t, USER_MANAGER "/init.scope");
+        tree_add(&t, USER_MANAGER "/session.slice/dbus.service");
+        tree_add(&t, USER_MANAGER "/session.slice/pipewire.service");
+        tree_add(&t, USER_MANAGER "/app.slice/a.service");
+        g_autoptr(Plan) p = tree_plan(&t, "user.slice", NULL, NULL, NULL);
+
+        g_assert_true(frozen_by_plan(p, USER_MANAGER "/session.slice/pipewire.service"));
+        g_assert_true(frozen_by_plan(p, "user.slice/fridged.service"));
+        g_assert_true(frozen_by_plan(p, "user.slice/dbus.service"));
+        g_assert_true(frozen_by_plan(p, "user.slice/x/init.scope"));
+        g_assert_true(frozen_by_plan(p, USER_MANAGER "/app.slice/a.service"));
+        g_assert_false(frozen_by_plan(p, USER_MANAGER "/init.scope"));
+        g_assert_false(frozen_by_plan(p, USER_MANAGER "/session.slice/dbus.service"));
+        g_assert_cmpstr(find_entry(p, USER_MANAGER "/init.scope")->reason, ==,
+                        "built-in exemption: the user's manager");
+        g_assert_cmpstr(find_entry(p, USER_MANAGER "/session.slice/dbus.service")->reason, ==,
+                        "built-in exemption: the session bus");
+        tree_done(&t);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/plan/class-strings", test_class_strings);
@@ -331,5 +638,13 @@ int main(int argc, char **argv) {
         g_test_add_func("/plan/path-order", test_path_order);
         g_test_add_func("/plan/big-tree", test_big_tree);
         g_test_add_func("/plan/unit-of", test_unit_of);
+        g_test_add_func("/plan/very-deep", test_plan_very_deep);
+        g_test_add_func("/plan/walk-deep", test_walk_deep);
+        g_test_add_func("/plan/walk-wide", test_walk_wide);
+        g_test_add_func("/plan/walk-not-utf8", test_walk_not_utf8);
+        g_test_add_func("/plan/walk-vanished", test_walk_vanished);
+        g_test_add_func("/plan/walk-unreadable", test_walk_unreadable);
+        g_test_add_func("/plan/builtin-exemptions", test_builtin_exemptions);
+        g_test_add_func("/plan/walk-impostors", test_walk_impostors);
         return g_test_run();
 }

@@ -5,7 +5,7 @@ FRIDGE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 FRIDGE_PACKAGES=(
   meson ninja-build gcc clang pkg-config python3
-  libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3
+  libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3 bindfs
   libumockdev-dev umockdev
   dbus libxml2-utils
   systemd groff-base man-db

@@ -1,19 +1,17 @@
-# Scenario 3: `fridgectl suspend` with Driver=logind: fridged runs prepare
-# and flush with its progress, then asks logind to suspend; logind sends
-# PrepareForSleep, systemd-sleep runs fridge's hook, whose `pre` joins the
-# same cycle id; CycleFinished comes exactly once, done. pm_test "devices"
-# is set by hand: with the logind driver systemd-sleep writes the state.
+# Scenario 3: `fridgectl suspend --pm-test=devices` with the default
+# Driver=auto: logind is on the bus, so fridged runs prepare and flush with
+# its progress, then asks logind to suspend; logind sends PrepareForSleep,
+# systemd-sleep runs fridge's hook, whose `pre` joins the same cycle id and
+# sets pm_test (systemd-sleep writes the state, pm_test is fridge's);
+# CycleFinished comes exactly once, done, and pm_test is none again. Then
+# SuspendState=freeze in a sleep.conf.d drop-in: a mem-sleep mode would
+# not apply to what systemd-sleep writes, and fridge refuses, naming it.
 # system-timeout: 240
-mkdir -p /etc/fridge/fridge.conf.d
-printf '[Sleep]\nDriver=logind\n' >/etc/fridge/fridge.conf.d/50-logind.conf
-systemctl restart fridged.service 2>/dev/null || true
 busctl monitor --match "type='signal',member='PrepareForSleep'" >/run/monitor.log 2>&1 &
 mon=$!
 sleep 1
-echo devices >/sys/power/pm_test
 rc=0
-fridgectl --json --no-progress suspend >/run/out.json || rc=$?
-echo none >/sys/power/pm_test
+fridgectl --json --no-progress suspend --pm-test=devices >/run/out.json || rc=$?
 sleep 1
 kill -TERM $mon; wait $mon 2>/dev/null
 cat /run/out.json
@@ -30,4 +28,16 @@ echo "$j" | grep -E 'Cycle|hook'
 [ "$(echo "$j" | grep -c 'started: suspend')" -eq 1 ] || fail "not exactly one cycle started"
 echo "$j" | grep -q 'started: suspend (driver logind)' || fail "the cycle's driver is not logind"
 journalctl -b -o cat -u systemd-suspend.service | grep -q 'cycle 1 frozen' || fail "the hook did not join cycle 1"
+grep -q '\[none\]' /sys/power/pm_test || fail "pm_test was not put back: $(cat /sys/power/pm_test)"
+echo "$j" | grep -q 'power/pm_test' && fail "fridged logged a pm_test failure"
+
+mkdir -p /etc/systemd/sleep.conf.d
+printf '[Sleep]\nSuspendState=freeze\n' >/etc/systemd/sleep.conf.d/50-freeze.conf
+rc=0
+fridgectl --no-progress suspend --mem-sleep=s2idle >/run/conflict.txt 2>&1 || rc=$?
+rm /etc/systemd/sleep.conf.d/50-freeze.conf
+cat /run/conflict.txt
+[ $rc -eq 4 ] || fail "a mem-sleep against SuspendState=freeze exited with $rc, not 4"
+grep -q 'SuspendState=freeze in /etc/systemd/sleep.conf.d/50-freeze.conf' /run/conflict.txt \
+  || fail "the refusal does not name SuspendState="
 pass
