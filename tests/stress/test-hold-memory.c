@@ -69,23 +69,37 @@ static Harness *start(Scratch *s, char **ret_procs) {
         return harness_new(&o);
 }
 
-static void stop(Harness *h) {
-        if (harness_stop(h) != 0) {
-                harness_dump_fridged_log(h);
-                g_error("fridged did not exit 0 on SIGTERM");
-        }
-        harness_free(h);
-}
+typedef struct Fixture {
+        Scratch *s;
+        Harness *h;     /* NULL: the case is skipped */
+        char *procs;    /* the attacker's cgroup.procs */
+} Fixture;
 
-static void test_refused_holds(void) {
+static void setup(Fixture *f, gconstpointer data) {
         const char *why = harness_scratch_skip_reason();
         if (why) {
                 g_test_skip(why);
                 return;
         }
-        g_autoptr(Scratch) s = scratch_new();
-        g_autofree char *procs = NULL;
-        Harness *h = start(s, &procs);
+        f->s = scratch_new();
+        f->h = start(f->s, &f->procs);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->h && harness_stop(f->h) != 0) {
+                harness_dump_fridged_log(f->h);
+                g_error("fridged did not exit 0 on SIGTERM");
+        }
+        harness_free(f->h);
+        scratch_free(f->s); /* after fridged */
+        g_free(f->procs);
+}
+
+static void test_refused_holds(Fixture *f, gconstpointer data) {
+        if (!f->h)
+                return;
+        Harness *h = f->h;
+        const char *procs = f->procs;
 
         /* a first run settles fridged's allocator and the bus's buffers */
         g_autofree char *warm = attack(h, procs, ROUNDS / 2);
@@ -116,7 +130,6 @@ static void test_refused_holds(void) {
         g_assert_cmpint(harness_flood_end(&again), ==, 0);
         g_test_message("%u calls while polkit held its answers: %s", POLKIT_PENDING_PER_UID_DEFAULT, last);
         g_assert_cmpuint(harness_flood_count(last, "ok"), ==, POLKIT_PENDING_PER_UID_DEFAULT);
-        stop(h);
 }
 
 static void wait_no_inhibitors(Harness *h) {
@@ -135,48 +148,39 @@ static void wait_no_inhibitors(Harness *h) {
         g_error("fridged still lists inhibitors");
 }
 
+/* 64 of `first` (Inhibit or HoldClass) on 4 connections, kept; then one
+ * `then` on a fresh connection must be refused */
+static void fill_then_refused(Fixture *f, const char *first, const char *then) {
+        unsigned conns = INHIBITORS_PER_USER_DEFAULT / INHIBITORS_PER_SENDER_MAX;
+        const char *first_procs = g_str_equal(first, "HoldClass") ? f->procs : NULL;
+        const char *then_procs = g_str_equal(then, "HoldClass") ? f->procs : NULL;
+        HarnessFlood full = harness_flood_start(f->h, 65534, first_procs, first, INHIBITORS_PER_SENDER_MAX, conns,
+                                                "sequential");
+        g_autofree char *got = harness_flood_result(&full, 60000);
+        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, INHIBITORS_PER_USER_DEFAULT);
+        HarnessFlood more = harness_flood_start(f->h, 65534, then_procs, then, 1, 1, "sequential");
+        g_autofree char *refused = harness_flood_result(&more, 30000);
+        g_test_message("%s beside %u of %s: %s", then, INHIBITORS_PER_USER_DEFAULT, first, refused);
+        g_assert_cmpuint(harness_flood_count(refused, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
+        g_assert_cmpint(harness_flood_end(&more), ==, 0);
+        g_assert_cmpint(harness_flood_end(&full), ==, 0);
+}
+
 /* A user's class holds and inhibitors share its cap: with its inhibitors
  * at the cap, a hold on a fresh connection is refused, and the other way
  * round */
-static void test_holds_in_user_cap(void) {
-        const char *why = harness_scratch_skip_reason();
-        if (why) {
-                g_test_skip(why);
+static void test_holds_in_user_cap(Fixture *f, gconstpointer data) {
+        if (!f->h)
                 return;
-        }
-        g_autoptr(Scratch) s = scratch_new();
-        g_autofree char *procs = NULL;
-        Harness *h = start(s, &procs);
-        unsigned conns = INHIBITORS_PER_USER_DEFAULT / INHIBITORS_PER_SENDER_MAX;
-        HarnessFlood inhibitors = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
-                                                      "sequential");
-        g_autofree char *got = harness_flood_result(&inhibitors, 60000);
-        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, INHIBITORS_PER_USER_DEFAULT);
-        HarnessFlood hold = harness_flood_start(h, 65534, procs, "HoldClass", 1, 1, "sequential");
-        g_autofree char *held = harness_flood_result(&hold, 30000);
-        g_test_message("a hold beside %u inhibitors: %s", INHIBITORS_PER_USER_DEFAULT, held);
-        g_assert_cmpuint(harness_flood_count(held, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
-        g_assert_cmpint(harness_flood_end(&hold), ==, 0);
-        g_assert_cmpint(harness_flood_end(&inhibitors), ==, 0);
-
-        /* holds first: 4 connections of 16 holds, then an inhibitor (once
-         * fridged has seen the inhibitors' connections go) */
-        wait_no_inhibitors(h);
-        HarnessFlood holds = harness_flood_start(h, 65534, procs, "HoldClass", INHIBITORS_PER_SENDER_MAX, conns,
-                                                 "sequential");
-        g_autofree char *got2 = harness_flood_result(&holds, 60000);
-        g_assert_cmpuint(harness_flood_count(got2, "ok"), ==, INHIBITORS_PER_USER_DEFAULT);
-        HarnessFlood inhibit = harness_flood_start(h, 65534, NULL, "Inhibit", 1, 1, "sequential");
-        g_autofree char *got3 = harness_flood_result(&inhibit, 30000);
-        g_assert_cmpuint(harness_flood_count(got3, "org.freedesktop.DBus.Error.LimitsExceeded"), ==, 1);
-        g_assert_cmpint(harness_flood_end(&inhibit), ==, 0);
-        g_assert_cmpint(harness_flood_end(&holds), ==, 0);
-        stop(h);
+        fill_then_refused(f, "Inhibit", "HoldClass");
+        /* once fridged has seen the inhibitors' connections go */
+        wait_no_inhibitors(f->h);
+        fill_then_refused(f, "HoldClass", "Inhibit");
 }
 
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
-        g_test_add_func("/stress/hold-memory", test_refused_holds);
-        g_test_add_func("/stress/holds-in-user-cap", test_holds_in_user_cap);
+        g_test_add("/stress/hold-memory", Fixture, NULL, setup, test_refused_holds, teardown);
+        g_test_add("/stress/holds-in-user-cap", Fixture, NULL, setup, test_holds_in_user_cap, teardown);
         return g_test_run();
 }
