@@ -46,9 +46,11 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = bus_options_read(msg, kind_name, &opts, error);
         if (r < 0)
                 return r;
-        /* A dry run, or a freeze held longer than the administrator set,
-         * freezes other users' services without the machine sleeping */
-        bool manage = opts.dry_run || opts.freeze_timeout_ms > manager_freeze_timeout_ms(b->manager);
+        /* A dry run, a pm_test run (the kernel only rehearses) or a freeze
+         * held longer than the administrator set freezes other users'
+         * services without the machine sleeping */
+        bool pm_test = opts.pm_test && strcmp(opts.pm_test, "none") != 0;
+        bool manage = opts.dry_run || pm_test || opts.freeze_timeout_ms > manager_freeze_timeout_ms(b->manager);
         const char *actions[4] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE };
         size_t n = 1;
         if (manage)

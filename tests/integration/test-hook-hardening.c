@@ -278,6 +278,8 @@ static void test_manage_needed(Fixture *f, gconstpointer data) {
         harness_expect_denied_as_nobody(f->h, long_freeze, "io.fridge.manage");
         const char *const just_over[] = { "suspend", "--freeze-timeout", "10001", "--no-progress", NULL };
         harness_expect_denied_as_nobody(f->h, just_over, "io.fridge.manage");
+        const char *const pm_test[] = { "suspend", "--pm-test", "devices", "--no-progress", NULL };
+        harness_expect_denied_as_nobody(f->h, pm_test, "io.fridge.manage");
         assert_nothing_happened(f);
         g_autofree char *log = polkit_log(f->h);
         g_test_message("polkit was asked:\n%s", log);
