@@ -55,13 +55,6 @@ static void test_sigterm_in_kernel_restores(Fixture *f, gconstpointer data) {
 
 #define PM_TEST_BEFORE "none core processors platform devices [freezer]"
 
-static void assert_sys(Harness *h, const char *rel, const char *want) {
-        g_autofree char *v = harness_read_sys(h, rel);
-        g_strstrip(v);
-        if (!g_str_equal(v, want))
-                g_error("%s reads \"%s\", expected \"%s\"", rel, v, want);
-}
-
 /* The knobs go back as they were before the cycle, not to defaults: an
  * admin's pm_test level stays */
 static void test_knobs_as_before(Fixture *f, gconstpointer data) {
@@ -71,8 +64,8 @@ static void test_knobs_as_before(Fixture *f, gconstpointer data) {
         assert_done_with_log(h, cycle, "power/mem_sleep s2idle ok", "power/pm_test devices ok",
                              "power/wakeup_count 0 ok", "power/state mem ok", "power/pm_test freezer ok",
                              "power/mem_sleep deep ok", NULL);
-        assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
-        assert_sys(h, "power/mem_sleep", "s2idle [deep]");
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", "s2idle [deep]");
 }
 
 /* As above when fridged stops while the state write is pending: what the
@@ -89,9 +82,9 @@ static void test_sigterm_in_kernel_knobs_as_before(Fixture *f, gconstpointer dat
         g_autofree char *result = NULL;
         g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, NULL));
         g_assert_cmpstr(result, ==, "failed");
-        assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
-        assert_sys(h, "power/mem_sleep", "s2idle [deep]");
-        assert_sys(h, "class/rtc/rtc0/wakealarm", "");
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", "s2idle [deep]");
+        harness_assert_sys(h, "class/rtc/rtc0/wakealarm", "");
         harness_control(h, "release-write power/state"); /* so fridged can exit */
 
         int status = harness_wait_pid(h->fridged_pid, 10000);

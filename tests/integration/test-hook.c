@@ -365,13 +365,6 @@ static void test_logind_driver_without_logind(Fixture *f, gconstpointer data) {
 #define PM_TEST_BEFORE "none core processors platform devices [freezer]"
 #define MEM_SLEEP_BEFORE "s2idle [deep]"
 
-static void assert_sys(Harness *h, const char *rel, const char *want) {
-        g_autofree char *v = harness_read_sys(h, rel);
-        g_strstrip(v);
-        if (!g_str_equal(v, want))
-                g_error("%s reads \"%s\", expected \"%s\"", rel, v, want);
-}
-
 /* Each line after the one before it (not just its first occurrence) */
 static void assert_sequence(const char *what, const char *text, const char *const *lines) {
         const char *p = text;
@@ -415,7 +408,7 @@ static void test_logind_pm_test(Fixture *f, gconstpointer data) {
         const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test freezer ok",
                                       NULL };
         assert_fakesys_sequence(f, order);
-        assert_sys(f->h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(f->h, "power/pm_test", PM_TEST_BEFORE);
 }
 
 /* systemd-sleep writes MemorySleepMode= before the pre hook: fridge's mode,
@@ -492,9 +485,9 @@ static void test_logind_pm_test_refused(Fixture *f, gconstpointer data) {
 /* ---- a crash on logind's path ---- */
 
 static void assert_knobs_as_before(Harness *h) {
-        assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
-        assert_sys(h, "power/mem_sleep", MEM_SLEEP_BEFORE);
-        assert_sys(h, "class/rtc/rtc0/wakealarm", "");
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", MEM_SLEEP_BEFORE);
+        harness_assert_sys(h, "class/rtc/rtc0/wakealarm", "");
 }
 
 /* fridged --thaw-all, as ExecStopPost= runs it after the kill; never
@@ -528,9 +521,9 @@ static void logind_crash(Fixture *f, const char *held, bool thaw_all) {
                           "wake-after-sec", "u", 300, NULL) < 0)
                 g_error("Sleep: %s: %s", err, msg);
         g_assert_true(harness_wait_logind_line(f->h, frozen ? "hook pre suspend 0" : "delay-done 0-left", 20000));
-        assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
+        harness_assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
         if (frozen) {
-                assert_sys(f->h, "power/mem_sleep", "[s2idle] deep");
+                harness_assert_sys(f->h, "power/mem_sleep", "[s2idle] deep");
                 g_autofree char *alarm = harness_read_sys(f->h, "class/rtc/rtc0/wakealarm");
                 g_assert_cmpstr(g_strstrip(alarm), !=, "");
         }
@@ -541,7 +534,7 @@ static void logind_crash(Fixture *f, const char *held, bool thaw_all) {
         harness_control(f->h, release);
         /* systemd-sleep goes on without fridged; the dead one put nothing back */
         g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
-        assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
+        harness_assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
 
         if (thaw_all) { /* on its own, before any restart */
                 run_thaw_all(f);
