@@ -192,27 +192,28 @@ const char *args_inhibit_mode(const Args *a) {
 static const Option *find_option(const char *arg, const char **ret_inline, Option *sleep_slot) {
         *ret_inline = NULL;
 
+        const SleepOption *s;
         if (arg[1] != '-') {
-                /* Single-dash: only "-h" exists; no bundling is needed. */
+                /* Single-dash: "-h" and the Sleep options' short flags, no bundling */
                 for (size_t i = 0; i < ELEMENTSOF(options); i++)
                         if (options[i].short_name && arg[1] == options[i].short_name && arg[2] == 0)
                                 return &options[i];
-                return NULL;
+                s = arg[2] == 0 ? sleep_option_by_short_flag(arg[1]) : NULL;
+        } else {
+                const char *name = arg + 2;
+                const char *eq = strchr(name, '=');
+                size_t len = eq ? (size_t) (eq - name) : strlen(name);
+
+                for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) {
+                                *ret_inline = eq ? eq + 1 : NULL;
+                                return &options[i];
+                        }
+                s = sleep_option_by_flag(name, len);
+                *ret_inline = s && eq ? eq + 1 : NULL;
         }
-
-        const char *name = arg + 2;
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t) (eq - name) : strlen(name);
-
-        for (size_t i = 0; i < ELEMENTSOF(options); i++)
-                if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) {
-                        *ret_inline = eq ? eq + 1 : NULL;
-                        return &options[i];
-                }
-        const SleepOption *s = sleep_option_by_flag(name, len);
         if (!s)
                 return NULL;
-        *ret_inline = eq ? eq + 1 : NULL;
         *sleep_slot = (Option) { .name = s->flag, .has_value = s->type != SLEEP_OPTION_BOOL, .scope = SCOPE_SLEEP,
                                  .id = OPT_SLEEP, .sleep = s };
         return sleep_slot;
@@ -487,7 +488,11 @@ void args_print_sleep_options(FILE *f) {
                 const SleepOption *s = &sleep_options[i];
                 char flag[64], limits[512], text[1024];
 
-                snprintf(flag, sizeof(flag), "--%s%s%s", s->flag, s->metavar ? "=" : "", strempty(s->metavar));
+                char short_flag[8] = "";
+                if (s->short_flag)
+                        snprintf(short_flag, sizeof(short_flag), "-%c, ", s->short_flag);
+                snprintf(flag, sizeof(flag), "%s--%s%s%s", short_flag, s->flag, s->metavar ? "=" : "",
+                         strempty(s->metavar));
                 sleep_option_limits(s, limits, sizeof(limits));
                 snprintf(text, sizeof(text), "%s%s", s->help, limits);
                 int w = fprintf(f, "     %-*s ", HELP_COLUMN - 6, flag);

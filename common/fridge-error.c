@@ -49,7 +49,7 @@ static const FridgeErrorInfo table[_FRIDGE_ERROR_MAX] = {
           "an argument is not valid; the message names it"),
         E(ACCESS_DENIED,       SD_BUS_ERROR_ACCESS_DENIED, REFUSED, NEVER,   "the caller is not authorized"),
         E(LIMITS_EXCEEDED,     SD_BUS_ERROR_LIMITS_EXCEEDED, FAILED,  NEVER,
-          "the caller holds as many inhibitors or class holds as it may"),
+          "the caller holds as many inhibitors or class holds as it may, or waits for as many authorizations"),
 };
 
 const FridgeErrorInfo *fridge_error_info(FridgeError e) {

@@ -43,6 +43,9 @@ const SleepOption sleep_options[] = {
           .offset = LANDS(queue_timeout_ms, uint32_t), .min = QUEUE_TIMEOUT_MIN_MS, .max = QUEUE_TIMEOUT_MAX_MS,
           .requires = "queue", .fallback = "30000", /* QUEUE_TIMEOUT_DEFAULT_MS, as a test checks */
           .help = "How long a queued cycle waits before it fails with Inhibited" },
+        { .name = "ignore-inhibitors", .flag = "ignore-inhibitors", .short_flag = 'i', .type = SLEEP_OPTION_BOOL,
+          .offset = LANDS(ignore_inhibitors, bool),
+          .help = "Sleep although block inhibitors are held (root, or polkit's io.fridge.ignore-inhibitors)" },
 };
 
 const size_t sleep_options_count = ELEMENTSOF(sleep_options);
@@ -51,6 +54,13 @@ _Static_assert(ELEMENTSOF(sleep_options) <= 64, "Sleep marks the options it has 
 const SleepOption *sleep_option_by_name(const char *name) {
         for (size_t i = 0; i < sleep_options_count; i++)
                 if (strcmp(sleep_options[i].name, name) == 0)
+                        return &sleep_options[i];
+        return NULL;
+}
+
+const SleepOption *sleep_option_by_short_flag(char c) {
+        for (size_t i = 0; i < sleep_options_count; i++)
+                if (c && sleep_options[i].short_flag == c)
                         return &sleep_options[i];
         return NULL;
 }

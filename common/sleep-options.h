@@ -27,6 +27,7 @@ typedef struct CycleOptions {
         uint32_t freeze_timeout_ms; /* 0: configured */
         bool queue;                 /* wait while a block inhibitor is held */
         uint32_t queue_timeout_ms;  /* 0: QUEUE_TIMEOUT_DEFAULT_MS */
+        bool ignore_inhibitors;     /* sleep although fridge's block inhibitors are held */
 } CycleOptions;
 
 /* The D-Bus type of the value, which also says how it is parsed and where
@@ -40,6 +41,7 @@ typedef enum SleepOptionType {
 typedef struct SleepOption {
         const char *name;          /* the key in the a{sv} */
         const char *flag;          /* fridgectl's --FLAG */
+        char short_flag;           /* fridgectl's -F too; 0: none */
         const char *metavar;       /* --FLAG=METAVAR; NULL for a boolean (no value) */
         SleepOptionType type;
         size_t offset;             /* of its field in CycleOptions */
@@ -58,6 +60,8 @@ extern const size_t sleep_options_count;
 const SleepOption *sleep_option_by_name(const char *name);
 /* `len` bytes of `flag` name it (fridgectl's --FLAG=VALUE) */
 const SleepOption *sleep_option_by_flag(const char *flag, size_t len);
+/* -C names it (fridgectl's short flag); NULL: none does */
+const SleepOption *sleep_option_by_short_flag(char c);
 
 /* Its field in `o`; the type says what it points to */
 void *sleep_option_field(CycleOptions *o, const SleepOption *s);

@@ -387,7 +387,10 @@ int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *err
         int fd;
         uint64_t id;
         g_autofree char *refusal = NULL;
-        r = manager_add_hold(b->manager, bus_caller_pid(msg), class, who, why, &fd, &id, &refusal);
+        uid_t uid;
+        pid_t pid;
+        bus_caller_creds(msg, &uid, &pid);
+        r = manager_add_hold(b->manager, pid, uid, class, who, why, &fd, &id, &refusal);
         if (r != 0)
                 return bus_error_set(error, r, refusal);
 

@@ -49,16 +49,28 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         /* A dry run, or a freeze held longer than the administrator set,
          * freezes other users' services without the machine sleeping */
         bool manage = opts.dry_run || opts.freeze_timeout_ms > manager_freeze_timeout_ms(b->manager);
-        const char *const actions[] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE,
-                                        manage ? POLKIT_ACTION_MANAGE : NULL, NULL };
+        const char *actions[4] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE };
+        size_t n = 1;
+        if (manage)
+                actions[n++] = POLKIT_ACTION_MANAGE;
+        if (opts.ignore_inhibitors)
+                actions[n++] = POLKIT_ACTION_IGNORE_INHIBITORS;
         AUTHORIZE_ALL(b, msg, actions, error);
 
+        uid_t uid;
+        pid_t pid;
+        bus_caller_creds(msg, &uid, &pid);
+        g_autofree char *ignored = opts.ignore_inhibitors ? manager_block_holders(b->manager) : NULL;
         uint64_t id;
         g_autofree char *why = NULL;
-        manager_set_client_pid(b->manager, bus_caller_pid(msg));
+        manager_set_client_pid(b->manager, pid);
         r = manager_start(b->manager, kind, &opts, &id, &why);
         if (r != 0)
                 return bus_error_set(error, r, why);
+        if (ignored && *ignored)
+                log_notice("Cycle %" G_GUINT64_FORMAT ": uid %d (pid %d, %s) ignores fridge's block inhibitors, "
+                           "held by %s", id, uid == (uid_t) -1 ? -1 : (int) uid, (int) pid,
+                           sd_bus_message_get_sender(msg), ignored);
         return sd_bus_reply_method_return(msg, "t", id);
 }
 
@@ -302,7 +314,7 @@ int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         b->bus = sd_bus_ref(bus);
         b->manager = m;
 
-        int r = polkit_new(&b->polkit);
+        int r = polkit_new(bus, manager_pending_authorizations_per_user(m), &b->polkit);
         if (r < 0)
                 goto fail;
         r = sd_bus_add_object_vtable(bus, &b->vtable_slot, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,

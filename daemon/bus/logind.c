@@ -131,9 +131,14 @@ static int on_sleep_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 0;
 }
 
-int logind_sleep(Logind *l, SleepKind kind, LogindSleepDoneFunc done, void *userdata) {
+/* sd-login.h's SD_LOGIND_ROOT_CHECK_INHIBITORS (systemd 248): logind lets
+ * root through block inhibitors unless asked to check them */
+#define LOGIND_ROOT_CHECK_INHIBITORS (UINT64_C(1) << 0)
+
+int logind_sleep(Logind *l, SleepKind kind, bool ignore_inhibitors, LogindSleepDoneFunc done, void *userdata) {
         static const char *const methods[_SLEEP_KIND_MAX] = {
-                [SLEEP_SUSPEND] = "Suspend", [SLEEP_HIBERNATE] = "Hibernate", [SLEEP_HYBRID] = "HybridSleep",
+                [SLEEP_SUSPEND] = "SuspendWithFlags", [SLEEP_HIBERNATE] = "HibernateWithFlags",
+                [SLEEP_HYBRID] = "HybridSleepWithFlags",
         };
         if (!logind_present(l))
                 return -ENXIO;
@@ -144,7 +149,8 @@ int logind_sleep(Logind *l, SleepKind kind, LogindSleepDoneFunc done, void *user
         /* logind answers once the sleep job is queued; the sleep itself
          * shows as PrepareForSleep and the hooks */
         return sd_bus_call_method_async(l->bus, &l->sleep_call, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
-                                        methods[kind], on_sleep_reply, l, "b", 0);
+                                        methods[kind], on_sleep_reply, l, "t",
+                                        ignore_inhibitors ? UINT64_C(0) : LOGIND_ROOT_CHECK_INHIBITORS);
 }
 
 int logind_new(sd_bus *bus, LogindPrepareFunc on_prepare, void *userdata, Logind **ret) {

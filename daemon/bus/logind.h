@@ -32,4 +32,4 @@ bool logind_holds_lock(const Logind *l);
 
 /* Asks logind to Suspend/Hibernate/HybridSleep (not interactively);
  * `done` is called with its answer, unless logind_free() comes first. */
-int logind_sleep(Logind *l, SleepKind kind, LogindSleepDoneFunc done, void *userdata);
+int logind_sleep(Logind *l, SleepKind kind, bool ignore_inhibitors, LogindSleepDoneFunc done, void *userdata);

@@ -21,16 +21,22 @@ typedef struct Query {
         guint next;             /* the action asked about now */
         char *action;           /* the one refused, for the answer */
         sd_bus_slot *slot;
+        uid_t uid;              /* the caller's, for its cap */
         bool answered;
         bool allowed;
         char *why;              /* when not allowed */
 } Query;
 
 struct Polkit {
-        GHashTable *queries;    /* sd_bus_message* → Query* */
+        GHashTable *queries;    /* sd_bus_message* → Query*, until its call comes back */
+        Query *current;         /* the answered one of the call being dispatched */
+        sd_bus_slot *filter;
+        unsigned pending_max;   /* per uid */
 };
 
 static void query_free(Query *q) {
+        if (!q)
+                return;
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
         g_strfreev(q->actions);
@@ -39,9 +45,31 @@ static void query_free(Query *q) {
         g_free(q);
 }
 
-int polkit_new(Polkit **ret) {
+/* Every incoming message passes here before its method runs. A call that
+ * comes back with its answer takes the query out of the table, whatever
+ * its method then does: a method may return before it asks again (a limit
+ * reached meanwhile), and the answer, with its reference to the call,
+ * would stay forever. It lives until the next message. */
+static int on_incoming(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Polkit *p = userdata;
+        g_clear_pointer(&p->current, query_free);
+        Query *q = g_hash_table_lookup(p->queries, m);
+        if (q && q->answered) {
+                g_hash_table_steal(p->queries, m);
+                p->current = q;
+        }
+        return 0;
+}
+
+int polkit_new(sd_bus *bus, unsigned pending_max, Polkit **ret) {
         Polkit *p = g_new0(Polkit, 1);
+        p->pending_max = pending_max;
         p->queries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) query_free);
+        int r = sd_bus_add_filter(bus, &p->filter, on_incoming, p);
+        if (r < 0) {
+                polkit_free(p);
+                return r;
+        }
         *ret = p;
         return 0;
 }
@@ -49,6 +77,8 @@ int polkit_new(Polkit **ret) {
 Polkit *polkit_free(Polkit *p) {
         if (!p)
                 return NULL;
+        sd_bus_slot_unref(p->filter);
+        query_free(p->current);
         g_hash_table_unref(p->queries);
         g_free(p);
         return NULL;
@@ -131,9 +161,20 @@ static int ask_next(Query *q) {
                                         sd_bus_message_get_sender(msg), q->actions[q->next], 0, flags, "");
 }
 
-static int ask(Polkit *p, sd_bus_message *msg, const char *const *actions) {
+static unsigned pending_of(Polkit *p, uid_t uid) {
+        GHashTableIter i;
+        gpointer v;
+        unsigned n = 0;
+        g_hash_table_iter_init(&i, p->queries);
+        while (g_hash_table_iter_next(&i, NULL, &v))
+                n += ((Query *) v)->uid == uid;
+        return n;
+}
+
+static int ask(Polkit *p, sd_bus_message *msg, uid_t uid, const char *const *actions) {
         Query *q = g_new0(Query, 1);
         q->polkit = p;
+        q->uid = uid;
         q->request = sd_bus_message_ref(msg);
         q->actions = g_strdupv((char **) actions);
         int r = ask_next(q);
@@ -161,9 +202,14 @@ int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions
         if (uid == 0)
                 return 1;
 
-        Query *q = g_hash_table_lookup(p->queries, msg);
+        Query *q = p->current && p->current->request == msg ? p->current : g_hash_table_lookup(p->queries, msg);
         if (!q) {
-                r = ask(p, msg, actions);
+                unsigned pending = pending_of(p, uid);
+                if (pending >= p->pending_max)
+                        return bus_error_setf(error, FRIDGE_ERROR_LIMITS_EXCEEDED,
+                                              "uid %u already waits for %u authorizations; try again once "
+                                              "polkit has answered them", (unsigned) uid, pending);
+                r = ask(p, msg, uid, actions);
                 return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
                                               action, errno_text(r))
                              : 0;
@@ -173,7 +219,10 @@ int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions
         bool allowed = q->allowed;
         g_autofree char *why = g_steal_pointer(&q->why);
         g_autofree char *refused = g_steal_pointer(&q->action);
-        g_hash_table_remove(p->queries, msg);
+        if (q == p->current)
+                g_clear_pointer(&p->current, query_free);
+        else
+                g_hash_table_remove(p->queries, msg);
         if (allowed)
                 return 1;
         return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",

@@ -20,16 +20,27 @@
 #define POLKIT_ACTION_INHIBIT   "io.fridge.inhibit"
 /* Freezing others without sleeping: dry runs, long freeze timeouts */
 #define POLKIT_ACTION_MANAGE    "io.fridge.manage"
+/* Sleeping although fridge's block inhibitors are held */
+#define POLKIT_ACTION_IGNORE_INHIBITORS "io.fridge.ignore-inhibitors"
+
+/* Calls of one uid waiting for polkit at once ([Limits]
+ * PendingAuthorizationsPerUser=, this by default): a flood while polkit is
+ * slow is refused (LimitsExceeded) instead of using up fridged's quota of
+ * pending replies at the bus, which every caller's questions share */
+#define POLKIT_PENDING_PER_UID_DEFAULT 16U
 
 typedef struct Polkit Polkit;
 
-int polkit_new(Polkit **ret);
+/* Watches `bus`'s incoming messages (a filter) to drop each answer as its
+ * call comes back; a uid may wait for `pending_max` answers at once */
+int polkit_new(sd_bus *bus, unsigned pending_max, Polkit **ret);
 Polkit *polkit_free(Polkit *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Polkit, polkit_free)
 
 /* 1: allowed, go on. 0: polkit was asked; return 0 from the handler (the
  * message comes back with the answer). Negative: refused or failed, with
- * `error` set (AccessDenied names the action). */
+ * `error` set (AccessDenied names the action; LimitsExceeded when the
+ * caller's uid waits for `pending_max` answers already). */
 int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_error *error);
 /* The same for every action of the NULL-terminated list, asked in turn
  * (the first refused one is named) */

@@ -14,6 +14,7 @@ typedef struct ClassHold {
         char *cgroup;
         CgroupClass class;
         char *reason;
+        uid_t uid;              /* the holder's, for the per-user cap */
         Lease *lease;
 } ClassHold;
 
@@ -113,11 +114,11 @@ static void on_lease_ended(void *userdata) {
                 o->released(id, o->userdata);
 }
 
-int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, const char *who, const char *why,
-                       int *ret_fd, uint64_t *ret_hold) {
+int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, uid_t uid, const char *who,
+                       const char *why, int *ret_fd, uint64_t *ret_hold) {
         ClassHold *h = g_new0(ClassHold, 1);
         *h = (ClassHold) { .owner = o, .id = ++o->next_hold_id, .cgroup = g_strdup(cgroup), .class = class,
-                           .reason = g_strdup_printf("held by %s: %s", who, why) };
+                           .reason = g_strdup_printf("held by %s: %s", who, why), .uid = uid };
         int fd;
         int r = lease_new(o->event, "class-hold", on_lease_ended, h, &h->lease, &fd);
         if (r < 0) {
@@ -132,6 +133,16 @@ int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, cons
         *ret_fd = fd;
         *ret_hold = h->id;
         return 0;
+}
+
+unsigned overrides_count_holds(Overrides *o, uid_t uid) {
+        GHashTableIter i;
+        gpointer v;
+        unsigned n = 0;
+        g_hash_table_iter_init(&i, o->hold_list);
+        while (g_hash_table_iter_next(&i, NULL, &v))
+                n += uid == (uid_t) -1 || ((ClassHold *) v)->uid == uid;
+        return n;
 }
 
 GHashTable *overrides_by_target(Overrides *o) {

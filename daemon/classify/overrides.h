@@ -3,6 +3,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "plan.h"
@@ -26,8 +27,10 @@ void overrides_set(Overrides *o, const char *target, CgroupClass class, const ch
 
 /* A hold on `cgroup`; *ret_fd is the holder's end of the pipe (the caller
  * passes it on and closes its copy). */
-int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, const char *who, const char *why,
-                       int *ret_fd, uint64_t *ret_hold);
+int overrides_add_hold(Overrides *o, const char *cgroup, CgroupClass class, uid_t uid, const char *who,
+                       const char *why, int *ret_fd, uint64_t *ret_hold);
+/* The holds of `uid`; (uid_t) -1: all of them */
+unsigned overrides_count_holds(Overrides *o, uid_t uid);
 /* Ends a hold; returns whether there was one. Does not call `released`. */
 bool overrides_release_hold(Overrides *o, uint64_t hold);
 

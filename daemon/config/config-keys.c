@@ -60,6 +60,12 @@ const ConfigKey config_keys[] = {
             "how long each freeze stage may take"),
         U32("Delay", "TimeoutMs", delay_timeout_ms, 0, DELAY_TIMEOUT_MAX_MS, "5000",
             "how long delay inhibitors may hold up a cycle"),
+        U32("Limits", "InhibitorsPerUser", inhibitors_per_user, 1, 1024 /* INHIBITORS_MAX */,
+            "64" /* INHIBITORS_PER_USER_DEFAULT */,
+            "how many inhibitors and class holds one user (root excepted) may keep, of 1024 in all"),
+        U32("Limits", "PendingAuthorizationsPerUser", pending_authorizations_per_user, 1, 64,
+            "16" /* POLKIT_PENDING_PER_UID_DEFAULT */,
+            "how many calls of one user may wait for polkit's answer at once"),
         /* TuxOnIce's own range for image_size_limit (a long clamped to -2..INT_MAX) */
         { .group = "TuxOnIce", .name = "ImageSizeLimit", .type = CONFIG_KEY_I32,
           .offset = LANDS(tuxonice.image_size_limit, int32_t), .min = -2, .max = INT32_MAX, .empty_ok = TRUE,

@@ -47,6 +47,8 @@ typedef struct Config {
         uint32_t delay_timeout_ms;
         uint32_t hook_timeout_ms; /* awake time a hook cycle waits for the other hook */
         uint32_t kernel_watchdog_ms; /* awake time the state write may take before it is reported stuck */
+        uint32_t inhibitors_per_user;             /* and class holds, root excepted */
+        uint32_t pending_authorizations_per_user; /* calls waiting for polkit at once */
         TuxOnIceConfig tuxonice;
 } Config;
 

@@ -27,6 +27,7 @@ int cycle_settings_new(const Config *config, const CycleOptions *opts, CycleDriv
         s->driver = driver;
         s->dry_run = opts->dry_run;
         s->queue = opts->queue;
+        s->ignore_inhibitors = opts->ignore_inhibitors;
         s->pm_test = g_strdup(opts->pm_test);
         if (suspend)
                 s->mem_sleep = g_strdup(opts->mem_sleep ? opts->mem_sleep : config->mem_sleep);

@@ -28,6 +28,7 @@ typedef struct CycleSettings {
         CycleDriver driver;
         bool dry_run;
         bool queue;
+        bool ignore_inhibitors;    /* authorized: fridge's block inhibitors are not asked */
         char *pm_test;             /* NULL: none */
         char *mem_sleep;           /* NULL: the kernel's current mode */
         char *hibernate_mode;

@@ -96,6 +96,16 @@ unsigned inhibit_count_sender(const Inhibitors *r, const char *sender) {
         return n;
 }
 
+unsigned inhibit_count_uid(const Inhibitors *r, uid_t uid) {
+        GHashTableIter i;
+        gpointer v;
+        unsigned n = 0;
+        g_hash_table_iter_init(&i, r->by_id);
+        while (g_hash_table_iter_next(&i, NULL, &v))
+                n += uid == (uid_t) -1 || ((Entry *) v)->pub.uid == uid;
+        return n;
+}
+
 int inhibit_add(Inhibitors *r, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
         if (g_hash_table_size(r->by_id) >= INHIBITORS_MAX) {
                 *ret_message = g_strdup_printf("fridged already keeps %u inhibitors", INHIBITORS_MAX);
@@ -178,17 +188,25 @@ uint64_t inhibit_next_id(const Inhibitors *r) {
         return r->next_id;
 }
 
+/* The first INHIBIT_DESCRIBE_MAX, then a count: a reply and a journal line
+ * stay short however many are held */
 char *inhibit_describe(const Inhibitors *r, InhibitMode mode, uint64_t before) {
         g_autoptr(GPtrArray) all = inhibit_list(r);
         GString *s = g_string_new(NULL);
+        unsigned shown = 0, more = 0;
         for (guint i = 0; i < all->len; i++) {
                 const Inhibitor *in = all->pdata[i];
                 if (!selected(in, mode, before))
                         continue;
-                if (s->len > 0)
-                        g_string_append(s, ", ");
-                g_string_append_printf(s, "%s (%s%spid %d)", in->who, in->why, *in->why ? ", " : "",
-                                       (int) in->pid);
+                if (shown == INHIBIT_DESCRIBE_MAX) {
+                        more++;
+                        continue;
+                }
+                g_string_append_printf(s, "%s%s (%s%spid %d, uid %u)", shown ? ", " : "", in->who, in->why,
+                                       *in->why ? ", " : "", (int) in->pid, (unsigned) in->uid);
+                shown++;
         }
+        if (more > 0)
+                g_string_append_printf(s, " and %u more", more);
         return g_string_free(s, FALSE);
 }

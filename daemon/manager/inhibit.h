@@ -24,9 +24,14 @@ typedef enum InhibitMode {
 } InhibitMode;
 
 /* Each costs fridged an fd, which a thaw may need: bounded per connection
- * (as HoldClass) and in all. */
+ * (as HoldClass), per user ([Limits] InhibitorsPerUser=, this by default)
+ * and in all; the last two count class holds too
+ * (manager_check_lease_caps), and root is bounded only in all. */
 #define INHIBITORS_PER_SENDER_MAX 16U
+#define INHIBITORS_PER_USER_DEFAULT 64U
 #define INHIBITORS_MAX 1024U
+/* inhibit_describe() names this many holders, then counts the rest */
+#define INHIBIT_DESCRIBE_MAX 3U
 
 typedef struct Inhibitor {
         uint64_t id;
@@ -68,10 +73,12 @@ unsigned inhibit_release_sender(Inhibitors *r, const char *sender);
  * held then. */
 unsigned inhibit_count(const Inhibitors *r, InhibitMode mode, uint64_t before);
 unsigned inhibit_count_sender(const Inhibitors *r, const char *sender);
+/* Those `uid` holds; (uid_t) -1: all of them */
+unsigned inhibit_count_uid(const Inhibitors *r, uid_t uid);
 uint64_t inhibit_next_id(const Inhibitors *r);
 
-/* "who (why, pid N), …" for those inhibit_count() counts, oldest first;
- * "" when none. */
+/* "who (why, pid N, uid U), …" for those inhibit_count() counts, oldest
+ * first, the first INHIBIT_DESCRIBE_MAX and " and N more"; "" when none. */
 char *inhibit_describe(const Inhibitors *r, InhibitMode mode, uint64_t before);
 
 /* Every inhibitor, oldest first; borrowed, valid until the registry changes. */

@@ -208,10 +208,13 @@ void manager_release_hold(Manager *m, uint64_t id) {
                 manager_on_hold_released(id, m);
 }
 
-int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
+int manager_add_hold(Manager *m, pid_t pid, uid_t uid, CgroupClass class, const char *who, const char *why,
                      int *ret_fd, uint64_t *ret_hold, char **ret_message) {
         g_autofree char *cgroup = NULL;
 
+        int r = manager_check_lease_caps(m, uid, ret_message);
+        if (r != 0)
+                return r;
         if (m->cgroup_fd < 0) {
                 *ret_message = g_strdup("there is no cgroup v2 hierarchy");
                 return FRIDGE_ERROR_NOT_SUPPORTED;
@@ -227,6 +230,6 @@ int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, 
                 *ret_message = g_strdup("the caller's cgroup is outside the freeze roots; nothing to hold");
                 return FRIDGE_ERROR_INVALID_ARGS;
         }
-        return overrides_add_hold(m->overrides, cgroup, class, who, why, ret_fd, ret_hold);
+        return overrides_add_hold(m->overrides, cgroup, class, uid, who, why, ret_fd, ret_hold);
 }
 

@@ -28,7 +28,29 @@ void manager_on_inhibitor_released(const Inhibitor *i, void *userdata) {
                 m->ops->inhibitor_released(m->userdata, i->sender);
 }
 
+/* Inhibitors and class holds share the caps: each keeps an fd open here,
+ * and one user filling the table would lock everyone else out */
+int manager_check_lease_caps(const Manager *m, uid_t uid, char **ret_message) {
+        unsigned all = inhibit_count_uid(m->inhibitors, (uid_t) -1) + overrides_count_holds(m->overrides, (uid_t) -1);
+        if (all >= INHIBITORS_MAX) {
+                *ret_message = g_strdup_printf("fridged already keeps %u inhibitors and class holds", all);
+                return FRIDGE_ERROR_LIMITS_EXCEEDED;
+        }
+        if (uid == 0)
+                return 0;
+        unsigned mine = inhibit_count_uid(m->inhibitors, uid) + overrides_count_holds(m->overrides, uid);
+        if (uid == (uid_t) -1 || mine >= m->config->inhibitors_per_user) {
+                *ret_message = g_strdup_printf("uid %d already holds %u inhibitors and class holds, the most a "
+                                               "user may", uid == (uid_t) -1 ? -1 : (int) uid, mine);
+                return FRIDGE_ERROR_LIMITS_EXCEEDED;
+        }
+        return 0;
+}
+
 int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message) {
+        int r = manager_check_lease_caps(m, tmpl->uid, ret_message);
+        if (r != 0)
+                return r;
         return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
 }
 
@@ -44,6 +66,10 @@ void manager_release_inhibitors_of(Manager *m, const char *sender) {
 
 unsigned manager_inhibitors_of(const Manager *m, const char *sender) {
         return inhibit_count_sender(m->inhibitors, sender);
+}
+
+char *manager_block_holders(const Manager *m) {
+        return inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
 }
 
 GPtrArray *manager_list_inhibitors(const Manager *m) {

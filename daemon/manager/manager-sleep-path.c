@@ -181,7 +181,13 @@ int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *use
                         return r;
                 CycleOptions none = {};
                 manager_cycle_start(m, kind, CYCLE_DRIVER_HOOK, &none);
-                /* systemd decided to sleep: fridge's block inhibitors are not asked again */
+                /* systemd decided to sleep (logind asked its own inhibitors):
+                 * fridge's block inhibitors cannot stop it, but their holders
+                 * learn from the journal why their block did not hold */
+                g_autofree char *held = manager_block_holders(m);
+                if (*held)
+                        log_notice("Cycle %" G_GUINT64_FORMAT ": systemd-sleep is already sleeping; fridge's "
+                                   "block inhibitors do not stop it (held by %s)", m->cycle->id, held);
                 manager_schedule_step(m);
         }
         m->cycle->pre = (HookWaiter) { done, userdata };
@@ -227,7 +233,7 @@ void manager_enter_handed_over(Manager *m) {
                 return;
         m->logind_cycle = c->id;
         manager_set_progress(m, 1.0, "handing over to logind");
-        int r = logind_sleep(m->logind, c->kind, on_logind_sleep_done, m);
+        int r = logind_sleep(m->logind, c->kind, c->settings->ignore_inhibitors, on_logind_sleep_done, m);
         if (r >= 0)
                 r = arm_hook_timeout(m);
         if (r < 0) {

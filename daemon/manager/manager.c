@@ -119,7 +119,7 @@ CycleFacts manager_cycle_facts(const Manager *m) {
         const Cycle *c = m->cycle;
         const CycleSettings *s = c->settings;
         return (CycleFacts) {
-                .blocked = s->queue && manager_cycle_blocked(m),
+                .blocked = s->queue && !s->ignore_inhibitors && manager_cycle_blocked(m),
                 .logind_driver = s->driver == CYCLE_DRIVER_LOGIND,
                 .joined = c->joined,
                 .hook_driver = s->driver != CYCLE_DRIVER_DIRECT,
@@ -366,7 +366,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
                 r = check_systemd_sleep(m, kind, opts, ret_message);
         if (r != 0)
                 return r;
-        if (!opts->queue && manager_cycle_blocked(m)) {
+        if (!opts->queue && !opts->ignore_inhibitors && manager_cycle_blocked(m)) {
                 g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_BLOCK, 0);
                 *ret_message = g_strdup_printf("blocked by: %s", who);
                 return FRIDGE_ERROR_INHIBITED;
@@ -535,6 +535,10 @@ void manager_set_client_pid(Manager *m, pid_t pid) {
                 r = pinned_cgroup(m, &ref, &m->next_client_cgroup);
         if (r < 0)
                 log_debug_errno(r, "Cannot tell the cgroup of the client pid %d: %m", (int) pid);
+}
+
+uint32_t manager_pending_authorizations_per_user(const Manager *m) {
+        return m->config->pending_authorizations_per_user;
 }
 
 uint32_t manager_freeze_timeout_ms(const Manager *m) {

@@ -107,24 +107,30 @@ int manager_get_plan(Manager *m, ManagerPlanDone done, void *userdata);
 int manager_set_class(Manager *m, const char *target, const char *class_name, const char *who,
                       char **ret_message);
 
-/* HoldClass: the cgroup of `pid` keeps `class` while the returned fd (the
- * caller's end of a pipe) stays open. Refusals: NotSupported without
- * cgroup v2; InvalidArgs when the caller's cgroup cannot be told or is
- * outside the freeze roots. */
-int manager_add_hold(Manager *m, pid_t pid, CgroupClass class, const char *who, const char *why,
+/* HoldClass: the cgroup of `pid` (of user `uid`) keeps `class` while the
+ * returned fd (the caller's end of a pipe) stays open. Refusals:
+ * NotSupported without cgroup v2; InvalidArgs when the caller's cgroup
+ * cannot be told or is outside the freeze roots; LimitsExceeded by
+ * manager_check_lease_caps(). */
+int manager_add_hold(Manager *m, pid_t pid, uid_t uid, CgroupClass class, const char *who, const char *why,
                      int *ret_fd, uint64_t *ret_hold, char **ret_message);
+/* LimitsExceeded when fridged keeps INHIBITORS_MAX inhibitors and class
+ * holds in all, or `uid` (not root) [Limits] InhibitorsPerUser= of them. */
+int manager_check_lease_caps(const Manager *m, uid_t uid, char **ret_message);
 /* Ends a hold (its connection went away); no-op when already gone. */
 void manager_release_hold(Manager *m, uint64_t hold);
 
 /* Inhibit: `tmpl` says who, why, mode, and the holder's bus name, uid and
- * pid; *ret_fd is the holder's end. Refusal: LimitsExceeded (the sender
- * holds the most it may, or fridged holds the most it will). */
+ * pid; *ret_fd is the holder's end. Refusal: LimitsExceeded (the sender or
+ * its user holds the most it may, or fridged holds the most it will). */
 int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *ret_id, char **ret_message);
 /* Ends one inhibitor; no-op when already gone. */
 void manager_release_inhibitor(Manager *m, uint64_t id);
 /* Ends every inhibitor of `sender` (its connection went away). */
 void manager_release_inhibitors_of(Manager *m, const char *sender);
 unsigned manager_inhibitors_of(const Manager *m, const char *sender);
+/* The block inhibitors' holders, the first few and a count; "" when none */
+char *manager_block_holders(const Manager *m);
 /* Every inhibitor, oldest first; borrowed (Inhibitor*), free the array. */
 GPtrArray *manager_list_inhibitors(const Manager *m);
 
@@ -162,6 +168,8 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
 void manager_hook_caller_gone(Manager *m, uint64_t cycle, const char *who);
 /* [Freeze] TimeoutMs: the default of the Sleep option freeze-timeout-ms */
 uint32_t manager_freeze_timeout_ms(const Manager *m);
+/* [Limits] PendingAuthorizationsPerUser= */
+uint32_t manager_pending_authorizations_per_user(const Manager *m);
 /* [Sleep] HookTimeoutMs, the budget the hook asks for (HookBudgetMs) */
 uint32_t manager_hook_budget_ms(const Manager *m);
 

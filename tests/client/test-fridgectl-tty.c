@@ -754,10 +754,11 @@ static void test_help_lists_options(void) {
         for (size_t i = 0; i < sleep_options_count; i++) {
                 const SleepOption *s = &sleep_options[i];
                 /* the text follows on the line, or on the next for a long flag */
-                g_autofree char *flag = g_strdup_printf("\n     --%s%s%s ", s->flag, s->metavar ? "=" : "",
-                                                        s->metavar ? s->metavar : "");
-                g_autofree char *flag_alone = g_strdup_printf("\n     --%s%s%s\n", s->flag, s->metavar ? "=" : "",
-                                                              s->metavar ? s->metavar : "");
+                g_autofree char *short_flag = s->short_flag ? g_strdup_printf("-%c, ", s->short_flag) : g_strdup("");
+                g_autofree char *flag = g_strdup_printf("\n     %s--%s%s%s ", short_flag, s->flag,
+                                                        s->metavar ? "=" : "", s->metavar ? s->metavar : "");
+                g_autofree char *flag_alone = g_strdup_printf("\n     %s--%s%s%s\n", short_flag, s->flag,
+                                                              s->metavar ? "=" : "", s->metavar ? s->metavar : "");
                 g_autofree char *help = collapse_spaces(s->help);
                 if ((!strstr(run.output->str, flag) && !strstr(run.output->str, flag_alone)) || !strstr(flat, help))
                         g_error("fridgectl --help lacks --%s or its help:\n%s", s->flag, run.output->str);

@@ -298,3 +298,57 @@ const char *harness_scratch_skip_reason(void) {
         const char *why = harness_skip_reason();
         return why ? why : scratch_skip_reason();
 }
+
+/* ---------------------------------------------------------------- attackers */
+
+HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, const char *method, unsigned count,
+                                 unsigned connections, const char *how) {
+        const char *flood = harness_env("BUS_FLOOD");
+        if (!flood)
+                g_error("BUS_FLOOD is not set (tests/integration/bus-flood not built)");
+        g_autofree char *q_flood = g_shell_quote(flood), *q_bus = g_shell_quote(h->bus_address);
+        g_autofree char *q_procs = procs ? g_shell_quote(procs) : NULL;
+        /* the shell joins the cgroup as root, then becomes the attacker */
+        g_autofree char *cmd = g_strdup_printf(
+                "%s%s%sexec setpriv --reuid=%u --regid=%u --clear-groups -- %s %s %s %u %u %s",
+                procs ? "echo $$ > " : "", procs ? q_procs : "", procs ? " && " : "", uid, uid, q_flood, q_bus,
+                method, count, connections, how);
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+        int in[2], out[2];
+        g_assert_cmpint(pipe2(in, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(out, O_CLOEXEC), ==, 0);
+        HarnessSpawn s = { .argv = sh, .stdin_fd = in[0], .stdout_fd = out[1], .stderr_fd = -1, .extra_fd = -1 };
+        HarnessFlood f = { .pid = harness_spawn(&s), .stdin_fd = in[1], .stdout_fd = out[0] };
+        close(in[0]);
+        close(out[1]);
+        return f;
+}
+
+char *harness_flood_result(HarnessFlood *f, int timeout_ms) {
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
+        GString *s = g_string_new(NULL);
+        while (!strstr(s->str, "done\n") && read_more(f->stdout_fd, s, deadline))
+                ;
+        if (!strstr(s->str, "done\n"))
+                g_error("bus-flood did not finish: %s", s->str);
+        return g_string_free(s, FALSE);
+}
+
+unsigned harness_flood_count(const char *tally, const char *name) {
+        g_auto(GStrv) lines = g_strsplit(tally, "\n", -1);
+        size_t n = strlen(name);
+        for (char **l = lines; *l; l++)
+                if (strncmp(*l, name, n) == 0 && (*l)[n] == ' ')
+                        return (unsigned) strtoul(*l + n + 1, NULL, 10);
+        return 0;
+}
+
+int harness_flood_end(HarnessFlood *f) {
+        if (f->pid <= 0)
+                return -1;
+        close(f->stdin_fd);
+        close(f->stdout_fd);
+        int status = harness_wait_pid(f->pid, 20000);
+        f->pid = 0;
+        return status;
+}

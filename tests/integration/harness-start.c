@@ -137,12 +137,13 @@ void harness_start_polkit(Harness *h, const char *table) {
         g_autofree char *a_table = g_strdup_printf("--table=%s", table_path);
         h->polkit_log = g_build_filename(h->dir, "polkit.log", NULL);
         g_autofree char *a_log = g_strdup_printf("--log=%s", h->polkit_log);
+        g_autofree char *a_hold = g_strdup_printf("--hold=%s/polkit.hold", h->dir);
         int p[2];
 
         harness_write_file(table_path, table);
         harness_write_file(h->polkit_log, "");
         g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
-        char *argv[] = { (char *) standin, a_bus, a_table, a_log, NULL };
+        char *argv[] = { (char *) standin, a_bus, a_table, a_log, a_hold, NULL };
         HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = p[1], .stderr_fd = 2, .extra_fd = -1 };
         h->polkit_pid = harness_spawn(&s);
         close(p[1]);

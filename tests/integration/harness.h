@@ -98,7 +98,8 @@ typedef struct Harness {
         pid_t slowfs_pid;
         pid_t dbus_pid;
         pid_t polkit_pid;
-        char *polkit_log;           /* DIR/polkit.log: one line per question */
+        char *polkit_log;           /* DIR/polkit.log: one line per question; while
+                                     * DIR/polkit.hold exists its answers are held */
         pid_t logind_pid;
         char *logind_log;           /* DIR/logind.log: the stand-in's steps, one a line */
         pid_t fridged_pid;
@@ -247,6 +248,26 @@ char *harness_read_all(int fd);
  * returns the wait status, output (stdout and stderr) in *ret_output.
  * Needs HarnessOptions.open_bus. */
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
+
+/* An attacker (bus-flood.c) run as `uid`/`uid` through setpriv, in the
+ * cgroup whose cgroup.procs is `procs` (NULL: the test's own): it calls
+ * METHOD (HoldClass late, Inhibit block) COUNT times on each of CONNECTIONS
+ * connections, `how`: "pipelined" (all sent before any answer is read),
+ * "sequential" (one after the other) or "rounds" (8 one after the other,
+ * the rest pipelined, each connection closed before the next), and keeps what it got until
+ * harness_flood_end(). */
+typedef struct HarnessFlood {
+        pid_t pid;
+        int stdin_fd, stdout_fd;
+} HarnessFlood;
+HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, const char *method, unsigned count,
+                                 unsigned connections, const char *how);
+/* Its tally, "NAME N" a line ("ok N" for replies), once every answer is in */
+char *harness_flood_result(HarnessFlood *f, int timeout_ms);
+/* N of "NAME N" in a tally; 0 when absent */
+unsigned harness_flood_count(const char *tally, const char *name);
+/* Lets it go (its connections and fds go with it); its wait status */
+int harness_flood_end(HarnessFlood *f);
 
 /* fridgectl --bus-address=… --no-progress W1 [W2 [W3]] as root: the exit
  * status (-1: killed or timed out), output in *ret_out (may be NULL) */

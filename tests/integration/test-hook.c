@@ -6,6 +6,7 @@
  * hook as systemd-sleep does and writes fakesys's state. Freezing is checked
  * on scratch cgroups of the real cgroup v2 freezer.
  */
+#include <fcntl.h>
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -287,6 +288,8 @@ static void test_logind_sleep_one_cycle(Fixture *f, gconstpointer data) {
         g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
 
         g_autofree char *log = harness_logind_log(f->h);
+        /* root's call, but logind must still check its block inhibitors */
+        g_assert_nonnull(strstr(log, "sleep suspend flags=1\n"));
         const char *order[] = { "sleep suspend", "prepare-for-sleep true", "released fridge delay",
                                 "hook pre suspend 0", "state mem ok", "hook post suspend 0",
                                 "prepare-for-sleep false", NULL };
@@ -307,8 +310,48 @@ static void test_logind_sleep_one_cycle(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(flog, "(driver logind)"));
 }
 
+/* An inhibitor's fd (ours) from fridged's Inhibit, or logind's when `logind` */
+static int take_block(Harness *h, bool logind, const char *who) {
+        sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int fd, r = logind ? sd_bus_call_method(h->bus, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                                "org.freedesktop.login1.Manager", "Inhibit", &e, &reply, "ssss",
+                                                "sleep", who, "testing", "block")
+                           : sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                                "Inhibit", &e, &reply, "sss", who, "testing", "block");
+        if (r < 0)
+                g_error("Inhibit (%s) failed: %s", logind ? "logind" : "fridged", e.message);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
+}
+
+/* The logind driver asks logind to check its block inhibitors even for
+ * root (SD_LOGIND_ROOT_CHECK_INHIBITORS), unless ignore-inhibitors */
+static void test_logind_block_inhibitor(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int fd = take_block(f->h, true, "burner");
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", NULL, NULL), !=, 0);
+        g_assert_nonnull(strstr(out, "active block inhibitor"));
+        g_autofree char *log = harness_logind_log(f->h);
+        g_assert_nonnull(strstr(log, "refused suspend flags=1\n"));
+        assert_frozen(f, false);
+
+        g_autofree char *out2 = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out2, "suspend", "-i", NULL), ==, 0);
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        g_autofree char *log2 = harness_logind_log(f->h);
+        g_assert_nonnull(strstr(log2, "sleep suspend flags=0\n"));
+        close(fd);
+}
+
 static void test_logind_third_party_suspend(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
+        /* systemd-sleep has decided: fridge's block only shows in the journal */
+        int block = take_block(f->h, false, "burner");
         harness_control(f->h, "sleep-ms 1500");
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_logind_sleep(f->h, "Suspend", &err, &msg), ==, 0);
@@ -334,6 +377,11 @@ static void test_logind_third_party_suspend(Fixture *f, gconstpointer data) {
                                 "state mem ok", "hook post suspend 0", NULL };
         assert_order(log, order);
         g_assert_true(harness_wait_logind_delay(f->h, "fridge", true, 10000));
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &flog, NULL, NULL));
+        g_assert_nonnull(strstr(flog, "systemd-sleep is already sleeping; fridge's block inhibitors do not stop "
+                                      "it (held by burner (testing, pid "));
+        close(block);
 }
 
 static void test_auto_without_logind_is_direct(Fixture *f, gconstpointer data) {
@@ -598,6 +646,7 @@ int main(int argc, char **argv) {
         ADD("script-always-exits-0", test_script_always_exits_0, scratch);
         ADD("logind-sleep-one-cycle", test_logind_sleep_one_cycle, logind);
         ADD("logind-third-party-suspend", test_logind_third_party_suspend, logind);
+        ADD("logind-block-inhibitor", test_logind_block_inhibitor, logind);
         ADD("auto-without-logind-is-direct", test_auto_without_logind_is_direct, plain);
         ADD("logind-driver-without-logind", test_logind_driver_without_logind, driver_logind);
         ADD("logind-pm-test", test_logind_pm_test, logind_plain);

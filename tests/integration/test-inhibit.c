@@ -15,6 +15,8 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "inhibit.h"
+#include "polkit.h"
 
 #define ERR(name) FRIDGE_INTERFACE ".Error." name
 #define INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
@@ -26,6 +28,8 @@ typedef struct Fixture {
 
 typedef struct CaseOptions {
         const char *config;
+        const char *polkit_table;       /* also opens the bus to other users */
+        unsigned user_cap;              /* what config sets InhibitorsPerUser= to; 0: the default */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -35,7 +39,8 @@ static void setup(Fixture *f, gconstpointer data) {
                 return;
         }
         const CaseOptions *co = data;
-        HarnessOptions o = { .config = co ? co->config : NULL };
+        HarnessOptions o = { .config = co ? co->config : NULL, .polkit_table = co ? co->polkit_table : NULL,
+                             .open_bus = co && co->polkit_table };
         f->h = harness_new(&o);
 }
 
@@ -180,7 +185,8 @@ static void test_block_refuses(Fixture *f, gconstpointer data) {
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), <, 0);
         g_assert_cmpstr(err, ==, ERR("Inhibited"));
-        g_autofree char *names = g_strdup_printf("blocked by: burner (writing a disc, pid %d)", (int) getpid());
+        g_autofree char *names = g_strdup_printf("blocked by: burner (writing a disc, pid %d, uid 0)",
+                                                (int) getpid());
         g_assert_cmpstr(msg, ==, names);
         assert_fakesys_log_empty(h);
         assert_state(h, "idle");
@@ -298,7 +304,7 @@ static void test_delay_timeout(Fixture *f, gconstpointer data) {
         g_assert_cmpint(took, >=, 950 * 1000);
         g_autofree char *log = fridged_log(h);
         g_autofree char *named = g_strdup_printf("delay inhibitors still held after 1000 ms, going on without "
-                                                 "them: slowpoke (never done, pid %d)", (int) getpid());
+                                                 "them: slowpoke (never done, pid %d, uid 0)", (int) getpid());
         if (!strstr(log, named))
                 g_error("fridged's log does not name the late holder ('%s')", named);
         close(fd);
@@ -568,6 +574,125 @@ static void test_fridgectl_inhibit(Fixture *f, gconstpointer data) {
         g_assert_cmpint(WEXITSTATUS(sstatus), ==, 0);
 }
 
+/* ---- attacks, by other users (setpriv), against a polkit that allows ---- */
+
+static unsigned polkit_questions(Harness *h, const char *action_uid) {
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->polkit_log, &log, NULL, NULL));
+        unsigned n = 0;
+        for (const char *p = log; (p = strstr(p, action_uid)); p++)
+                n++;
+        return n;
+}
+
+/* Bounded wait for polkit to have been asked `n` times so; false if not */
+static bool wait_questions(Harness *h, const char *action_uid, unsigned n) {
+        for (int i = 0; i < 1000; i++) {
+                if (polkit_questions(h, action_uid) >= n)
+                        return true;
+                g_usleep(10000);
+        }
+        return false;
+}
+
+/* One user pipelining calls while polkit holds its answers: its calls
+ * beyond its cap are refused at once, and another user's call, asked
+ * meanwhile, is answered once polkit is (the bus's quota of fridged's
+ * pending replies, 128 here, is never used up) */
+static void test_pending_per_uid(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        g_autofree char *hold = g_build_filename(h->dir, "polkit.hold", NULL);
+        g_assert_true(g_file_set_contents(hold, "", 0, NULL));
+
+        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "HoldClass", 200, 1, "pipelined");
+        g_assert_true(wait_questions(h, "io.fridge.inhibit 65534", POLKIT_PENDING_PER_UID_DEFAULT));
+        HarnessFlood victim = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, "sequential");
+        bool asked = wait_questions(h, "io.fridge.inhibit 1 ", 1);
+        g_test_message("the victim's question reached polkit: %s", asked ? "yes" : "no");
+        g_assert_cmpint(unlink(hold), ==, 0);
+
+        g_autofree char *got = harness_flood_result(&victim, 30000);
+        g_autofree char *flooded = harness_flood_result(&attack, 60000);
+        g_test_message("victim: %s\nattacker: %s", got, flooded);
+        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, 1);
+        /* the calls over the cap never reached polkit */
+        g_assert_cmpuint(harness_flood_count(flooded, LIMITS_EXCEEDED), >=, 200 - POLKIT_PENDING_PER_UID_DEFAULT);
+        g_assert_cmpuint(polkit_questions(h, "io.fridge.inhibit 65534"), <=, POLKIT_PENDING_PER_UID_DEFAULT);
+        g_autofree char *log = fridged_log(h);
+        g_assert_null(strstr(log, "maximum number of pending replies"));
+        g_assert_cmpint(harness_flood_end(&victim), ==, 0);
+        g_assert_cmpint(harness_flood_end(&attack), ==, 0);
+}
+
+/* One user taking every block inhibitor it can, on as many connections as
+ * it likes: it stops at its own cap, another user and root still may, and
+ * Sleep's refusal names a few holders and counts the rest */
+static void test_per_user_cap(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        const CaseOptions *co = data;
+        unsigned cap = co->user_cap ? co->user_cap : INHIBITORS_PER_USER_DEFAULT;
+        unsigned conns = INHIBITORS_MAX / INHIBITORS_PER_SENDER_MAX + 1;
+        HarnessFlood attack = harness_flood_start(h, 65534, NULL, "Inhibit", INHIBITORS_PER_SENDER_MAX, conns,
+                                                  "sequential");
+        g_autofree char *flooded = harness_flood_result(&attack, 100000);
+        g_test_message("attacker: %s", flooded);
+
+        HarnessFlood other = harness_flood_start(h, 1, NULL, "Inhibit", 1, 1, "sequential");
+        g_autofree char *got = harness_flood_result(&other, 30000);
+        g_test_message("another user: %s", got);
+        g_assert_cmpuint(harness_flood_count(got, "ok"), ==, 1);
+        g_assert_cmpuint(harness_flood_count(flooded, "ok"), ==, cap);
+        int fd = inhibit_ok(h, "root", "also", "block");
+        wait_inhibitors(h, cap + 2);
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), <, 0);
+        g_assert_cmpstr(err, ==, ERR("Inhibited"));
+        g_test_message("Inhibited says (%zu bytes): %s", strlen(msg), msg);
+        g_autofree char *more = g_strdup_printf(" and %u more", cap + 2 - INHIBIT_DESCRIBE_MAX);
+        g_assert_true(g_str_has_suffix(msg, more));
+        g_assert_cmpuint(strlen(msg), <, 512);
+        close(fd);
+        g_assert_cmpint(harness_flood_end(&other), ==, 0);
+        g_assert_cmpint(harness_flood_end(&attack), ==, 0);
+        wait_inhibitors(h, 0);
+}
+
+/* Overriding fridge's block inhibitors: root may, nobody without
+ * io.fridge.ignore-inhibitors may not, and the journal names who did */
+static void test_ignore_inhibitors(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        Harness *h = f->h;
+        int fd = inhibit_ok(h, "burner", "writing a disc", "block");
+
+        const char *const dry_i[] = { "suspend", "--dry-run", "-i", NULL };
+        harness_expect_denied_as_nobody(h, dry_i, "io.fridge.ignore-inhibitors");
+        g_assert_cmpuint(polkit_questions(h, "io.fridge.ignore-inhibitors 65534 no"), ==, 1);
+        const char *const dry_long[] = { "suspend", "--dry-run", "--ignore-inhibitors", NULL };
+        harness_expect_denied_as_nobody(h, dry_long, "io.fridge.ignore-inhibitors");
+        /* without the option, the block stands for them */
+        const char *const dry[] = { "suspend", "--dry-run", NULL };
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl_nobody_exit(h, &out, dry), ==, 4);
+        g_assert_nonnull(strstr(out, "Inhibited"));
+
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, "ignore-inhibitors", "b", 1, NULL) < 0)
+                g_error("root's Sleep with ignore-inhibitors failed: %s: %s", err, msg);
+        expect_finished(h, cycle, 15000, "dry-run", "", NULL);
+        g_autofree char *log = fridged_log(h);
+        g_autofree char *who = g_strdup_printf("Cycle %" G_GUINT64_FORMAT ": uid 0 (pid %d, ", cycle, (int) getpid());
+        const char *at = strstr(log, who);
+        if (!at)
+                g_error("fridged's log does not say who ignored the inhibitors ('%s')", who);
+        g_assert_nonnull(strstr(at, "ignores fridge's block inhibitors, held by burner (writing a disc"));
+        close(fd);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, data) g_test_add("/inhibit/" name, Fixture, data, setup, fn, teardown)
@@ -585,5 +710,14 @@ int main(int argc, char *argv[]) {
         ADD("invalid-args", test_invalid_args, NULL);
         ADD("thousand-fds", test_thousand_fds, NULL);
         ADD("fridgectl-inhibit", test_fridgectl_inhibit, NULL);
+        static const CaseOptions inhibit_allowed = { .polkit_table = "io.fridge.inhibit * yes\n" };
+        static const CaseOptions sleep_allowed = {
+                .polkit_table = "io.fridge.sleep * yes\nio.fridge.manage * yes\nio.fridge.inhibit * yes\n" };
+        ADD("pending-per-uid", test_pending_per_uid, &inhibit_allowed);
+        ADD("per-user-cap", test_per_user_cap, &inhibit_allowed);
+        static const CaseOptions cap_of_8 = { .config = "[Limits]\nInhibitorsPerUser=8\n",
+                                              .polkit_table = "io.fridge.inhibit * yes\n", .user_cap = 8 };
+        ADD("per-user-cap-configured", test_per_user_cap, &cap_of_8);
+        ADD("ignore-inhibitors", test_ignore_inhibitors, &sleep_allowed);
         return g_test_run();
 }

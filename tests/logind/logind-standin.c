@@ -10,6 +10,10 @@
  * Manager.Inhibit(what, who, why, mode) → h: the caller gets the write end
  * of a pipe; the inhibitor lasts until every copy of it is closed.
  * Manager.ListInhibitors() → a(ssssuu): what, who, why, mode, 0, 0.
+ * Manager.SuspendWithFlags(t) (and Hibernate…, HybridSleep…) as below, but
+ * with flag 1 (SD_LOGIND_ROOT_CHECK_INHIBITORS) refused while a block
+ * inhibitor is held, as logind refuses root then; logged "sleep KIND
+ * flags=N".
  * Manager.Suspend(b) / Hibernate(b) / HybridSleep(b): answer at once, then
  * emit PrepareForSleep(true), wait for the delay inhibitors to close
  * (at most --delay-max-ms, like InhibitDelayMaxSec), run `HOOK ARGS pre
@@ -35,6 +39,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +83,15 @@ static void logf_line(const char *fmt, ...) {
         fclose(f);
 }
 
-static unsigned delays_held(void) {
+static unsigned held(const char *mode) {
         unsigned n = 0;
         for (int i = 0; i < MAX_INHIBITORS; i++)
-                n += inhibitors[i].source && strcmp(inhibitors[i].mode, "delay") == 0;
+                n += inhibitors[i].source && strcmp(inhibitors[i].mode, mode) == 0;
         return n;
+}
+
+static unsigned delays_held(void) {
+        return held("delay");
 }
 
 static void run_hook(const char *when);
@@ -252,15 +261,25 @@ static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int start_sleep(sd_bus_message *m, const char *kind, sd_bus_error *error) {
+        bool with_flags = strstr(sd_bus_message_get_member(m), "WithFlags") != NULL;
         int interactive;
-        int r = sd_bus_message_read(m, "b", &interactive);
+        uint64_t flags = 0;
+        int r = with_flags ? sd_bus_message_read(m, "t", &flags) : sd_bus_message_read(m, "b", &interactive);
         if (r < 0)
                 return r;
         if (sleeping_kind)
                 return sd_bus_error_set(error, "org.freedesktop.login1.OperationInProgress",
                                         "There's already a shutdown or sleep operation in progress");
+        if ((flags & 1) && held("block") > 0) {
+                logf_line("refused %s flags=%llu", kind, (unsigned long long) flags);
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        "Operation denied due to active block inhibitor");
+        }
         sleeping_kind = kind;
-        logf_line("sleep %s", kind);
+        if (with_flags)
+                logf_line("sleep %s flags=%llu", kind, (unsigned long long) flags);
+        else
+                logf_line("sleep %s", kind);
         r = sd_bus_reply_method_return(m, NULL);
         emit_prepare(1);
         (void) sd_event_add_time_relative(event, &delay_timer, CLOCK_MONOTONIC,
@@ -280,6 +299,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("Suspend", "b", "", method_suspend, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Hibernate", "b", "", method_hibernate, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("HybridSleep", "b", "", method_hybrid, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("SuspendWithFlags", "t", "", method_suspend, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("HibernateWithFlags", "t", "", method_hibernate, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("HybridSleepWithFlags", "t", "", method_hybrid, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL("PrepareForSleep", "b", 0),
         SD_BUS_VTABLE_END,
 };

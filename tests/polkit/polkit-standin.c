@@ -5,27 +5,74 @@
  * fridged's authorization where the real polkitd cannot run (it reads its
  * actions from the host's /usr/share/polkit-1 and wants the system bus).
  *
- *   polkit-standin --bus-address=ADDRESS --table=FILE [--log=FILE]
+ *   polkit-standin --bus-address=ADDRESS --table=FILE [--log=FILE] [--hold=FILE]
  *
  * FILE: one rule a line, "ACTION UID ANSWER" with ANSWER yes, no or
  * challenge (authentication required); "*" matches any action or uid;
  * the first matching line wins; no match is "no". The subject must be a
  * system-bus-name (what fridged sends); its uid comes from the bus. Each
  * question is appended to the log as "ACTION UID ANSWER FLAGS".
+ * While the --hold FILE exists, answers are held (polkit slow, or waiting
+ * for an agent): they go out in order once it is removed.
  * Prints READY on stdout once it owns the name.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "standin.h"
 
 static char **rules;
-static const char *log_path;
+static const char *log_path, *hold_path;
+
+typedef struct Held {
+        sd_bus_message *call;
+        bool yes, challenge;
+} Held;
+
+static Held *held;
+static size_t n_held;
+static sd_event_source *hold_timer;
+
+static int reply(sd_bus_message *m, bool yes, bool challenge) {
+        return sd_bus_reply_method_return(m, "(bba{ss})", yes, challenge, 0);
+}
+
+static int on_hold_check(sd_event_source *s, uint64_t usec, void *userdata) {
+        if (access(hold_path, F_OK) == 0) {
+                int r = sd_event_source_set_time_relative(s, 10000);
+                return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        for (size_t i = 0; i < n_held; i++) {
+                (void) reply(held[i].call, held[i].yes, held[i].challenge);
+                sd_bus_message_unref(held[i].call);
+        }
+        free(held);
+        held = NULL;
+        n_held = 0;
+        hold_timer = sd_event_source_disable_unref(hold_timer);
+        return 0;
+}
+
+/* Keeps the call to answer once the hold file is gone */
+static int hold(sd_bus_message *m, bool yes, bool challenge) {
+        Held *grown = realloc(held, (n_held + 1) * sizeof(Held));
+        if (!grown)
+                return -ENOMEM;
+        held = grown;
+        held[n_held++] = (Held) { sd_bus_message_ref(m), yes, challenge };
+        int r = 0;
+        if (!hold_timer)
+                r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(m)), &hold_timer,
+                                               CLOCK_MONOTONIC, 10000, 0, on_hold_check, NULL);
+        return r < 0 ? r : 1;   /* answered later */
+}
 
 static const char *answer_for(const char *action, uid_t uid) {
         char uid_text[32];
@@ -92,8 +139,10 @@ static int method_check(sd_bus_message *m, void *userdata, sd_bus_error *error) 
                 fprintf(f, "%s %u %s %u\n", action, (unsigned) uid, answer, flags);
                 fclose(f);
         }
-        return sd_bus_reply_method_return(m, "(bba{ss})", strcmp(answer, "yes") == 0,
-                                          strcmp(answer, "challenge") == 0, 0);
+        bool yes = strcmp(answer, "yes") == 0, challenge = strcmp(answer, "challenge") == 0;
+        if (hold_path && access(hold_path, F_OK) == 0)
+                return hold(m, yes, challenge);
+        return reply(m, yes, challenge);
 }
 
 static const sd_bus_vtable authority_vtable[] = {
@@ -129,6 +178,7 @@ int main(int argc, char **argv) {
                 { "bus-address", required_argument, NULL, 'a' },
                 { "table", required_argument, NULL, 't' },
                 { "log", required_argument, NULL, 'l' },
+                { "hold", required_argument, NULL, 'H' },
                 {}
         };
         const char *address = NULL, *table = NULL;
@@ -138,10 +188,11 @@ int main(int argc, char **argv) {
                 case 'a': address = optarg; break;
                 case 't': table = optarg; break;
                 case 'l': log_path = optarg; break;
+                case 'H': hold_path = optarg; break;
                 default: return 2;
                 }
         if (!address || !table || !(rules = read_rules(table))) {
-                fprintf(stderr, "usage: polkit-standin --bus-address=ADDRESS --table=FILE [--log=FILE]\n");
+                fprintf(stderr, "usage: polkit-standin --bus-address=ADDRESS --table=FILE [--log=FILE] [--hold=FILE]\n");
                 return 2;
         }
 

@@ -58,9 +58,9 @@ static void test_counts_and_describe(void) {
         g_assert_cmpuint(inhibit_count(r, INHIBIT_DELAY, mark), ==, 0);
         g_assert_cmpuint(inhibit_count_sender(r, ":1.2"), ==, 2);
         g_autofree char *blocks = inhibit_describe(r, INHIBIT_BLOCK, 0);
-        g_assert_cmpstr(blocks, ==, "burner (writing a disc, pid 10), backup (copying, pid 12)");
+        g_assert_cmpstr(blocks, ==, "burner (writing a disc, pid 10, uid 1000), backup (copying, pid 12, uid 1000)");
         g_autofree char *delays = inhibit_describe(r, INHIBIT_DELAY, 0);
-        g_assert_cmpstr(delays, ==, "locker (pid 11)");
+        g_assert_cmpstr(delays, ==, "locker (pid 11, uid 1000)");
         g_autoptr(GPtrArray) all = inhibit_list(r);
         g_assert_cmpuint(all->len, ==, 3);
         g_assert_cmpstr(((Inhibitor *) all->pdata[1])->who, ==, "locker");
@@ -82,6 +82,24 @@ static void test_counts_and_describe(void) {
                 ;
         g_assert_cmpstr(s.released->str, ==, "burner,locker,backup,");
         g_string_free(s.released, TRUE);
+        g_clear_pointer(&r, inhibit_free);
+        sd_event_unref(e);
+}
+
+/* However many hold, the description names the first few and counts the rest */
+static void test_describe_short(void) {
+        sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        g_autoptr(Inhibitors) r = inhibit_new(e, NULL, NULL);
+        int fds[INHIBIT_DESCRIBE_MAX + 5];
+        for (unsigned i = 0; i < G_N_ELEMENTS(fds); i++) {
+                g_autofree char *who = g_strdup_printf("h%u", i);
+                add(r, who, "", INHIBIT_BLOCK, ":1.1", 10, &fds[i]);
+        }
+        g_autofree char *text = inhibit_describe(r, INHIBIT_BLOCK, 0);
+        g_assert_cmpstr(text, ==, "h0 (pid 10, uid 1000), h1 (pid 10, uid 1000), h2 (pid 10, uid 1000) and 5 more");
+        for (unsigned i = 0; i < G_N_ELEMENTS(fds); i++)
+                close(fds[i]);
         g_clear_pointer(&r, inhibit_free);
         sd_event_unref(e);
 }
@@ -141,6 +159,7 @@ int main(int argc, char *argv[]) {
         log_set_max_level(LOG_WARNING);
         g_test_add_func("/inhibit/modes", test_modes);
         g_test_add_func("/inhibit/counts-and-describe", test_counts_and_describe);
+        g_test_add_func("/inhibit/describe-short", test_describe_short);
         g_test_add_func("/inhibit/caps", test_caps);
         return g_test_run();
 }

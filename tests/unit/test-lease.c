@@ -111,8 +111,8 @@ static void test_owners(void) {
         uint64_t released = 0, hold, kept, id;
         int hold_fd, kept_fd, inhibit_fd;
         Overrides *o = overrides_new(e, on_hold_released, &released);
-        g_assert_cmpint(overrides_add_hold(o, "user.slice/a.scope", CLASS_LATE, "me", "test", &hold_fd, &hold), ==, 0);
-        g_assert_cmpint(overrides_add_hold(o, "user.slice/b.scope", CLASS_LATE, "me", "test", &kept_fd, &kept), ==, 0);
+        g_assert_cmpint(overrides_add_hold(o, "user.slice/a.scope", CLASS_LATE, 1000, "me", "test", &hold_fd, &hold), ==, 0);
+        g_assert_cmpint(overrides_add_hold(o, "user.slice/b.scope", CLASS_LATE, 1000, "me", "test", &kept_fd, &kept), ==, 0);
         Inhibitors *r = inhibit_new(e, NULL, NULL);
         Inhibitor t = { .who = (char *) "me", .why = (char *) "test", .mode = INHIBIT_BLOCK, .sender = (char *) ":1.1" };
         g_autofree char *message = NULL;
