@@ -8,6 +8,7 @@
 #include "config.h"
 #include "cycle.h"
 #include "devices.h"
+#include "power-saved.h"
 
 /* How a cycle gets into and out of sleep, behind one interface: the
  * manager asks which backend serves a cycle and then talks to the request
@@ -47,6 +48,7 @@ typedef struct PowerCycle {
         const char *mem_sleep;          /* the MemSleep option; NULL: the configured one */
         uint32_t wake_after_sec;        /* 0: no alarm */
         /* for prepare only */
+        const PowerSaved *before;       /* the knobs before the cycle, to put back; NULL: as they are now */
         const char *set_resume;         /* what check returned in *ret_set_resume */
         bool have_wakeup_count;
         uint32_t wakeup_count;

@@ -2,7 +2,7 @@
 #include "power-saved.h"
 
 #include <errno.h>
-#include <glib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,22 +15,25 @@
 #define SAVED_FILE "kernel"
 #define SAVED_TMP ".kernel.tmp"
 #define SAVED_HEADER "fridge-kernel 1"
+#define ALARM_KEY "wakealarm"
 
+/* The word-list knobs, in the order they are recorded and put back */
 static const struct {
         const char *key;
         const char *path;
+        size_t offset;
 } knobs[] = {
-        { "pm_test", POWER_PM_TEST },
-        { "mem_sleep", POWER_MEM_SLEEP },
-        { "disk", POWER_DISK },
-        { "wakealarm", POWER_RTC_ALARM },
+        { "pm_test", POWER_PM_TEST, offsetof(PowerSaved, pm_test) },
+        { "mem_sleep", POWER_MEM_SLEEP, offsetof(PowerSaved, mem_sleep) },
+        { "disk", POWER_DISK, offsetof(PowerSaved, disk) },
 };
 
-static const char *knob_path(const char *key) {
-        for (size_t i = 0; i < ELEMENTSOF(knobs); i++)
-                if (g_str_equal(knobs[i].key, key))
-                        return knobs[i].path;
-        return NULL;
+static char **knob_field(PowerSaved *s, size_t i) {
+        return (char **) ((char *) s + knobs[i].offset);
+}
+
+static const char *knob_value(const PowerSaved *s, size_t i) {
+        return *(char *const *) ((const char *) s + knobs[i].offset);
 }
 
 /* What the kernel offers is words of [a-z0-9_]: nothing else is written back */
@@ -48,20 +51,55 @@ static char *current_word(int sysfs_fd, const char *path) {
         return g_steal_pointer(&current);
 }
 
-static void append_current(GString *s, int sysfs_fd, const char *key) {
-        g_autofree char *current = current_word(sysfs_fd, knob_path(key));
-        if (current)
-                g_string_append_printf(s, "%s %s\n", key, current);
+PowerSaved *power_saved_read(int sysfs_fd, bool alarm) {
+        PowerSaved *s = g_new0(PowerSaved, 1);
+        for (size_t i = 0; i < ELEMENTSOF(knobs); i++)
+                *knob_field(s, i) = current_word(sysfs_fd, knobs[i].path);
+        s->alarm = alarm;
+        return s;
 }
 
-int power_saved_write(int state_fd, int sysfs_fd, bool alarm) {
-        g_autoptr(GString) s = g_string_new(SAVED_HEADER "\n");
-        append_current(s, sysfs_fd, "pm_test");
-        append_current(s, sysfs_fd, "mem_sleep");
-        append_current(s, sysfs_fd, "disk");
-        if (alarm)
-                g_string_append(s, "wakealarm 0\n");
-        return write_file_atomic_at(state_fd, SAVED_FILE, SAVED_TMP, s->str);
+PowerSaved *power_saved_copy(const PowerSaved *s) {
+        PowerSaved *c = g_new0(PowerSaved, 1);
+        for (size_t i = 0; i < ELEMENTSOF(knobs); i++)
+                *knob_field(c, i) = g_strdup(knob_value(s, i));
+        c->alarm = s->alarm;
+        return c;
+}
+
+PowerSaved *power_saved_free(PowerSaved *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(knobs); i++)
+                g_free(*knob_field(s, i));
+        g_free(s);
+        return NULL;
+}
+
+void power_saved_put_back(int sysfs_fd, const PowerSaved *s, bool clear_alarm) {
+        int r;
+        for (size_t i = 0; s && i < ELEMENTSOF(knobs); i++) {
+                const char *want = knob_value(s, i), *path = knobs[i].path;
+                g_autofree char *now = want ? current_word(sysfs_fd, path) : NULL;
+                if (!want || g_strcmp0(now, want) == 0)
+                        continue;
+                if ((r = write_file_at(sysfs_fd, path, want)) < 0)
+                        log_warning_errno(r, "Failed to put /%s back to %s: %m", path, want);
+                else
+                        log_info("Put /%s back to %s, as it was before the cycle", path, want);
+        }
+        if (clear_alarm && (r = write_file_at(sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
+                log_warning_errno(r, "Failed to clear the RTC wake alarm: %m");
+}
+
+int power_saved_write(int state_fd, const PowerSaved *s) {
+        g_autoptr(GString) text = g_string_new(SAVED_HEADER "\n");
+        for (size_t i = 0; i < ELEMENTSOF(knobs); i++)
+                if (knob_value(s, i))
+                        g_string_append_printf(text, "%s %s\n", knobs[i].key, knob_value(s, i));
+        if (s->alarm)
+                g_string_append(text, ALARM_KEY " 0\n");
+        return write_file_atomic_at(state_fd, SAVED_FILE, SAVED_TMP, text->str);
 }
 
 int power_saved_remove(int state_fd) {
@@ -70,22 +108,19 @@ int power_saved_remove(int state_fd) {
         return fsync(state_fd) < 0 ? -errno : 0;
 }
 
-static void restore_line(int sysfs_fd, const char *line) {
+static void parse_line(PowerSaved *s, const char *line) {
         g_auto(GStrv) kv = g_strsplit(line, " ", 2);
-        const char *path = kv[0] ? knob_path(kv[0]) : NULL;
-        if (!path || !kv[1] || !value_is_word(kv[1])) {
-                log_warning("Skipping malformed line \"%s\" in the saved kernel settings", line);
+        if (kv[0] && kv[1] && g_str_equal(kv[0], ALARM_KEY) && g_str_equal(kv[1], "0")) {
+                s->alarm = true;
                 return;
         }
-        /* What the cycle did not change (disk for a suspend) is not written */
-        g_autofree char *now = g_str_equal(kv[0], "wakealarm") ? NULL : current_word(sysfs_fd, path);
-        if (now && g_str_equal(now, kv[1]))
-                return;
-        int r = write_file_at(sysfs_fd, path, kv[1]);
-        if (r < 0)
-                log_warning_errno(r, "Failed to restore /%s to %s: %m", path, kv[1]);
-        else
-                log_info("Restored /%s to %s, as before the interrupted cycle", path, kv[1]);
+        for (size_t i = 0; kv[0] && kv[1] && value_is_word(kv[1]) && i < ELEMENTSOF(knobs); i++)
+                if (g_str_equal(kv[0], knobs[i].key)) {
+                        g_free(*knob_field(s, i));
+                        *knob_field(s, i) = g_strdup(kv[1]);
+                        return;
+                }
+        log_warning("Skipping malformed line \"%s\" in the saved kernel settings", line);
 }
 
 int power_saved_restore(int state_fd, int sysfs_fd) {
@@ -97,12 +132,15 @@ int power_saved_restore(int state_fd, int sysfs_fd) {
                 return log_warning_errno(r, "Failed to read the saved kernel settings: %m");
 
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(PowerSaved) s = g_new0(PowerSaved, 1);
         if (!lines[0] || !g_str_equal(lines[0], SAVED_HEADER))
                 log_warning("The saved kernel settings are not in a format this fridged knows; ignored");
-        else
+        else {
                 for (char **p = lines + 1; *p; p++)
                         if (**p)
-                                restore_line(sysfs_fd, *p);
+                                parse_line(s, *p);
+                power_saved_put_back(sysfs_fd, s, s->alarm);
+        }
         r = power_saved_remove(state_fd);
         if (r < 0)
                 return log_warning_errno(r, "Failed to remove the saved kernel settings: %m");

@@ -143,18 +143,6 @@ int power_check_options(const PowerCaps *caps, const Config *config, const Power
         return 0;
 }
 
-/* pm_test back to none, the alarm cleared, mem_sleep back to `saved` (NULL:
- * it was not changed): what a cycle set is not the system's new default */
-static void restore_knobs(int fd, bool pm_test_set, bool alarm_set, const char *saved_mem_sleep) {
-        int k;
-        if (pm_test_set && (k = write_file_at(fd, POWER_PM_TEST, "none")) < 0)
-                log_warning_errno(k, "Failed to restore pm_test to none: %m");
-        if (alarm_set && (k = write_file_at(fd, POWER_RTC_ALARM, "0")) < 0)
-                log_warning_errno(k, "Failed to clear the RTC wake alarm: %m");
-        if (saved_mem_sleep && (k = write_file_at(fd, POWER_MEM_SLEEP, saved_mem_sleep)) < 0)
-                log_warning_errno(k, "Failed to restore mem_sleep to %s: %m", saved_mem_sleep);
-}
-
 int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle) {
         r->sysfs_fd = fcntl(sysfs_fd, F_DUPFD_CLOEXEC, 3);
         if (r->sysfs_fd < 0)
@@ -168,6 +156,8 @@ int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cyc
         r->write_wakeup_count = cycle->have_wakeup_count;
         r->wakeup_count = cycle->wakeup_count;
         r->count_sources = g_steal_pointer(&cycle->count_sources);
+        r->before = cycle->before ? power_saved_copy(cycle->before)
+                                  : power_saved_read(sysfs_fd, cycle->wake_after_sec > 0);
         return 0;
 }
 
@@ -180,15 +170,14 @@ void power_sysfs_request_clear(PowerSysfsRequest *r) {
         g_clear_pointer(&r->disk_mode, g_free);
         g_clear_pointer(&r->pm_test, g_free);
         g_clear_pointer(&r->resume, g_free);
-        g_clear_pointer(&r->saved_mem_sleep, g_free);
-        g_clear_pointer(&r->saved_disk_mode, g_free);
+        g_clear_pointer(&r->before, power_saved_free);
         g_clear_pointer(&r->base.wake_reason, g_free);
         g_clear_pointer(&r->count_sources, devices_wakeup_snapshot_free);
 }
 
 void power_sysfs_restore_after_abort(const PowerRequest *base) {
         const PowerSysfsRequest *r = (const PowerSysfsRequest *) base;
-        restore_knobs(r->sysfs_fd, r->pm_test != NULL, r->wake_after_sec > 0, NULL);
+        power_saved_put_back(r->sysfs_fd, r->before, r->wake_after_sec > 0);
 }
 
 char *power_refused_message(const char *action, const char *what, int error) {
@@ -260,18 +249,6 @@ static int step(PowerSysfsRequest *r, PowerStep s, const char *path, const char 
         return e;
 }
 
-/* The bracketed mode of a word-list file, when it differs from `wanted` */
-static char *current_mode_if_other(int fd, const char *path, const char *wanted) {
-        g_autofree char *text = NULL;
-        g_auto(GStrv) words = NULL;
-        char *current = NULL;
-        if (read_file_at(fd, path, &text) < 0 || parse_word_list(text, &words, &current) < 0)
-                return NULL;
-        if (g_strcmp0(current, wanted) == 0)
-                g_clear_pointer(&current, g_free);
-        return current;
-}
-
 static int arm_alarm(int fd, uint32_t sec) {
         char buf[32];
         snprintf(buf, sizeof(buf), "+%u", sec);
@@ -283,12 +260,8 @@ static int arm_alarm(int fd, uint32_t sec) {
 int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
         int first = 0, e;
         *ret_step = POWER_STEP_NONE;
-        if (k->mem_sleep) {
-                g_free(k->saved_mem_sleep);
-                k->saved_mem_sleep = current_mode_if_other(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep);
-                if ((e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0 && first == 0)
-                        first = e, *ret_step = POWER_STEP_MEM_SLEEP;
-        }
+        if (k->mem_sleep && (e = write_file_at(sysfs_fd, POWER_MEM_SLEEP, k->mem_sleep)) < 0 && first == 0)
+                first = e, *ret_step = POWER_STEP_MEM_SLEEP;
         if (k->pm_test) {
                 if ((e = write_file_at(sysfs_fd, POWER_PM_TEST, k->pm_test)) >= 0)
                         k->pm_test_set = true;
@@ -304,20 +277,18 @@ int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step) {
         return first;
 }
 
-void power_knobs_restore(int sysfs_fd, PowerKnobs *k) {
-        restore_knobs(sysfs_fd, k->pm_test_set, k->alarm_set, k->saved_mem_sleep);
+void power_knobs_restore(int sysfs_fd, PowerKnobs *k, const PowerSaved *before) {
+        power_saved_put_back(sysfs_fd, before, k->alarm_set);
         k->pm_test_set = k->alarm_set = false;
-        g_clear_pointer(&k->saved_mem_sleep, g_free);
 }
 
 void power_knobs_clear(PowerKnobs *k) {
         g_clear_pointer(&k->mem_sleep, g_free);
         g_clear_pointer(&k->pm_test, g_free);
-        g_clear_pointer(&k->saved_mem_sleep, g_free);
 }
 
 /* The part before the point of no return; each step's failure stops it */
-static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, bool *pm_test_set, bool *alarm_set) {
+static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, bool *alarm_set) {
         char buf[32];
 
         if (before) {
@@ -328,11 +299,8 @@ static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, boo
                         return e;
                 }
         }
-        if (r->mem_sleep) {
-                r->saved_mem_sleep = current_mode_if_other(r->sysfs_fd, POWER_MEM_SLEEP, r->mem_sleep);
-                if (step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
-                        return r->error;
-        }
+        if (r->mem_sleep && step(r, POWER_STEP_MEM_SLEEP, POWER_MEM_SLEEP, r->mem_sleep) < 0)
+                return r->error;
         if (r->resume) {
                 /* Writing it also makes the kernel look for an image there
                  * now; the swap is in use, so it finds none and goes on */
@@ -340,16 +308,10 @@ static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, boo
                 if (step(r, POWER_STEP_RESUME, POWER_RESUME, r->resume) < 0)
                         return r->error;
         }
-        if (r->disk_mode) {
-                r->saved_disk_mode = current_mode_if_other(r->sysfs_fd, POWER_DISK, r->disk_mode);
-                if (step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
-                        return r->error;
-        }
-        if (r->pm_test) {
-                if (step(r, POWER_STEP_PM_TEST, POWER_PM_TEST, r->pm_test) < 0)
-                        return r->error;
-                *pm_test_set = true;
-        }
+        if (r->disk_mode && step(r, POWER_STEP_DISK, POWER_DISK, r->disk_mode) < 0)
+                return r->error;
+        if (r->pm_test && step(r, POWER_STEP_PM_TEST, POWER_PM_TEST, r->pm_test) < 0)
+                return r->error;
         if (r->wake_after_sec > 0) {
                 int e = arm_alarm(r->sysfs_fd, r->wake_after_sec);
                 if (e < 0) {
@@ -373,9 +335,9 @@ static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, boo
 }
 
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write) {
-        bool pm_test_set = false, alarm_set = false;
+        bool alarm_set = false;
 
-        int e = power_prepare_kernel(r, before, &pm_test_set, &alarm_set);
+        int e = power_prepare_kernel(r, before, &alarm_set);
         if (e >= 0) {
                 g_autoptr(WakeupSnapshot) snap0 = devices_wakeup_snapshot(r->sysfs_fd);
                 uint64_t boot0 = now(CLOCK_BOOTTIME), mono0 = now(CLOCK_MONOTONIC);
@@ -400,11 +362,6 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
         }
 
         /* Leave the kernel as we found it, whatever happened above */
-        restore_knobs(r->sysfs_fd, pm_test_set, alarm_set, r->saved_mem_sleep);
-        if (r->saved_disk_mode) {
-                int k = write_file_at(r->sysfs_fd, POWER_DISK, r->saved_disk_mode);
-                if (k < 0)
-                        log_warning_errno(k, "Failed to restore the disk mode to %s: %m", r->saved_disk_mode);
-        }
+        power_saved_put_back(r->sysfs_fd, r->before, alarm_set);
         return e;
 }

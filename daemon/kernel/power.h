@@ -9,6 +9,7 @@
 #include "cycle.h"
 #include "devices.h"
 #include "power-backend.h"
+#include "power-saved.h"
 
 /* The kernel's /sys/power interface: what the mainline backend and the
  * TuxOnIce backend (a patched mainline kernel) share. Every path is
@@ -80,7 +81,6 @@ typedef struct PowerKnobs {
         char *mem_sleep;          /* NULL: leave as is */
         char *pm_test;            /* NULL: leave as is */
         uint32_t wake_after_sec;  /* 0: no alarm */
-        char *saved_mem_sleep;    /* what mem_sleep was, to put back */
         bool pm_test_set, alarm_set;
 } PowerKnobs;
 
@@ -88,8 +88,9 @@ typedef struct PowerKnobs {
  * the others are set all the same, and power_knobs_restore() puts back
  * what was set. Again (with more knobs) is fine: an armed alarm stays. */
 int power_knobs_set(int sysfs_fd, PowerKnobs *k, PowerStep *ret_step);
-/* Puts back what power_knobs_set() changed; twice is harmless */
-void power_knobs_restore(int sysfs_fd, PowerKnobs *k);
+/* Puts the knobs back as `before` (taken before the first was set) has
+ * them and clears the alarm that was armed; twice is harmless */
+void power_knobs_restore(int sysfs_fd, PowerKnobs *k, const PowerSaved *before);
 void power_knobs_clear(PowerKnobs *k);
 
 /* A kernel phase through /sys/power: the mainline backend's request, and
@@ -106,10 +107,7 @@ typedef struct PowerSysfsRequest {
         bool write_wakeup_count;
         uint32_t wakeup_count;
         WakeupSnapshot *count_sources; /* owned: the sources' counts when wakeup_count was read */
-
-        /* what the kernel had before, put back after the state write */
-        char *saved_mem_sleep;
-        char *saved_disk_mode;
+        PowerSaved *before;      /* owned: the knobs before the cycle, put back after the state write */
 
         /* results */
         PowerStep failed_step;
@@ -118,8 +116,10 @@ typedef struct PowerSysfsRequest {
 } PowerSysfsRequest;
 
 /* The fields every /sys/power cycle sets: the fd, the state word for the
- * kind, pm_test, resume, the alarm and the wakeup_count handshake (whose
- * sources it takes from `cycle`). Fails only when the fd cannot be duplicated. */
+ * kind, pm_test, resume, the alarm, the wakeup_count handshake (whose
+ * sources it takes from `cycle`) and a copy of the knobs from before the
+ * cycle (read now when it has none). Fails only when the fd cannot be
+ * duplicated. */
 int power_sysfs_request_init(PowerSysfsRequest *r, int sysfs_fd, PowerCycle *cycle);
 void power_sysfs_request_clear(PowerSysfsRequest *r);
 
@@ -129,14 +129,15 @@ typedef int (*PowerSysfsHook)(PowerSysfsRequest *r);
 
 /* Runs `before` (NULL: nothing), selects modes, arms the alarm, writes
  * wakeup_count back, then `write` (NULL: the state write: the point of no
- * return); restores pm_test and clears the alarm whatever happened.
+ * return); puts the knobs back as r->before has them and clears the alarm
+ * whatever happened.
  * Returns 0 or the failed step's negative errno (also in r->error /
  * r->failed_step). */
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write);
 
 /* For a stop while the state write is pending (the worker will never get
- * to its own clean-up): puts pm_test and the RTC alarm back. Reads only the
- * fields the worker never changes. Takes any request that starts with a
+ * to its own clean-up): puts the knobs back as r->before has them and
+ * clears the RTC alarm. Reads only the fields the worker never changes. Takes any request that starts with a
  * PowerSysfsRequest, so both backends use it as theirs. */
 void power_sysfs_restore_after_abort(const PowerRequest *r);
 

@@ -81,7 +81,8 @@ typedef struct Cycle {
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
-        bool knobs_saved;               /* <state dir>/kernel holds the knobs from before the kernel phase */
+        PowerSaved *before;             /* the kernel knobs before the cycle set the first, NULL until then */
+        bool knobs_saved;               /* <state dir>/kernel holds them */
         unsigned attempt;               /* kernel-phase retries done so far ([Sleep] Retries=) */
         char *retry_why;                /* the transient failure the next attempt follows */
         uint32_t retry_ms;              /* its backoff */
@@ -169,6 +170,9 @@ void manager_plan_stop(Manager *m);
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
+/* Before the cycle sets its first kernel knob: c->before, and on disk */
+void manager_knobs_save(Manager *m, Cycle *c);
+/* On disk while the knobs may be off c->before, removed after */
 void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir);
 PowerContext manager_power_context(const Manager *m, const Config *config);

@@ -20,21 +20,37 @@ static const char *record_phase_name(const Cycle *c) {
         return cycle_state_record_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state);
 }
 
-/* The /sys/power knobs as they were before the kernel phase, on disk for
- * the phase's length: a restart after a crash in it puts them back. A
- * failed write costs only that restore: the cycle goes on. */
+/* The /sys/power knobs as they were before the cycle set the first of
+ * them: what every restore of the cycle puts back, and on disk for a
+ * restart after a crash. A failed write costs only that restore: the cycle
+ * goes on. */
+void manager_knobs_save(Manager *m, Cycle *c) {
+        if (!c->before)
+                c->before = power_saved_read(m->sysfs_fd, c->settings->wake_after_sec > 0);
+        if (m->state_fd < 0 || c->knobs_saved)
+                return;
+        int r = power_saved_write(m->state_fd, c->before);
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the kernel settings in the state directory: %m");
+        else
+                c->knobs_saved = true;
+}
+
+/* The knobs may be off their record in the kernel phase, and on the logind
+ * driver's path from its pm_test at handed-over until they are put back */
 void manager_record_knobs(Manager *m, Cycle *c) {
         CycleState s = c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state;
-        bool in_kernel = cycle_state_in_kernel(s);
-        if (m->state_fd < 0 || in_kernel == c->knobs_saved)
+        if (cycle_state_in_kernel(s) || c->knobs.pm_test_set) {
+                manager_knobs_save(m, c);
                 return;
-        int r = in_kernel ? power_saved_write(m->state_fd, m->sysfs_fd, c->settings->wake_after_sec > 0)
-                          : power_saved_remove(m->state_fd);
+        }
+        if (!c->knobs_saved)
+                return;
+        int r = power_saved_remove(m->state_fd);
         if (r < 0)
-                log_warning_errno(r, "Failed to %s the kernel settings in the state directory: %m",
-                                  in_kernel ? "save" : "remove");
+                log_warning_errno(r, "Failed to remove the kernel settings from the state directory: %m");
         else
-                c->knobs_saved = in_kernel;
+                c->knobs_saved = false;
 }
 
 /* A failed write costs only the report after a crash: the cycle goes on */

@@ -69,6 +69,7 @@ static void set_knobs(Manager *m) {
         c->knobs.mem_sleep = g_strdup(s->mem_sleep);
         c->knobs.pm_test = g_strdup(s->pm_test);
         c->knobs.wake_after_sec = s->wake_after_sec;
+        manager_knobs_save(m, c);
         PowerStep step;
         int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
         if (r == 0)
@@ -217,6 +218,7 @@ static int set_pm_test(Manager *m) {
         if (!level)
                 return 0;
         c->knobs.pm_test = g_strdup(level);
+        manager_knobs_save(m, c);
         int r = power_knobs_set(m->sysfs_fd, &c->knobs, &step);
         if (r < 0) {
                 g_autofree char *refused = power_refused_message(power_step_to_string(step), level, r);

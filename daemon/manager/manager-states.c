@@ -331,7 +331,7 @@ static PowerCycle cycle_power_cycle(Cycle *c) {
         return (PowerCycle) { .kind = c->kind, .pm_test = s->pm_test, .mem_sleep = s->mem_sleep,
                               .wake_after_sec = s->wake_after_sec, .set_resume = c->set_resume,
                               .have_wakeup_count = c->have_wakeup_count, .wakeup_count = c->wakeup_count,
-                              .count_sources = g_steal_pointer(&c->wakeup_sources) };
+                              .count_sources = g_steal_pointer(&c->wakeup_sources), .before = c->before };
 }
 
 /* Both drivers: the machine is back; thaw next */

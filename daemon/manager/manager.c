@@ -48,6 +48,7 @@ static void cycle_free(Cycle *c) {
         manager_hook_waiter_complete(&c->post, c->id, -ECANCELED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         cycle_settings_free(c->settings);
         power_knobs_clear(&c->knobs);
+        power_saved_free(c->before);
         g_free(c->knob_failure);
         g_free(c->set_resume);
         g_free(c->wake_reason);
@@ -143,7 +144,7 @@ void manager_transition(Manager *m, CycleState to) {
         /* The knobs were for systemd-sleep's state write: it is over, or
          * will not be the cycle's (the logind driver sets pm_test early) */
         if (from == CYCLE_STATE_HOOK_SLEEPING || to == CYCLE_STATE_ENDING)
-                power_knobs_restore(m->sysfs_fd, &c->knobs);
+                power_knobs_restore(m->sysfs_fd, &c->knobs, c->before);
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
         c->state = to;

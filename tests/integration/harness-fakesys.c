@@ -25,6 +25,13 @@ char *harness_fakesys_log(Harness *h) {
         return txt;
 }
 
+void harness_assert_sys(Harness *h, const char *rel, const char *want) {
+        g_autofree char *v = harness_read_sys(h, rel);
+        g_strstrip(v);
+        if (!g_str_equal(v, want))
+                g_error("%s reads \"%s\", expected \"%s\"", rel, v, want);
+}
+
 char **harness_fakesys_log_lines(Harness *h) {
         g_autofree char *txt = harness_fakesys_log(h);
         g_autoptr(GPtrArray) a = g_ptr_array_new();

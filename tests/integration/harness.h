@@ -215,6 +215,8 @@ char *harness_fakesys_log(Harness *h);
 char **harness_fakesys_log_lines(Harness *h);
 void harness_control(Harness *h, const char *cmd);
 char *harness_read_sys(Harness *h, const char *rel);   /* relative to DIR/root/sys */
+/* Fails the test unless `rel` reads `want` (surrounding white space aside) */
+void harness_assert_sys(Harness *h, const char *rel, const char *want);
 void harness_write_sys(Harness *h, const char *rel, const char *value);
 /* Polls the log (bounded) until a line equal to `line` appears. */
 bool harness_wait_log_line(Harness *h, const char *line, int timeout_ms);

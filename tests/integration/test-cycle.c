@@ -53,6 +53,47 @@ static void test_sigterm_in_kernel_restores(Fixture *f, gconstpointer data) {
         h->bus = sd_bus_flush_close_unref(h->bus);
 }
 
+#define PM_TEST_BEFORE "none core processors platform devices [freezer]"
+
+/* The knobs go back as they were before the cycle, not to defaults: an
+ * admin's pm_test level stays */
+static void test_knobs_as_before(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        harness_control(h, "set power/pm_test " PM_TEST_BEFORE);
+        uint64_t cycle = SLEEP_OK(h, "suspend", "pm-test", "s", "devices", "mem-sleep", "s", "s2idle", NULL);
+        assert_done_with_log(h, cycle, "power/mem_sleep s2idle ok", "power/pm_test devices ok",
+                             "power/wakeup_count 0 ok", "power/state mem ok", "power/pm_test freezer ok",
+                             "power/mem_sleep deep ok", NULL);
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", "s2idle [deep]");
+}
+
+/* As above when fridged stops while the state write is pending: what the
+ * worker would have put back, fridged puts back itself before it exits */
+static void test_sigterm_in_kernel_knobs_as_before(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        harness_control(h, "set power/pm_test " PM_TEST_BEFORE);
+        harness_control(h, "hold-write power/state");
+        uint64_t cycle = SLEEP_OK(h, "suspend", "pm-test", "s", "devices", "mem-sleep", "s", "s2idle",
+                                  "wake-after-sec", "u", 60, NULL);
+        g_assert_true(harness_wait_log_line(h, "power/wakeup_count 0 ok", 10000)); /* the last step before the state */
+
+        g_assert_cmpint(kill(h->fridged_pid, SIGTERM), ==, 0);
+        g_autofree char *result = NULL;
+        g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "failed");
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", "s2idle [deep]");
+        harness_assert_sys(h, "class/rtc/rtc0/wakealarm", "");
+        harness_control(h, "release-write power/state"); /* so fridged can exit */
+
+        int status = harness_wait_pid(h->fridged_pid, 10000);
+        h->fridged_pid = 0;
+        h->fridged_status = status;
+        h->match_slot = sd_bus_slot_unref(h->match_slot);
+        h->bus = sd_bus_flush_close_unref(h->bus);
+}
+
 static void test_suspend_deep(Fixture *f, gconstpointer data) {
         Harness *h = f->h = harness_new(NULL);
         uint64_t cycle = SLEEP_OK(h, "suspend", "mem-sleep", "s", "deep", NULL);
@@ -414,6 +455,8 @@ int main(int argc, char **argv) {
         ADD("suspend-deep", test_suspend_deep);
         ADD("mem-sleep-restored", test_mem_sleep_restored);
         ADD("sigterm-in-kernel-restores", test_sigterm_in_kernel_restores);
+        ADD("knobs-as-before", test_knobs_as_before);
+        ADD("sigterm-in-kernel-knobs-as-before", test_sigterm_in_kernel_knobs_as_before);
         ADD("dry-run", test_dry_run);
         ADD("pm-test-devices", test_pm_test_devices);
         ADD("pm-test-restored-on-failure", test_pm_test_restored_on_failure);

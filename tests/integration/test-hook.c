@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <glib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -407,6 +408,11 @@ static void test_logind_driver_without_logind(Fixture *f, gconstpointer data) {
 
 /* ---- kernel knobs on logind's path ---- */
 
+/* An admin's pm_test level, not the kernel's none (a restore to a default
+ * would be caught); the cycles here change mem_sleep to s2idle */
+#define PM_TEST_BEFORE "none core processors platform devices [freezer]"
+#define MEM_SLEEP_BEFORE "s2idle [deep]"
+
 /* Each line after the one before it (not just its first occurrence) */
 static void assert_sequence(const char *what, const char *text, const char *const *lines) {
         const char *p = text;
@@ -443,10 +449,14 @@ static void assert_fakesys_sequence(Fixture *f, const char *const *lines) {
 
 static void test_logind_pm_test(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
+        harness_control(f->h, "set power/pm_test " PM_TEST_BEFORE);
         suspend_through_logind(f, "--pm-test=devices");
-        /* set for systemd-sleep's state write, put back after it */
-        const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test none ok", NULL };
+        /* set for systemd-sleep's state write, put back after it as it was
+         * (an admin's level, not none) */
+        const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test freezer ok",
+                                      NULL };
         assert_fakesys_sequence(f, order);
+        harness_assert_sys(f->h, "power/pm_test", PM_TEST_BEFORE);
 }
 
 /* systemd-sleep writes MemorySleepMode= before the pre hook: fridge's mode,
@@ -520,6 +530,87 @@ static void test_logind_pm_test_refused(Fixture *f, gconstpointer data) {
         g_assert_false(fakesys_wrote_state(f->h));
 }
 
+/* ---- a crash on logind's path ---- */
+
+static void assert_knobs_as_before(Harness *h) {
+        harness_assert_sys(h, "power/pm_test", PM_TEST_BEFORE);
+        harness_assert_sys(h, "power/mem_sleep", MEM_SLEEP_BEFORE);
+        harness_assert_sys(h, "class/rtc/rtc0/wakealarm", "");
+}
+
+/* fridged --thaw-all, as ExecStopPost= runs it after the kill; never
+ * without --sysfs-root: its default is the host's */
+static void run_thaw_all(Fixture *f) {
+        g_autofree char *state = g_strdup_printf("--state-dir=%s/state", f->h->dir);
+        g_autofree char *sys = g_strdup_printf("--sysfs-root=%s", f->h->root);
+        g_autofree char *cg = g_strdup_printf("--cgroup-root=%s", f->p.s->mount);
+        char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, sys, cg, NULL };
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, 30000, &out);
+        g_test_message("fridged --thaw-all: %s", out ? out : "");
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
+/* fridged is SIGKILLed while logind's sleep is held in a write of
+ * systemd-sleep's (fakesys holds `held`): at handed-over (its mode write,
+ * before the pre: pm_test set) or at hook-sleeping (its state write, after
+ * the pre: pm_test, mem_sleep and the alarm set). The next start, or
+ * --thaw-all before it, puts the knobs back as they were before the cycle. */
+static void logind_crash(Fixture *f, const char *held, bool thaw_all) {
+        SKIP_IF_UNSET(f);
+        bool frozen = g_str_equal(held, "power/state");
+        harness_control(f->h, "set power/pm_test " PM_TEST_BEFORE);
+        g_autofree char *hold = g_strdup_printf("hold-write %s", held);
+        harness_control(f->h, hold);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(f->h, "suspend", &cycle, &err, &msg, "pm-test", "s", "devices", "mem-sleep", "s", "s2idle",
+                          "wake-after-sec", "u", 300, NULL) < 0)
+                g_error("Sleep: %s: %s", err, msg);
+        g_assert_true(harness_wait_logind_line(f->h, frozen ? "hook pre suspend 0" : "delay-done 0-left", 20000));
+        harness_assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
+        if (frozen) {
+                harness_assert_sys(f->h, "power/mem_sleep", "[s2idle] deep");
+                g_autofree char *alarm = harness_read_sys(f->h, "class/rtc/rtc0/wakealarm");
+                g_assert_cmpstr(g_strstrip(alarm), !=, "");
+        }
+        assert_frozen(f, frozen);
+
+        harness_kill_fridged(f->h, SIGKILL);
+        g_autofree char *release = g_strdup_printf("release-write %s", held);
+        harness_control(f->h, release);
+        /* systemd-sleep goes on without fridged; the dead one put nothing back */
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        harness_assert_sys(f->h, "power/pm_test", "none core processors platform [devices] freezer");
+
+        if (thaw_all) { /* on its own, before any restart */
+                run_thaw_all(f);
+                assert_knobs_as_before(f->h);
+                assert_frozen(f, false);
+        }
+        harness_restart_fridged(f->h);
+        expect_finished(f->h, cycle, "failed", "during phase");
+        assert_knobs_as_before(f->h);
+        assert_frozen(f, false);
+}
+
+static void test_logind_crash_handed_over_restart(Fixture *f, gconstpointer data) {
+        logind_crash(f, "power/mem_sleep", false);
+}
+
+static void test_logind_crash_handed_over_thaw_all(Fixture *f, gconstpointer data) {
+        logind_crash(f, "power/mem_sleep", true);
+}
+
+static void test_logind_crash_hook_sleeping_restart(Fixture *f, gconstpointer data) {
+        logind_crash(f, "power/state", false);
+}
+
+static void test_logind_crash_hook_sleeping_thaw_all(Fixture *f, gconstpointer data) {
+        logind_crash(f, "power/state", true);
+}
+
 static void test_direct_bypasses_logind(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         g_autofree char *out = NULL;
@@ -541,7 +632,8 @@ int main(int argc, char **argv) {
                 mem_sleep_s2idle = { .config = "[Sleep]\nMemSleep=s2idle\n" },
                 logind_mem_sleep = { .logind = true, .sleep_conf = "[Sleep]\nMemorySleepMode=deep\n" },
                 logind_freeze = { .logind = true, .sleep_conf = "[Sleep]\nSuspendState=freeze\n" },
-                logind_direct = { .logind = true, .config = "[Sleep]\nDriver=direct\n" };
+                logind_direct = { .logind = true, .config = "[Sleep]\nDriver=direct\n" },
+                logind_crash = { .scratch = true, .logind = true, .sleep_conf = "[Sleep]\nMemorySleepMode=deep\n" };
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, o) g_test_add("/hook/" name, Fixture, &o, setup, fn, teardown)
         ADD("pre-post-nothing-frozen", test_pre_post_nothing_frozen, plain);
@@ -564,6 +656,10 @@ int main(int argc, char **argv) {
         ADD("logind-knob-refused", test_logind_knob_refused, logind_plain);
         ADD("logind-pm-test-refused", test_logind_pm_test_refused, logind_plain);
         ADD("logind-direct-bypasses", test_direct_bypasses_logind, logind_direct);
+        ADD("logind-crash-handed-over-restart", test_logind_crash_handed_over_restart, logind_crash);
+        ADD("logind-crash-handed-over-thaw-all", test_logind_crash_handed_over_thaw_all, logind_crash);
+        ADD("logind-crash-hook-sleeping-restart", test_logind_crash_hook_sleeping_restart, logind_crash);
+        ADD("logind-crash-hook-sleeping-thaw-all", test_logind_crash_hook_sleeping_thaw_all, logind_crash);
 #undef ADD
         return g_test_run();
 }

@@ -132,19 +132,13 @@ static char *sys_value(Rig *r, const char *rel) {
         return g_strstrip(v);
 }
 
-static void assert_sys(Rig *r, const char *rel, const char *want) {
-        g_autofree char *v = sys_value(r, rel);
-        if (!g_str_equal(v, want))
-                g_error("%s reads \"%s\", expected \"%s\"", rel, v, want);
-}
-
 #define DISK_BEFORE "platform [shutdown] reboot suspend test_resume"
 
 static void assert_restored(Rig *r) {
-        assert_sys(r, "power/pm_test", "none core processors [platform] devices freezer");
-        assert_sys(r, "power/mem_sleep", "s2idle [deep]");
-        assert_sys(r, "power/disk", DISK_BEFORE);
-        assert_sys(r, "class/rtc/rtc0/wakealarm", "");
+        harness_assert_sys(r->h, "power/pm_test", "none core processors [platform] devices freezer");
+        harness_assert_sys(r->h, "power/mem_sleep", "s2idle [deep]");
+        harness_assert_sys(r->h, "power/disk", DISK_BEFORE);
+        harness_assert_sys(r->h, "class/rtc/rtc0/wakealarm", "");
 }
 
 /* fridged --thaw-all, as ExecStopPost= runs it after the kill */
@@ -167,15 +161,15 @@ static void crash_in_kernel_restores(Rig *r, bool thaw_all) {
         harness_control(r->h, "set power/disk " DISK_BEFORE);
         harness_control(r->h, "set power/pm_test none core processors [platform] devices freezer");
         uint64_t cycle = rig_start_held(r, "kernel", RIG_PM_TEST | RIG_MEM_SLEEP);
-        assert_sys(r, "power/pm_test", "none core processors platform [devices] freezer");
-        assert_sys(r, "power/mem_sleep", "[s2idle] deep");
+        harness_assert_sys(r->h, "power/pm_test", "none core processors platform [devices] freezer");
+        harness_assert_sys(r->h, "power/mem_sleep", "[s2idle] deep");
         g_autofree char *alarm = sys_value(r, "class/rtc/rtc0/wakealarm");
         g_assert_cmpstr(alarm, !=, "");
 
         harness_kill_fridged(r->h, SIGKILL);
         rig_release(r);
         /* the dead fridged put nothing back */
-        assert_sys(r, "power/pm_test", "none core processors platform [devices] freezer");
+        harness_assert_sys(r->h, "power/pm_test", "none core processors platform [devices] freezer");
         harness_control(r->h, "set power/disk [platform] shutdown reboot suspend test_resume");
 
         if (thaw_all) { /* on its own, before any restart */

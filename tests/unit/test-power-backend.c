@@ -580,22 +580,29 @@ static void test_transient(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(message, ==, "the kernel refused to write the sleep state mem: Device or resource busy");
 }
 
-/* While the state write hangs, fridged stops: pm_test and the alarm go back */
+/* While the state write hangs, fridged stops: the knobs go back as they
+ * were before the cycle (not to defaults), and the alarm is cleared */
 static void test_restore_after_abort(Fixture *f, gconstpointer data) {
-        put(f, POWER_PM_TEST, "devices\n");
+        put(f, POWER_PM_TEST, "none core [freezer] devices\n");
         put(f, POWER_RTC_ALARM, "12345\n");
         g_autoptr(PowerRequest) plain = &prepare(f, &(PowerCycle) { .kind = SLEEP_SUSPEND })->base;
         power_request_restore_after_abort(plain);
         g_autofree char *pm0 = get(f, POWER_PM_TEST), *alarm0 = get(f, POWER_RTC_ALARM);
-        g_assert_cmpstr(pm0, ==, "devices\n"); /* not asked for, not touched */
+        g_assert_cmpstr(pm0, ==, "none core [freezer] devices\n"); /* nothing changed, nothing written */
         g_assert_cmpstr(alarm0, ==, "12345\n");
 
+        g_autoptr(PowerSaved) before = power_saved_read(f->sys_fd, true);
         g_autoptr(PowerRequest) r = &prepare(f, &(PowerCycle) { .kind = SLEEP_SUSPEND, .pm_test = "devices",
-                                                                .wake_after_sec = 3 })->base;
+                                                                .mem_sleep = "s2idle", .wake_after_sec = 3,
+                                                                .before = before })->base;
+        /* as the kernel phase left them */
+        put(f, POWER_PM_TEST, "none core freezer [devices]\n");
+        put(f, POWER_MEM_SLEEP, "[s2idle] deep\n");
         power_request_restore_after_abort(r);
-        g_autofree char *pm = get(f, POWER_PM_TEST), *alarm = get(f, POWER_RTC_ALARM);
+        g_autofree char *pm = get(f, POWER_PM_TEST), *mem = get(f, POWER_MEM_SLEEP), *alarm = get(f, POWER_RTC_ALARM);
         /* plain files keep their old tail after a shorter write: compare the start */
-        g_assert_true(g_str_has_prefix(pm, "none"));
+        g_assert_true(g_str_has_prefix(pm, "freezer"));
+        g_assert_true(g_str_has_prefix(mem, "deep"));
         g_assert_true(g_str_has_prefix(alarm, "0"));
 }
 

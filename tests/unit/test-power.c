@@ -107,18 +107,18 @@ static void test_wakeup_count(Fixture *f, gconstpointer data) {
 
 static void test_enter_failure_restores(Fixture *f, gconstpointer data) {
         /* `state` is a directory here so its write fails after pm_test was
-         * set: pm_test must still be put back to none */
+         * set: pm_test must still be put back as it was */
         g_autofree char *p = g_build_filename(f->dir, POWER_STATE, NULL);
         g_assert_cmpint(g_unlink(p), ==, 0);
         g_assert_cmpint(g_mkdir(p, 0755), ==, 0);
 
+        g_autoptr(PowerSaved) before = power_saved_read(f->fd, true);
+        g_assert_cmpstr(before->pm_test, ==, "none");
         PowerSysfsRequest r = { .sysfs_fd = f->fd, .state = (char *) "mem", .pm_test = (char *) "devices",
-                                .wake_after_sec = 3 };
+                                .wake_after_sec = 3, .before = before };
         g_assert_cmpint(power_sysfs_enter(&r, NULL, NULL), <, 0);
         g_assert_cmpint(r.failed_step, ==, POWER_STEP_STATE);
         g_assert_null(r.base.wake_reason); /* nothing woke a sleep that never began */
-        g_free(r.saved_mem_sleep);
-        g_free(r.saved_disk_mode);
 
         g_autofree char *pm = NULL, *alarm = NULL;
         g_assert_cmpint(read_file_at(f->fd, POWER_PM_TEST, &pm), ==, 0);
