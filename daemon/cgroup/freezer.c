@@ -530,17 +530,24 @@ static const MountEntry *task_fuse_mount(Freezer *f, const char *tid, const GPtr
 }
 
 /* Names the mount, or every candidate when nothing ties the task to one. */
+/* Task names and mount points are anyone's bytes; the message goes out on
+ * D-Bus, where strings are UTF-8 (and one bad string drops the signal) */
+static void append_escaped(GString *s, const char *prefix, const char *text) {
+        g_autofree char *shown = cgroups_escape(text);
+        g_string_append_printf(s, "%s%s", prefix, shown);
+}
+
 static void append_fuse_guess(Freezer *f, const char *tid, const GPtrArray *fuse, GString *s) {
         if (fuse->len == 0)
                 return;
         const MountEntry *m = task_fuse_mount(f, tid, fuse);
         if (m) {
-                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
+                append_escaped(s, " on FUSE mount ", m->mount_point);
                 return;
         }
         g_string_append(s, " on one of the FUSE mounts ");
         for (guint i = 0; i < fuse->len; i++)
-                g_string_append_printf(s, "%s%s", i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
+                append_escaped(s, i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
 }
 
 /* The state letter is field 3 of stat, after the comm in parentheses; the
@@ -567,7 +574,7 @@ static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, Mo
          * for PROC/TID/stack */
         const MountEntry *m = detect_blocked_mount(f->proc_fd, tid, mounts);
         if (m && detect_fstype_is_fuse(m->fstype)) {
-                g_string_append_printf(s, " on FUSE mount %s", m->mount_point);
+                append_escaped(s, " on FUSE mount ", m->mount_point);
                 return;
         }
         if (!task_in_fuse(f, tid, wchan))
@@ -577,12 +584,13 @@ static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, Mo
 }
 
 static void describe_task(Freezer *f, const char *tid, MountCache *cache, GString *s) {
-        g_autofree char *comm = read_proc(f, tid, "comm");
+        g_autofree char *raw_comm = read_proc(f, tid, "comm");
+        g_autofree char *comm = raw_comm ? cgroups_escape(raw_comm) : g_strdup("?");
         g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
         /* A running task has no wait channel: the kernel shows "0" or nothing */
         const char *wchan = raw_wchan && *raw_wchan && !g_str_equal(raw_wchan, "0") ? raw_wchan : "-";
 
-        g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm ? comm : "?", task_state(f, tid),
+        g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm, task_state(f, tid),
                                wchan);
         append_fuse_mount(f, tid, wchan, cache, s);
 }

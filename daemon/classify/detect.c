@@ -331,7 +331,8 @@ GHashTable *detect_private_reasons_new(void) {
 
 const char *detect_reason_for(GHashTable *private_reasons, const char *reason, uid_t caller) {
         const PrivateReason *p = private_reasons ? g_hash_table_lookup(private_reasons, reason) : NULL;
-        return !p || caller == 0 || caller == p->owner ? reason : p->redacted;
+        /* (uid_t) -1: a caller or an owner that could not be told is nobody's */
+        return !p || caller == 0 || (caller != (uid_t) -1 && caller == p->owner) ? reason : p->redacted;
 }
 
 /* The one reason text, said whole (pid, comm, mount) or hidden (0, NULL, NULL) */

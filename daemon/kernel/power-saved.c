@@ -76,20 +76,26 @@ PowerSaved *power_saved_free(PowerSaved *s) {
         return NULL;
 }
 
-void power_saved_put_back(int sysfs_fd, const PowerSaved *s, bool clear_alarm) {
-        int r;
+int power_saved_put_back(int sysfs_fd, const PowerSaved *s, bool clear_alarm) {
+        int r, failed = 0;
         for (size_t i = 0; s && i < ELEMENTSOF(knobs); i++) {
                 const char *want = knob_value(s, i), *path = knobs[i].path;
                 g_autofree char *now = want ? current_word(sysfs_fd, path) : NULL;
                 if (!want || g_strcmp0(now, want) == 0)
                         continue;
-                if ((r = write_file_at(sysfs_fd, path, want)) < 0)
+                if ((r = write_file_at(sysfs_fd, path, want)) < 0) {
                         log_warning_errno(r, "Failed to put /%s back to %s: %m", path, want);
-                else
+                        if (r != -ENOENT && failed == 0)
+                                failed = r;
+                } else
                         log_info("Put /%s back to %s, as it was before the cycle", path, want);
         }
-        if (clear_alarm && (r = write_file_at(sysfs_fd, POWER_RTC_ALARM, "0")) < 0)
+        if (clear_alarm && (r = write_file_at(sysfs_fd, POWER_RTC_ALARM, "0")) < 0) {
                 log_warning_errno(r, "Failed to clear the RTC wake alarm: %m");
+                if (r != -ENOENT && failed == 0)
+                        failed = r;
+        }
+        return failed;
 }
 
 int power_saved_write(int state_fd, const PowerSaved *s) {
@@ -139,7 +145,11 @@ int power_saved_restore(int state_fd, int sysfs_fd) {
                 for (char **p = lines + 1; *p; p++)
                         if (**p)
                                 parse_line(s, *p);
-                power_saved_put_back(sysfs_fd, s, s->alarm);
+                /* Kept for the next start (or --thaw-all) to try again */
+                r = power_saved_put_back(sysfs_fd, s, s->alarm);
+                if (r < 0)
+                        return log_warning_errno(r, "Could not put back every kernel setting an interrupted "
+                                                 "cycle had changed (%m); kept for the next try");
         }
         r = power_saved_remove(state_fd);
         if (r < 0)

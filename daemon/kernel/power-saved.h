@@ -35,8 +35,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerSaved, power_saved_free)
 
 /* Writes back each mode that differs now (what the cycle did not change is
  * not written; NULL: none) and clears the RTC alarm when `clear_alarm`.
- * A knob that cannot be written is logged and skipped. */
-void power_saved_put_back(int sysfs_fd, const PowerSaved *s, bool clear_alarm);
+ * A knob that cannot be written is logged and skipped; the first such
+ * failure is returned (a knob this kernel does not have is no failure). */
+int power_saved_put_back(int sysfs_fd, const PowerSaved *s, bool clear_alarm);
 
 /* <state dir>/kernel */
 int power_saved_write(int state_fd, const PowerSaved *s);

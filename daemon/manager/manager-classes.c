@@ -50,6 +50,7 @@ static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, Pla
         PlanJob *j = g_new0(PlanJob, 1);
         j->cgroup_fd = m->cgroup_fd < 0 ? -1 : fcntl(m->cgroup_fd, F_DUPFD_CLOEXEC, 3);
         j->proc_fd = fcntl(m->proc_fd, F_DUPFD_CLOEXEC, 3);
+        int dup_errno = errno; /* before anything else can change it */
         /* The pinned processes are checked where they live, on the loop;
          * a cgroup is looked up from its pid every time, since a process
          * may have been moved since (fridged itself, the bus daemon) */
@@ -62,9 +63,8 @@ static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, Pla
         j->holds = classify_copy_choices(overrides_holds(m->overrides));
         j->private_reasons = detect_private_reasons_new();
         if (j->proc_fd < 0 || (m->cgroup_fd >= 0 && j->cgroup_fd < 0)) {
-                int r = -errno;
                 plan_job_free(j);
-                return r;
+                return -(dup_errno ? dup_errno : EBADF);
         }
         *ret = j;
         return 0;
@@ -118,11 +118,13 @@ static void plan_done(int r, void *data, void *userdata) {
         g_autoptr(GArray) answered = g_steal_pointer(&m->plan_waiters);
         m->plan_waiters = g_steal_pointer(&m->plan_next);
         m->plan_next = g_array_new(FALSE, FALSE, sizeof(PlanWaiter));
-        if (m->plan_waiters->len > 0 && (r = plan_start(m)) < 0) {
-                plan_answer(m->plan_waiters, r, NULL, NULL);
+        int k = m->plan_waiters->len > 0 ? plan_start(m) : 0;
+        if (k < 0) {
+                plan_answer(m->plan_waiters, k, NULL, NULL);
                 g_array_set_size(m->plan_waiters, 0);
         }
-        plan_answer(answered, r, j->plan, j->private_reasons);
+        /* a build that ran but made no plan is a failure, never a NULL plan */
+        plan_answer(answered, r < 0 ? r : j->plan ? 0 : -EIO, j->plan, j->private_reasons);
 }
 
 static int plan_start(Manager *m) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "flush.h"
 #include "freezer.h"
 #include "log.h"
@@ -206,7 +207,8 @@ static int flush_arm_timers(Manager *m) {
  * counts as a flush that ran out of time, and [Flush] OnTimeout= decides */
 static void flush_refuse(Manager *m, unsigned n) {
         Cycle *c = m->cycle;
-        g_autofree char *where = flush_jobs_stuck_on();
+        g_autofree char *stuck_on = flush_jobs_stuck_on();
+        g_autofree char *where = cgroups_escape(stuck_on); /* mount points: anyone's bytes, bound for D-Bus */
         if (c->settings->flush_on_timeout == FLUSH_ON_TIMEOUT_CONTINUE) {
                 log_warning("%u writeback threads of earlier flushes are still stuck (in %s); not starting another, "
                             "going on as configured", n, where);

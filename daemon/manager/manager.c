@@ -85,11 +85,19 @@ void manager_schedule_step(Manager *m) {
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_ONESHOT);
 }
 
+/* ProgressText and a cycle's message go out on D-Bus, whose strings must be
+ * UTF-8: one stray byte from a name that was not escaped at its source
+ * would make sd-bus drop the signal or fail GetAll for every client */
+G_GNUC_PRINTF(1, 0) static char *utf8_vprintf(const char *fmt, va_list ap) {
+        g_autofree char *text = g_strdup_vprintf(fmt, ap);
+        return g_utf8_make_valid(text, -1);
+}
+
 void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) {
         Cycle *c = m->cycle;
         va_list ap;
         va_start(ap, fmt);
-        g_autofree char *text = g_strdup_vprintf(fmt, ap);
+        g_autofree char *text = utf8_vprintf(fmt, ap);
         va_end(ap);
 
         double p = progress_monotonic(c->progress, progress_overall(manager_cycle_phase(c), fraction));
@@ -191,7 +199,7 @@ void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, 
 
         va_list ap;
         va_start(ap, fmt);
-        c->message = g_strdup_vprintf(fmt, ap);
+        c->message = utf8_vprintf(fmt, ap);
         va_end(ap);
         c->ended_in = c->state;
         c->result = result;
@@ -518,9 +526,10 @@ GHashTable *manager_exempt_cgroups(Manager *m) {
                         g_hash_table_iter_remove(&i);
                 } else if (r >= 0)
                         g_hash_table_replace(exempt, g_steal_pointer(&cgroup), g_strdup(e->reason));
-                else if (e->ref.pid == getpid())
-                        /* No unit name stands in for it any more: said */
-                        log_warning_errno(r, "Cannot read fridged's own cgroup (%m); it is not exempt by place");
+                else
+                        /* No unit name stands in for any of them any more: said */
+                        log_warning_errno(r, "Cannot read the cgroup of pid %d (%s): %m; it is not exempt in this plan",
+                                          (int) e->ref.pid, e->reason);
         }
         return exempt;
 }

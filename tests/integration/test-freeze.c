@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ typedef struct Fixture {
         const char *a, *b, *c; /* early by default, late by config, nofreeze by config */
         char *fuse_mount;      /* unmounted in teardown, whatever happened */
         char *writer_file;     /* what a.service's writer appends to */
+        const char *stuck_comm; /* the fsync blocker's name (prctl); NULL: the test's own */
 } Fixture;
 
 static const char classes_conf[] = "[Late]\nUnits=b.service\n[NoFreeze]\nUnits=c.service\n";
@@ -670,6 +672,8 @@ static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *fi
                 memset(buf, 'x', sizeof(buf));
                 if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
                         _exit(81);
+                if (f->stuck_comm && prctl(PR_SET_NAME, f->stuck_comm) < 0)
+                        _exit(83);
                 (void) !write(written[1], "w", 1);
                 if (read(go[0], &c, 1) != 1) /* the parent holds slowfs first */
                         _exit(82);
@@ -729,8 +733,17 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(message, pid_text));
         g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", f->h->slow);
         g_assert_nonnull(strstr(message, on_mount));
+        if (f->stuck_comm) /* CycleFinished came at all (D-Bus strings are UTF-8), and escaped */
+                g_assert_nonnull(strstr(message, "(stuck\\xff\\xfe)"));
         harness_slowfs_release(f->h);
         assert_none_frozen(f);
+}
+
+/* A blocker whose name is not UTF-8 (anyone may name a task so) is named
+ * escaped: unescaped, sd-bus refused the message and CycleFinished never came */
+static void test_freeze_timeout_odd_comm(Fixture *f, gconstpointer data) {
+        f->stuck_comm = "stuck\xff\xfe";
+        test_freeze_timeout_names_blocker(f, data);
 }
 
 /* Bit `cap` of the CapEff line of /proc/PID/status. */
@@ -1075,6 +1088,7 @@ int main(int argc, char *argv[]) {
         ADD("bad-classes-file", test_bad_classes_file, &bad_file);
         ADD("hold-class", test_hold_class, NULL);
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
+        ADD("freeze-timeout-odd-comm", test_freeze_timeout_odd_comm, &stuck);
         static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = FLUSH_GOES_ON,
                                                      .unit_capabilities = true };
         ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);

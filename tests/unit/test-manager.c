@@ -588,6 +588,20 @@ static void test_kernel_settings_restored(Fixture *f, gconstpointer data) {
         g_assert_false(g_file_test(saved, G_FILE_TEST_EXISTS));
 }
 
+/* A knob that cannot be written back keeps the saved file for the next try */
+static void test_kernel_settings_kept(Fixture *f, gconstpointer data) {
+        put(f, "sys/" POWER_PM_TEST, "[devices] none\n");
+        g_autofree char *mem_sleep = path(f, "sys/" POWER_MEM_SLEEP);
+        (void) unlink(mem_sleep);
+        g_assert_cmpint(g_mkdir_with_parents(mem_sleep, 0755), ==, 0); /* a write fails: EISDIR */
+        put(f, "state/kernel", "fridge-kernel 1\npm_test none\nmem_sleep deep\n");
+        start_manager(f, defaults());
+        g_autofree char *pm_test = sys_read(f, "sys/" POWER_PM_TEST);
+        g_assert_true(g_str_has_prefix(pm_test, "none"));
+        g_autofree char *saved = path(f, "state/kernel");
+        g_assert_true(g_file_test(saved, G_FILE_TEST_EXISTS));
+}
+
 typedef struct Case {
         const char *name;
         void (*fn)(Fixture *f, gconstpointer data);
@@ -619,6 +633,7 @@ static const Case cases[] = {
         { "exempt/pidfd", test_exempt_pidfd, NULL },
         { "exempt/starttime", test_exempt_starttime, NULL },
         { "kernel-settings/restored", test_kernel_settings_restored, NULL },
+        { "kernel-settings/kept-when-a-write-fails", test_kernel_settings_kept, NULL },
 };
 
 int main(int argc, char **argv) {
