@@ -32,17 +32,73 @@ static void set_suspend_state(SystemdSleepConf *c, const char *value, const char
         c->suspend_state_origin = g_strdup(origin);
 }
 
+/* The next logical line from *p: a trailing backslash joins the next
+ * physical line, as systemd's parser does; NULL at the end */
+static char *next_line(const char **p) {
+        if (!**p)
+                return NULL;
+        g_autoptr(GString) line = g_string_new(NULL);
+        for (;;) {
+                const char *nl = strchr(*p, '\n');
+                size_t n = nl ? (size_t) (nl - *p) : strlen(*p);
+                g_string_append_len(line, *p, n);
+                *p += n + (nl ? 1 : 0);
+                if (line->len == 0 || line->str[line->len - 1] != '\\')
+                        break;
+                line->str[line->len - 1] = ' ';
+                if (!nl)
+                        break;
+        }
+        return g_string_free(g_steal_pointer(&line), FALSE);
+}
+
+/* One line: a comment (# or ;), a section, or KEY=VALUE; -EINVAL for
+ * anything else, which makes systemd stop reading that file */
+static int apply_line(SystemdSleepConf *c, char *line, char **section, const char *origin) {
+        g_strstrip(line);
+        if (!*line || *line == '#' || *line == ';')
+                return 0;
+        size_t n = strlen(line);
+        if (*line == '[') {
+                if (line[n - 1] != ']')
+                        return -EINVAL;
+                g_free(*section);
+                *section = g_strndup(line + 1, n - 2);
+                return 0;
+        }
+        char *eq = strchr(line, '=');
+        if (!eq)
+                return -EINVAL;
+        *eq = '\0';
+        if (g_strcmp0(*section, "Sleep") == 0 && g_str_equal(g_strstrip(line), "SuspendState"))
+                set_suspend_state(c, g_strstrip(eq + 1), origin);
+        return 0;
+}
+
+int systemd_sleep_conf_apply_text(SystemdSleepConf *c, const char *text, const char *origin) {
+        g_autofree char *section = NULL;
+        unsigned no = 0;
+        for (char *line; (line = next_line(&text)); g_free(line)) {
+                no++;
+                if (apply_line(c, line, &section, origin) < 0) {
+                        log_warning("%s:%u: not a section, a comment or KEY=VALUE; as systemd-sleep does, "
+                                    "the rest of the file is not read", origin, no);
+                        g_free(line);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
 static void apply_file(SystemdSleepConf *c, const char *path) {
-        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autofree char *text = NULL;
         g_autoptr(GError) error = NULL;
-        if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &error)) {
+        if (!g_file_get_contents(path, &text, NULL, &error)) {
                 if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
                         log_warning("%s: cannot read systemd-sleep's settings: %s; skipped", path, error->message);
                 return;
         }
-        g_autofree char *v = g_key_file_get_value(kf, "Sleep", "SuspendState", NULL);
-        if (v)
-                set_suspend_state(c, v, path);
+        (void) systemd_sleep_conf_apply_text(c, text, path);
 }
 
 static void add_dropins(GHashTable *by_name, const char *root, const char *dir) {

@@ -368,7 +368,7 @@ static void test_systemd_sleep_conf(void) {
         g_assert_cmpstr(first, ==, "mem"); /* standby is not offered, mem is first */
 
         testdir_put(root, "usr/lib/systemd/sleep.conf", "[Sleep]\nSuspendState=disk\n");
-        testdir_put(root, "etc/systemd/sleep.conf", "# admin\n[Sleep]\nSuspendState=standby  freeze\n");
+        testdir_put(root, "etc/systemd/sleep.conf", "; admin (GKeyFile refused this comment)\n[Sleep]\nSuspendState=standby  freeze\n");
         g_autofree char *main_only = sleep_states(root, &first);
         g_assert_cmpstr(main_only, ==, "standby freeze (/etc/systemd/sleep.conf)");
         g_assert_cmpstr(first, ==, "freeze");
@@ -384,6 +384,32 @@ static void test_systemd_sleep_conf(void) {
         g_autofree char *reset = sleep_states(root, &first);
         g_assert_cmpstr(reset, ==, "mem standby freeze (default)");
         testdir_remove(root);
+}
+
+static char *sleep_text(const char *text) {
+        g_autoptr(SystemdSleepConf) sc = g_new0(SystemdSleepConf, 1);
+        int r = systemd_sleep_conf_apply_text(sc, text, "t.conf");
+        g_autofree char *list = sc->suspend_state ? g_strjoinv(" ", sc->suspend_state) : g_strdup("-");
+        return g_strdup_printf("%d %s", r, list);
+}
+
+/* What systemd accepts and GKeyFile refused, which hid SuspendState= */
+static void test_systemd_sleep_conf_syntax(void) {
+        const char *const cases[][2] = {
+                { "; an ini comment\n[Sleep]\nSuspendState=freeze\n", "0 freeze" },
+                { "[Sleep]\nSuspendState=mem \\\n   freeze\n", "0 mem freeze" },
+                { "[Sleep]\n  SuspendState = freeze  \n[Other]\nSuspendState=mem\n", "0 freeze" },
+                { "[Sleep]\nSuspendState=freeze\nnot a line\nSuspendState=mem\n", "-22 freeze" },
+                { "[Sleep\nSuspendState=freeze\n", "-22 -" },
+                { "SuspendState=freeze\n", "0 -" },
+                { "[Sleep]\nSuspendState=a\\", "0 a" },
+                { "", "0 -" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *got = sleep_text(cases[i][0]);
+                if (!g_str_equal(got, cases[i][1]))
+                        g_error("case %zu: \"%s\" gave \"%s\", not \"%s\"", i, cases[i][0], got, cases[i][1]);
+        }
 }
 
 int main(int argc, char *argv[]) {
@@ -409,5 +435,6 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/table-messages", test_table_messages);
         g_test_add_func("/config/table-ranges", test_table_ranges);
         g_test_add_func("/config/systemd-sleep-conf", test_systemd_sleep_conf);
+        g_test_add_func("/config/systemd-sleep-conf-syntax", test_systemd_sleep_conf_syntax);
         return g_test_run();
 }
