@@ -214,11 +214,12 @@ int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error
         pid_t pid;
         bus_caller_creds(msg, &call->uid, &pid);
         call->msg = sd_bus_message_ref(msg);
-        int r = manager_get_plan(b->manager, on_plan_built, call);
-        if (r < 0) {
+        g_autofree char *message = NULL;
+        int r = manager_get_plan(b->manager, call->uid, on_plan_built, call, &message);
+        if (r != 0) {
                 sd_bus_message_unref(call->msg);
                 g_free(call);
-                return bus_error_set(error, r, "cannot read the cgroup tree");
+                return bus_error_set(error, r, message ? message : "cannot read the cgroup tree");
         }
         return 1;
 }

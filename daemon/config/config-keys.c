@@ -66,6 +66,8 @@ const ConfigKey config_keys[] = {
         U32("Limits", "PendingAuthorizationsPerUser", pending_authorizations_per_user, 1, 64,
             "16" /* POLKIT_PENDING_PER_UID_DEFAULT */,
             "how many calls of one user may wait for polkit's answer at once"),
+        U32("Limits", "PendingPlansPerUser", pending_plans_per_user, 1, 64, "16",
+            "how many GetPlan calls of one user (root excepted) may wait for a plan at once"),
         /* TuxOnIce's own range for image_size_limit (a long clamped to -2..INT_MAX) */
         { .group = "TuxOnIce", .name = "ImageSizeLimit", .type = CONFIG_KEY_I32,
           .offset = LANDS(tuxonice.image_size_limit, int32_t), .min = -2, .max = INT32_MAX, .empty_ok = TRUE,

@@ -135,16 +135,41 @@ static int plan_start(Manager *m) {
         return worker_start(m->event, plan_job_run, j, plan_job_free, plan_done, m, &m->plan_worker);
 }
 
+static unsigned plan_waiting_of(GArray *waiters, uid_t uid) {
+        unsigned n = 0;
+        for (guint i = 0; waiters && i < waiters->len; i++)
+                n += g_array_index(waiters, PlanWaiter, i).uid == uid;
+        return n;
+}
+
+/* A build can take long or hang (a /proc read can block): without a cap
+ * one user's pipelined calls would pile up here and use up fridged's
+ * pending replies at the bus. Root is trusted, as for the other caps. */
+static int plan_check_cap(const Manager *m, uid_t uid, char **ret_message) {
+        if (uid == 0)
+                return 0;
+        unsigned mine = plan_waiting_of(m->plan_waiters, uid) + plan_waiting_of(m->plan_next, uid);
+        if (mine < m->config->pending_plans_per_user)   /* unknown callers share one count */
+                return 0;
+        *ret_message = g_strdup_printf("uid %d already waits for %u plans, the most a user may "
+                                       "(PendingPlansPerUser=%u); try again once they are answered",
+                                       uid == (uid_t) -1 ? -1 : (int) uid, mine, m->config->pending_plans_per_user);
+        return FRIDGE_ERROR_LIMITS_EXCEEDED;
+}
+
 /* One build at a time, however many ask: a call during a build waits for
  * the next one (which starts when that ends), so every answer is newer
  * than its question and callers cannot multiply threads */
-int manager_get_plan(Manager *m, ManagerPlanDone done, void *userdata) {
-        PlanWaiter w = { .done = done, .userdata = userdata };
+int manager_get_plan(Manager *m, uid_t uid, ManagerPlanDone done, void *userdata, char **ret_message) {
+        int r = plan_check_cap(m, uid, ret_message);
+        if (r != 0)
+                return r;
+        PlanWaiter w = { .done = done, .userdata = userdata, .uid = uid };
         if (m->plan_worker) {
                 g_array_append_val(m->plan_next, w);
                 return 0;
         }
-        int r = plan_start(m);
+        r = plan_start(m);
         if (r < 0)
                 return r;
         g_array_append_val(m->plan_waiters, w);

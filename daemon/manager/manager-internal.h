@@ -42,6 +42,7 @@ typedef struct HookWaiter {
 typedef struct PlanWaiter {
         ManagerPlanDone done;
         void *userdata;
+        uid_t uid;              /* the caller's, for PendingPlansPerUser= */
 } PlanWaiter;
 
 typedef struct Cycle {

@@ -98,8 +98,9 @@ GHashTable *manager_exempt_cgroups(Manager *m);
 typedef void (*ManagerPlanDone)(void *userdata, int r, const Plan *plan, GHashTable *private_reasons);
 /* The plan as it would be now (no client exemption), built on a worker
  * thread (it reads /proc of every process): `done` is called from the
- * loop, exactly once, unless this fails. */
-int manager_get_plan(Manager *m, ManagerPlanDone done, void *userdata);
+ * loop, exactly once, unless this fails. Refusal: LimitsExceeded when
+ * `uid` (not root) already has PendingPlansPerUser= calls waiting. */
+int manager_get_plan(Manager *m, uid_t uid, ManagerPlanDone done, void *userdata, char **ret_message);
 
 /* SetClass: `target` is a unit name or a cgroup path below a freeze root;
  * class NULL removes the override. Refusals: InvalidArgs (bad target or

@@ -602,6 +602,62 @@ static void test_kernel_settings_kept(Fixture *f, gconstpointer data) {
         g_assert_true(g_file_test(saved, G_FILE_TEST_EXISTS));
 }
 
+/* GetPlan's waiters are capped per uid (root excepted): the build cannot
+ * end before the loop runs, so every call here waits at once */
+typedef struct PlanTally {
+        sd_event *event;
+        unsigned answered, failed, expected;
+} PlanTally;
+
+static void on_plan(void *userdata, int r, const Plan *plan, GHashTable *private_reasons) {
+        PlanTally *t = userdata;
+        t->answered++;
+        t->failed += r < 0;
+}
+
+static void run_plans(PlanTally *t) {
+        while (t->answered < t->expected)
+                g_assert_cmpint(sd_event_run(t->event, UINT64_MAX), >=, 0);
+}
+
+static int ask_plan(Fixture *f, uid_t uid, PlanTally *t, char **ret_message) {
+        int r = manager_get_plan(f->m, uid, on_plan, t, ret_message);
+        t->expected += r == 0;
+        return r;
+}
+
+static void ask_plans(Fixture *f, uid_t uid, unsigned n, PlanTally *t) {
+        for (unsigned i = 0; i < n; i++) {
+                g_autofree char *message = NULL;
+                g_assert_cmpint(ask_plan(f, uid, t, &message), ==, 0);
+        }
+}
+
+static void test_plan_cap(Fixture *f, gconstpointer data) {
+        Config *c = defaults();
+        c->pending_plans_per_user = 3;
+        start_manager(f, c);
+        PlanTally t = { .event = f->event };
+        ask_plans(f, 65534, 3, &t);
+        g_autofree char *message = NULL;
+        g_assert_cmpint(ask_plan(f, 65534, &t, &message), ==, FRIDGE_ERROR_LIMITS_EXCEEDED);
+        g_assert_nonnull(strstr(message, "PendingPlansPerUser=3"));
+        ask_plans(f, 1, 3, &t);
+        ask_plans(f, 0, 10, &t);
+        run_plans(&t);
+        g_assert_cmpuint(t.answered, ==, 16);
+        g_assert_cmpuint(t.failed, ==, 0);
+        /* the answered calls no longer count */
+        ask_plans(f, 65534, 3, &t);
+        run_plans(&t);
+        g_assert_cmpuint(t.answered, ==, 19);
+        /* fridged stopping answers (and so releases) every waiter */
+        ask_plans(f, 65534, 3, &t);
+        f->m = manager_free(f->m);
+        g_assert_cmpuint(t.answered, ==, 22);
+        g_assert_cmpuint(t.failed, ==, 3);
+}
+
 typedef struct Case {
         const char *name;
         void (*fn)(Fixture *f, gconstpointer data);
@@ -634,6 +690,7 @@ static const Case cases[] = {
         { "exempt/starttime", test_exempt_starttime, NULL },
         { "kernel-settings/restored", test_kernel_settings_restored, NULL },
         { "kernel-settings/kept-when-a-write-fails", test_kernel_settings_kept, NULL },
+        { "plan-cap", test_plan_cap, NULL },
 };
 
 int main(int argc, char **argv) {
