@@ -94,7 +94,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) 
 static int flood(sd_bus *bus, const char *method, unsigned n, bool pipelined) {
         unsigned left = n;
         for (unsigned i = 0; i < n; i++) {
-                sd_bus_message *m, *reply = NULL;
+                sd_bus_message *m = NULL, *reply = NULL;
                 int r = call(bus, method, &m);
                 if (r >= 0 && pipelined && (keep || i >= ROUND_SEQUENTIAL))
                         r = sd_bus_call_async(bus, NULL, m, on_reply, &left, 120 * 1000000ULL);
