@@ -120,7 +120,7 @@ struct Manager {
         Logind *logind;                 /* borrowed, NULL: no logind driver */
         uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
         uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
-        GHashTable *exempt_pids;        /* pid → reason: their cgroups are never frozen */
+        GHashTable *exempt_pids;        /* pid → ExemptPid (manager-exempt.c): their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
         Inhibitors *inhibitors;
         char *next_client_cgroup;
@@ -203,3 +203,6 @@ bool manager_retry_kernel(Manager *m, const PowerRequest *req);
 void manager_enter_retry_waiting(Manager *m);
 void manager_enter_retry_preparing(Manager *m);
 void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* manager-exempt.c: an empty table of pinned exempt processes, by pid */
+GHashTable *manager_exempt_pids_new(void);
