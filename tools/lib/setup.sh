@@ -18,6 +18,8 @@ FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
 # the guest's root file system is built with mmdebstrap, its image with
 # mkfs.ext4 -d.
 FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs)
+# The Debian package (tests/package): dpkg-buildpackage and lintian
+FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -52,6 +54,11 @@ fridge_build() {
 fridge_ensure_vm_packages() {
   local FRIDGE_PACKAGES=()
   fridge_ensure_packages "${FRIDGE_VM_PACKAGES[@]}" "$@"
+}
+
+fridge_ensure_package_packages() {
+  local FRIDGE_PACKAGES=()
+  fridge_ensure_packages "${FRIDGE_PACKAGE_PACKAGES[@]}"
 }
 
 fridge_ensure_system_packages() {
