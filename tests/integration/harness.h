@@ -23,6 +23,9 @@ typedef struct HarnessOptions {
         const char *config;
         /* contents of DIR/conf/classes.d/test.conf; NULL: no file */
         const char *classes;
+        /* a vendor class file (the shipped data/60-desktop.conf) copied into
+         * DIR/vendor/classes.d/ under its own name, as installed; NULL: none */
+        const char *vendor_classes;
         /* fridged sees the real cgroup v2 mount; `config` must then set
          * [Freeze] Roots= to the test's scratch cgroups. Otherwise its
          * cgroup root is an empty directory and nothing can be frozen. */
