@@ -218,52 +218,15 @@ static void keep_artifact(Fixture *f, const char *name) {
                 g_test_message("screenshot kept: %s", copy);
 }
 
-/* A child that dirties a file on slowfs, then calls fsync while slowfs
- * holds its writes: a data cleaner (late) that cannot freeze, so the late
- * stage waits for it and the cycle stays cancellable as long as we like */
+/* A data cleaner (late) in fsync on held slowfs, which cannot freeze: the
+ * late stage waits for it, so the cycle stays cancellable as long as we like */
 static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup) {
         g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
         g_autofree char *dir = scratch_abs(f->s, cgroup);
         g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        int written[2], go[2];
-        g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);
-        g_assert_cmpint(pipe2(go, O_CLOEXEC), ==, 0);
-        pid_t pid = fork();
-        g_assert_cmpint(pid, >=, 0);
-        if (pid == 0) {
-                char c, buf[8192];
-                int cg = open(procs, O_WRONLY | O_CLOEXEC);
-                if (cg < 0 || write(cg, "0", 1) != 1)
-                        _exit(80);
-                int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-                memset(buf, 'x', sizeof(buf));
-                if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
-                        _exit(81);
-                (void) !write(written[1], "w", 1);
-                if (read(go[0], &c, 1) != 1)
-                        _exit(82);
-                (void) fsync(fd);
-                _exit(0);
-        }
-        close(written[1]);
-        close(go[0]);
-        char c;
-        g_assert_cmpint(read(written[0], &c, 1), ==, 1);
-        close(written[0]);
+        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, NULL);
         g_array_append_val(f->s->pids, pid);
-        harness_slowfs_hold(f->h);
-        g_assert_cmpint(write(go[1], "g", 1), ==, 1);
-        close(go[1]);
         return pid;
-}
-
-static bool task_in_state_d(pid_t pid) {
-        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
-        g_autofree char *text = NULL;
-        if (!g_file_get_contents(path, &text, NULL, NULL))
-                return false;
-        const char *paren = strrchr(text, ')');
-        return paren && paren[1] == ' ' && paren[2] == 'D';
 }
 
 /* The xterm in `term`, its shell moving itself to `shell` first (the
@@ -346,9 +309,9 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
         g_autofree char *display = g_strdup_printf(":%u", start_xvfb(f, x));
         g_autofree char *session_bus = start_dunst(f, notify, display);
         pid_t blocker = spawn_stuck_in_fsync(f, stuck);
-        for (int i = 0; i < 300 && !task_in_state_d(blocker); i++)
+        for (int i = 0; i < 300 && !harness_task_in_state_d(blocker); i++)
                 g_usleep(10000);
-        g_assert_true(task_in_state_d(blocker));
+        g_assert_true(harness_task_in_state_d(blocker));
 
         const char *watched[] = { x, term, shell, notify };
         Watch w = { .dirs = g_new0(char *, G_N_ELEMENTS(watched) + 1) };
