@@ -128,6 +128,7 @@ static ClassRules *load_vendor(const char *name) {
 
 static void test_vendor_classes(void) {
         g_autoptr(ClassRules) rules = load_vendor("50-default.conf");
+        g_assert_false(class_rules_have_processes(rules));
 }
 
 /* The desktops' user interface, by process and by unit: each is ui */

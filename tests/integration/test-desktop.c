@@ -159,7 +159,7 @@ static int run_quiet(char **argv, int timeout_ms) {
 }
 
 /* A private session bus and dunst on it, both in `cgroup` */
-static char *start_dunst(Fixture *f, const char *cgroup, const char *display) {
+static void start_dunst(Fixture *f, const char *cgroup, const char *display) {
         g_autofree char *socket = g_build_filename(f->tmp, "session-bus", NULL);
         g_autofree char *listen = g_strdup_printf("--address=unix:path=%s", socket);
         char *bus[] = { (char *) "dbus-daemon", (char *) "--session", (char *) "--nofork", listen, NULL };
@@ -167,8 +167,7 @@ static char *start_dunst(Fixture *f, const char *cgroup, const char *display) {
         for (int i = 0; i < 2000 && !g_file_test(socket, G_FILE_TEST_EXISTS); i++)
                 g_usleep(5000);
         g_assert_true(g_file_test(socket, G_FILE_TEST_EXISTS));
-        char *address = g_strdup_printf("unix:path=%s", socket);
-        g_autofree char *env_bus = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", address);
+        g_autofree char *env_bus = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=unix:path=%s", socket);
         g_autofree char *env_display = g_strdup_printf("DISPLAY=%s", display);
         char *dunst[] = { (char *) "env", env_bus, env_display, (char *) "dunst", NULL };
         scratch_spawn(f->s, cgroup, dunst);
@@ -182,7 +181,6 @@ static char *start_dunst(Fixture *f, const char *cgroup, const char *display) {
                         g_usleep(50000);
         }
         g_assert_cmpint(status, ==, 0);
-        return address;
 }
 
 /* The screen as xwd writes it: the same pixels give the same bytes */
@@ -307,7 +305,7 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
                    *app = scratch_add(f->s, "app.service"), *stuck = scratch_add(f->s, "stuck.service");
         scratch_spawn(f->s, app, NULL);
         g_autofree char *display = g_strdup_printf(":%u", start_xvfb(f, x));
-        g_autofree char *session_bus = start_dunst(f, notify, display);
+        start_dunst(f, notify, display);
         pid_t blocker = spawn_stuck_in_fsync(f, stuck);
         for (int i = 0; i < 300 && !harness_task_in_state_d(blocker); i++)
                 g_usleep(10000);
