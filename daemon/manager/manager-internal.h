@@ -24,6 +24,7 @@
 #include "ledger.h"
 #include "logind.h"
 #include "overrides.h"
+#include "pidref.h"
 #include "plan.h"
 #include "power.h"
 #include "power-backend.h"
@@ -31,6 +32,9 @@
 #include "worker.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+
+/* A plan's build (manager-classes.c) */
+typedef struct PlanJob PlanJob;
 
 /* A Hook call waiting for its answer */
 typedef struct HookWaiter {
@@ -78,7 +82,8 @@ typedef struct Cycle {
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
-        char *client_cgroup;            /* exempt for this cycle */
+        char *client_cgroup;            /* ui for this cycle */
+        PidRef client;                  /* the client that started it: its terminal is ui too */
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
@@ -138,6 +143,7 @@ struct Manager {
         Overrides *overrides;           /* SetClass and HoldClass */
         Inhibitors *inhibitors;
         char *next_client_cgroup;
+        PidRef next_client;
         const ManagerOps *ops;
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
@@ -159,6 +165,8 @@ struct Manager {
 /* The prepare phase's blocking part, on a worker (also a retry's) */
 typedef struct PrepareJob {
         int sysfs_fd;
+        PlanJob *plan;                  /* the cycle's plan (at prepare, not a retry's), made first */
+        int plan_error;                 /* its build failed: the cycle fails */
         uint32_t wakeup_count;
         WakeupSnapshot *sources;
 } PrepareJob;
@@ -177,8 +185,14 @@ void manager_enter_state(Manager *m, CycleState s);
 /* The phase the cycle is in (ENDING keeps the one it ended in) */
 Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
-/* The plan, built in place (a cycle's, at prepare) */
-int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+/* A plan's build, for a worker: what it needs is read on the loop here;
+ * the client's terminal (client may be NULL) and every cgroup are read by
+ * manager_plan_job_run() */
+int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *client, char **roots,
+                         PlanJob **ret);
+int manager_plan_job_run(void *p);
+Plan *manager_plan_job_steal(PlanJob *j);
+void manager_plan_job_free(void *p);
 /* GetPlan's build is abandoned and its callers answered -ECANCELED */
 void manager_plan_stop(Manager *m);
 

@@ -27,53 +27,13 @@
 
 /* ---- a task that cannot freeze ---- */
 
-/* A child that dirties a file on slowfs, then calls fsync while slowfs
- * holds its writes: it sits in the kernel in state D and cannot freeze. */
+/* A task in fsync() on held slowfs, in `cgroup`: it cannot freeze */
 static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *file) {
         g_autofree char *dir = scratch_abs(f->s, cgroup);
         g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        int written[2], go[2];
-        g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);
-        g_assert_cmpint(pipe2(go, O_CLOEXEC), ==, 0);
-        pid_t pid = fork();
-        g_assert_cmpint(pid, >=, 0);
-        if (pid == 0) {
-                char c;
-                int cg = open(procs, O_WRONLY | O_CLOEXEC);
-                if (cg < 0 || write(cg, "0", 1) != 1)
-                        _exit(80);
-                int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-                char buf[8192];
-                memset(buf, 'x', sizeof(buf));
-                if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
-                        _exit(81);
-                if (f->stuck_comm && prctl(PR_SET_NAME, f->stuck_comm) < 0)
-                        _exit(83);
-                (void) !write(written[1], "w", 1);
-                if (read(go[0], &c, 1) != 1) /* the parent holds slowfs first */
-                        _exit(82);
-                (void) fsync(fd);
-                _exit(0);
-        }
-        close(written[1]);
-        close(go[0]);
-        char c;
-        g_assert_cmpint(read(written[0], &c, 1), ==, 1);
-        close(written[0]);
+        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, f->stuck_comm);
         g_array_append_val(f->s->pids, pid);
-        harness_slowfs_hold(f->h);
-        g_assert_cmpint(write(go[1], "g", 1), ==, 1);
-        close(go[1]);
         return pid;
-}
-
-static bool task_in_state_d(pid_t pid) {
-        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
-        g_autofree char *text = NULL;
-        if (!g_file_get_contents(path, &text, NULL, NULL))
-                return false;
-        const char *close_paren = strrchr(text, ')');
-        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'D';
 }
 
 static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
@@ -85,9 +45,9 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         const char *stuck = scratch_add(f->s, "stuck.service");
         g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
         pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
-        for (int i = 0; i < 300 && !task_in_state_d(pid); i++)
+        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
                 g_usleep(10000);
-        g_assert_true(task_in_state_d(pid));
+        g_assert_true(harness_task_in_state_d(pid));
 
         /* a process inside fsync is a data cleaner: late, reason "syncing" */
         g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);

@@ -9,6 +9,10 @@ FRIDGE_PACKAGES=(
   libumockdev-dev umockdev
   dbus libxml2-utils
   systemd groff-base man-db
+  # tests/integration/test-desktop.c: a display, a terminal, a notification
+  # server, typing and screenshots (xwd), a notification to wait for dunst,
+  # and convert for the PNG it keeps
+  xvfb xterm xdotool dunst x11-apps libnotify-bin imagemagick
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
