@@ -240,6 +240,27 @@ static void write_phases(Plot *p) {
         }
 }
 
+/* The end of the flush phase `at` falls in; PLOT_NEVER: none does */
+static uint64_t flush_phase_end(const PlotTimeline *t, uint64_t at) {
+        for (size_t i = 0; i < t->n_phases; i++) {
+                const PlotPhase *ph = &t->phases[i];
+                if (strncmp(ph->name, "flush", 5) == 0 && ph->start <= at && at <= ph->end)
+                        return ph->end;
+        }
+        return PLOT_NEVER;
+}
+
+/* One area per flush: nothing was measured between the two */
+static void write_flush_area(Plot *p, size_t from, size_t to, uint64_t max, double base) {
+        const PlotSample *s = p->t->samples;
+        fprintf(p->f, "<path fill=\"#6fa8dc\" fill-opacity=\"0.45\" stroke=\"#1c4587\" stroke-width=\"1.5\" "
+                      "d=\"M%.2f %.1f", x_of(p, s[from].at), base);
+        for (size_t i = from; i < to; i++)
+                fprintf(p->f, " L%.2f %.1f", x_of(p, s[i].at),
+                        base - (max ? FLUSH_HEIGHT * (double) s[i].kib / (double) max : 0));
+        fprintf(p->f, " L%.2f %.1f Z\"/>\n", x_of(p, s[to - 1].at), base);
+}
+
 static void write_flush(Plot *p) {
         const PlotTimeline *t = p->t;
         uint64_t max = 0;
@@ -255,12 +276,12 @@ static void write_flush(Plot *p) {
         if (t->n_samples == 0)
                 text(p, X0 + 4, base - 4, "l", "no flush samples");
         else {
-                fprintf(p->f, "<path fill=\"#6fa8dc\" fill-opacity=\"0.45\" stroke=\"#1c4587\" stroke-width=\"1.5\" "
-                              "d=\"M%.2f %.1f", x_of(p, t->samples[0].at), base);
-                for (size_t i = 0; i < t->n_samples; i++)
-                        fprintf(p->f, " L%.2f %.1f", x_of(p, t->samples[i].at),
-                                base - (max ? FLUSH_HEIGHT * (double) t->samples[i].kib / (double) max : 0));
-                fprintf(p->f, " L%.2f %.1f Z\"/>\n", x_of(p, t->samples[t->n_samples - 1].at), base);
+                size_t from = 0;
+                for (size_t i = 1; i <= t->n_samples; i++)
+                        if (i == t->n_samples || t->samples[i].at > flush_phase_end(t, t->samples[i - 1].at)) {
+                                write_flush_area(p, from, i, max, base);
+                                from = i;
+                        }
                 text(p, X0 + AXIS_WIDTH + 4, p->y + 10, "a", size);
                 text(p, X0 + AXIS_WIDTH + 4, base, "a", "0");
         }

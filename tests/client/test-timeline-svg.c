@@ -57,6 +57,7 @@ static const PlotCgroup cgroups[] = {
 
 static const PlotSample samples[] = {
         { 1200, 420000 }, { 40000, 300000 }, { 90000, 120000 }, { 150000, 8000 }, { 180000, 12 },
+        { 185000, 900 }, { 190000, 0 }, /* flush-again */
 };
 
 static PlotTimeline sample_timeline(void) {
@@ -125,6 +126,9 @@ static void test_document(void) {
         g_assert_nonnull(strstr(texts, "fridge cycle 42: suspend, done"));
         g_assert_nonnull(strstr(texts, "Cgroups: 3 frozen, and 3 more not recorded"));
         g_assert_nonnull(strstr(texts, "Flush: Dirty + Writeback (peak 410.2 MiB)"));
+        /* one area a flush: no line across the freeze between them */
+        g_auto(GStrv) paths = g_strsplit(svg, "<path ", -1);
+        g_assert_cmpuint(g_strv_length(paths), ==, 3);
 }
 
 /* A cycle still running, with nothing frozen and no flush yet */

@@ -7,7 +7,7 @@ FRIDGE_PACKAGES=(
   meson ninja-build gcc clang pkg-config python3
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3 bindfs
   libumockdev-dev umockdev
-  dbus libxml2-utils
+  dbus libxml2-utils librsvg2-bin imagemagick
   systemd groff-base man-db
 )
 
