@@ -99,11 +99,8 @@ static TimelineCgroup *cgroup_add(Timeline *t, const char *name, const char *sta
         TimelineCgroup c = { .name = g_strdup(name), .stage = g_strdup(stage ? stage : ""),
                              .freeze = TIMELINE_NEVER, .frozen = TIMELINE_NEVER, .thawed = TIMELINE_NEVER };
         g_array_append_val(t->cgroups, c);
-        /* The array may have moved: every key is the name it holds now */
-        g_hash_table_remove_all(t->cgroup_index);
-        for (guint i = 0; i < t->cgroups->len; i++)
-                g_hash_table_insert(t->cgroup_index, g_array_index(t->cgroups, TimelineCgroup, i).name,
-                                    GUINT_TO_POINTER(i + 1));
+        /* the key is the name's own allocation, which stays put when the array moves */
+        g_hash_table_insert(t->cgroup_index, c.name, GUINT_TO_POINTER(t->cgroups->len));
         return &g_array_index(t->cgroups, TimelineCgroup, t->cgroups->len - 1);
 }
 

@@ -242,6 +242,32 @@ static void test_no_such_cycle(Fixture *f, gconstpointer data) {
         g_assert_cmpint(harness_fridgectl(f->h, 30000, NULL, "plot", id, NULL), ==, 4);
 }
 
+static bool timeline_kept(Harness *h, uint64_t cycle) {
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(h, FRIDGE_INTERFACE, "GetCycleTimeline", NULL, &err, &msg, "t", cycle) >= 0)
+                return true;
+        g_assert_cmpstr(err, ==, "io.fridge.Fridge1.Error.NoSuchCycle");
+        return false;
+}
+
+/* Memory holds the last 8, whatever ran before */
+static void test_keeps_last_eight(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t first = 0, cycle = 0;
+        for (int i = 0; i < 10; i++) {
+                g_autofree char *err = NULL, *msg = NULL, *res = NULL;
+                if (harness_sleep(f->h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL) < 0)
+                        g_error("Sleep failed: %s: %s", err, msg);
+                g_assert_true(harness_wait_finished(f->h, cycle, 20000, &res, NULL, NULL));
+                g_assert_cmpstr(res, ==, "dry-run");
+                first = first ? first : cycle;
+        }
+        g_assert_false(timeline_kept(f->h, first));
+        g_assert_false(timeline_kept(f->h, first + 1));
+        for (uint64_t c = first + 2; c <= cycle; c++)
+                g_assert_true(timeline_kept(f->h, c));
+}
+
 /* Another user sees a cycle root started only when polkit lets it sleep */
 static void test_hidden_from_others(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
@@ -268,6 +294,7 @@ int main(int argc, char *argv[]) {
         static const CaseOptions nobody_sleeps = { .polkit_table = "io.fridge.sleep 65534 yes\n" };
         ADD("svg", test_plot, NULL);
         ADD("no-such-cycle", test_no_such_cycle, NULL);
+        ADD("keeps-last-eight", test_keeps_last_eight, NULL);
         ADD("hidden-from-others", test_hidden_from_others, &nobody_denied);
         ADD("shown-to-sleepers", test_shown_to_sleepers, &nobody_sleeps);
         return g_test_run();
