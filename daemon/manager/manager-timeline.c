@@ -82,6 +82,8 @@ void manager_timeline_keep(Manager *m, Cycle *c) {
 }
 
 void manager_timelines_free(Manager *m) {
+        if (m->freezer)
+                freezer_set_observer(m->freezer, NULL, NULL);
         if (m->timelines)
                 g_queue_free_full(g_steal_pointer(&m->timelines), (GDestroyNotify) kept_timeline_free);
 }

@@ -534,6 +534,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_timelines_free(m); /* first: the last thaw below must not reach a freed cycle */
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);
@@ -548,7 +549,6 @@ Manager *manager_free(Manager *m) {
         g_clear_pointer(&m->overrides, overrides_free);
         g_clear_pointer(&m->inhibitors, inhibit_free);
         g_free(m->next_client_cgroup);
-        manager_timelines_free(m);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
         sd_event_source_disable_unref(m->thaw_retry);
