@@ -16,60 +16,21 @@
 
 #include <systemd/sd-bus.h>
 
+#include "freeze-fixture.h"
 #include "fridge-config.h"
-#include "harness.h"
-#include "scratch.h"
 
 #define NEVER UINT64_MAX
 
-typedef struct Fixture {
-        Harness *h;
-        Scratch *s;
-        const char *a, *b, *odd;
-} Fixture;
-
-typedef struct CaseOptions {
-        const char *polkit_table;
-} CaseOptions;
-
-static void setup(Fixture *f, gconstpointer data) {
-        const CaseOptions *co = data;
-        const char *why = harness_scratch_skip_reason();
-        if (why) {
-                g_test_skip(why);
-                return;
-        }
-        f->s = scratch_new();
-        f->a = scratch_add(f->s, "a.service");
-        f->b = scratch_add(f->s, "b.service");
-        f->odd = scratch_add(f->s, "odd<&\"x'\xff.service");
-        scratch_spawn(f->s, f->a, NULL);
-        scratch_spawn(f->s, f->b, NULL);
-        scratch_spawn(f->s, f->odd, NULL);
-        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", f->s->root);
-        HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = true,
-                             .open_bus = co != NULL, .polkit_table = co ? co->polkit_table : NULL };
-        f->h = harness_new(&o);
+/* A name full of XML's markup characters and a byte that is not UTF-8 */
+static void add_odd(Fixture *f) {
+        scratch_spawn(f->s, scratch_add(f->s, "odd<&\"x'\xff.service"), NULL);
 }
-
-static void teardown(Fixture *f, gconstpointer data) {
-        if (f->h && g_test_failed())
-                harness_dump_fridged_log(f->h);
-        harness_free(f->h);
-        scratch_free(f->s);
-}
-
-#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
 
 static uint64_t run_cycle(Fixture *f) {
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL, *res = NULL;
         /* a sleep of some length: the kernel phase is a bar, not a line */
         harness_control(f->h, "sleep-ms 300");
-        if (harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL) < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        g_assert_true(harness_wait_finished(f->h, cycle, 20000, &res, NULL, NULL));
-        g_assert_cmpstr(res, ==, "done");
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        freeze_expect_finished(f->h, cycle, "done", "");
         return cycle;
 }
 
@@ -140,8 +101,9 @@ static void assert_record(Fixture *f, const Record *rec) {
                 g_assert_cmpstr(rec->phases->pdata[i], ==, want[i]);
         g_assert_cmpstr(g_hash_table_lookup(rec->cgroups, f->a), ==, "early");
         g_assert_cmpstr(g_hash_table_lookup(rec->cgroups, f->b), ==, "late");
-        g_autofree char *odd = g_strdup_printf("%s/odd<&\"x'\\xff.service", f->s->root);
-        g_assert_cmpstr(g_hash_table_lookup(rec->cgroups, odd), ==, "early");
+        g_assert_null(g_hash_table_lookup(rec->cgroups, f->c)); /* nofreeze */
+        g_autofree char *shown = g_strdup_printf("%s/odd<&\"x'\\xff.service", f->s->root);
+        g_assert_cmpstr(g_hash_table_lookup(rec->cgroups, shown), ==, "early");
         /* a sample at each flush's start and end at least */
         g_assert_cmpuint(rec->samples, >=, 4);
 }
@@ -203,6 +165,7 @@ static void test_plot(Fixture *f, gconstpointer data) {
                 g_test_skip(why);
                 return;
         }
+        add_odd(f);
         uint64_t cycle = run_cycle(f);
         g_auto(Record) rec = {};
         get_record(f->h, cycle, &rec);
@@ -289,9 +252,11 @@ static void test_shown_to_sleepers(Fixture *f, gconstpointer data) {
 
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn, data) g_test_add("/plot/" name, Fixture, data, setup, fn, teardown)
-        static const CaseOptions nobody_denied = { .polkit_table = "io.fridge.sleep 65534 no\n" };
-        static const CaseOptions nobody_sleeps = { .polkit_table = "io.fridge.sleep 65534 yes\n" };
+#define ADD(name, fn, data) \
+        g_test_add("/plot/" name, Fixture, data, freeze_fixture_setup, fn, freeze_fixture_teardown)
+        static const CaseOptions nobody_denied = { .open_bus = true, .polkit_table = "io.fridge.sleep 65534 no\n" };
+        static const CaseOptions nobody_sleeps = { .open_bus = true,
+                                                   .polkit_table = "io.fridge.sleep 65534 yes\n" };
         ADD("svg", test_plot, NULL);
         ADD("no-such-cycle", test_no_such_cycle, NULL);
         ADD("keeps-last-eight", test_keeps_last_eight, NULL);
