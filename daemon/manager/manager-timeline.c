@@ -49,12 +49,11 @@ void manager_timeline_start(Manager *m, Cycle *c) {
 }
 
 /* A phase runs from the first state that has it to the first that has
- * another; a queued cycle's wait is a bar of its own */
+ * another, by the names the Phase property shows (a retry's wait is
+ * "retry"); a queued cycle's wait is a bar of its own */
 void manager_timeline_transition(Manager *m, CycleState to) {
-        Cycle *c = m->cycle;
-        Phase p = cycle_state_phase(to);
-        const char *name = p != PHASE_NONE ? phase_to_string(p) : to == CYCLE_STATE_QUEUED ? "queued" : NULL;
-        timeline_phase(c->timeline, name, now(CLOCK_MONOTONIC));
+        const char *name = to == CYCLE_STATE_QUEUED ? "queued" : cycle_state_phase_name(to);
+        timeline_phase(m->cycle->timeline, *name ? name : NULL, now(CLOCK_MONOTONIC));
 }
 
 void manager_timeline_flush_sample(Manager *m, uint64_t kib) {
