@@ -25,6 +25,7 @@ typedef enum Command {
         COMMAND_HOOK,
         COMMAND_INHIBIT,
         COMMAND_INHIBITORS,
+        COMMAND_PLOT,
 } Command;
 
 typedef enum BusKind {
@@ -45,7 +46,7 @@ typedef struct Args {
          * hibernate and hybrid-sleep; strings borrowed from argv */
         CycleOptions sleep;
 
-        /* cancel [CYCLE]; 0 means the running cycle. */
+        /* cancel [CYCLE]: 0 means the running cycle; plot [CYCLE]: the running or last one */
         uint64_t cycle;
 
         /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…]

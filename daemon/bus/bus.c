@@ -66,6 +66,7 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         uint64_t id;
         g_autofree char *why = NULL;
         manager_set_client_pid(b->manager, pid);
+        manager_set_client_uid(b->manager, uid);
         r = manager_start(b->manager, kind, &opts, &id, &why);
         if (r != 0)
                 return bus_error_set(error, r, why);
@@ -166,6 +167,9 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(ssssuu)", inhibitors), bus_method_list_inhibitors,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCycleTimeline", SD_BUS_ARGS("t", cycle),
+                                SD_BUS_RESULT("a{sv}", info, "a(stt)", phases, "a(ssttt)", cgroups, "a(tt)", flush),
+                                bus_method_get_cycle_timeline, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
         SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",

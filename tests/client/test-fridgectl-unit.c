@@ -304,6 +304,12 @@ static void test_args_good(void) {
         g_assert_cmpint(PARSE(&a, err, "cancel", "18446744073709551615"), ==, 0);
         g_assert_cmpuint(a.cycle, ==, UINT64_MAX);
 
+        g_assert_cmpint(PARSE(&a, err, "plot"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_PLOT);
+        g_assert_cmpuint(a.cycle, ==, 0);
+        g_assert_cmpint(PARSE(&a, err, "plot", "12"), ==, 0);
+        g_assert_cmpuint(a.cycle, ==, 12);
+
         g_assert_cmpint(PARSE(&a, err, "--json", "monitor"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_MONITOR);
         g_assert_cmpint(PARSE(&a, err, "hibernate", "--", "--x"), <, 0);     /* "--x" positional */
@@ -526,6 +532,10 @@ static void test_args_bad(void) {
         BAD("not a cycle id", "cancel", "seven");
         BAD("not a cycle id", "cancel", "18446744073709551616");
         BAD("unexpected argument", "cancel", "1", "2");
+        BAD("plot: \"0\" is not a cycle id", "plot", "0");
+        BAD("plot: \"last\" is not a cycle id", "plot", "last");
+        BAD("unexpected argument", "plot", "1", "2");
+        BAD("only applies to", "plot", "--dry-run");
         BAD("unexpected argument", "status", "now");
 
         BAD("unexpected argument", "plan", "all");

@@ -25,8 +25,9 @@ expect() {
 }
 expect "suspend" fridgectl su
 expect "hibernate hybrid-sleep hold hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors hook" fridgectl ""
-expect "plan" fridgectl --json pl
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors hook" fridgectl ""
+expect "plan plot" fridgectl --json pl
+expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
 expect "early late nofreeze ui" fridgectl hold ""
 expect "late" fridgectl hold la
