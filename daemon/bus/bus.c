@@ -76,6 +76,36 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         return sd_bus_reply_method_return(msg, "t", id);
 }
 
+/* ---- CanSleep ---- */
+
+/* logind's CanSuspend for fridge, per caller: "na" when the kernel or the
+ * configuration does not offer the kind (polkit is not asked then), else
+ * what polkit says about the actions Sleep would need, without asking
+ * the user; with a block inhibitor held, sleeping also needs leave to
+ * ignore it, as logind asks for its ignore-inhibit action */
+static int method_can_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *kind_name, *reason;
+
+        int r = sd_bus_message_read(msg, "s", &kind_name);
+        if (r < 0)
+                return r;
+        SleepKind kind = sleep_kind_from_string(kind_name);
+        if (kind < 0)
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
+                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
+        if (!g_str_equal(manager_can(b->manager, kind, &reason), "yes"))
+                return sd_bus_reply_method_return(msg, "s", "na");
+        g_autofree char *blocks = manager_block_holders(b->manager);
+        const char *actions[3] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE,
+                                   *blocks ? POLKIT_ACTION_IGNORE_INHIBITORS : NULL };
+        PolkitAnswer answer;
+        r = polkit_check_all(b->polkit, msg, actions, &answer, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;   /* asked: the call comes back with the answer */
+        return sd_bus_reply_method_return(msg, "s", polkit_answer_to_string(answer));
+}
+
 /* ---- properties ---- */
 
 typedef const char *(*StringGetter)(const Manager *m);
@@ -165,6 +195,8 @@ const sd_bus_vtable fridge_vtable[] = {
                                 bus_method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(ssssuu)", inhibitors), bus_method_list_inhibitors,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CanSleep", SD_BUS_ARGS("s", kind), SD_BUS_RESULT("s", answer), method_can_sleep,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),

@@ -25,7 +25,7 @@ expect() {
 }
 expect "suspend" fridgectl su
 expect "hibernate hybrid-sleep hold hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors hook" fridgectl ""
+expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors can-sleep hook" fridgectl ""
 expect "plan" fridgectl --json pl
 expect "suspend" fridgectl --bus=session su
 expect "early late nofreeze" fridgectl hold ""
@@ -48,6 +48,8 @@ expect "pre post budget" fridgectl hook ""
 expect "" fridgectl hook budget ""
 expect "suspend suspend-then-hibernate" fridgectl hook pre sus
 expect "" fridgectl hook pre suspend ""
+expect "hibernate hybrid-sleep" fridgectl can-sleep h
+expect "" fridgectl can-sleep suspend ""
 expect "--queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
 [ $failed -eq 0 ] && echo "completion ok"
