@@ -245,7 +245,9 @@ void manager_enter_handed_over(Manager *m) {
 }
 
 void manager_set_logind(Manager *m, Logind *l) {
+        logind_set_block(m->logind, NULL);
         m->logind = l;
+        manager_sync_logind_block(m);
 }
 
 /* Whoever asked logind, fridge's clients hear SleepImminent before its
