@@ -31,18 +31,27 @@ static const char *const state_property_names[_PROP_MAX] = {
 
 /* ---- Sleep ---- */
 
+/* Sleep's and CanSleep's first argument */
+static int read_kind(sd_bus_message *msg, const char **ret_name, SleepKind *ret, sd_bus_error *error) {
+        int r = sd_bus_message_read(msg, "s", ret_name);
+        if (r < 0)
+                return r;
+        *ret = sleep_kind_from_string(*ret_name);
+        if (*ret < 0)
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
+                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", *ret_name);
+        return 0;
+}
+
 static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *kind_name;
+        SleepKind kind;
         _cleanup_(cycle_options_clear) CycleOptions opts = {};
 
-        int r = sd_bus_message_read(msg, "s", &kind_name);
+        int r = read_kind(msg, &kind_name, &kind, error);
         if (r < 0)
                 return r;
-        SleepKind kind = sleep_kind_from_string(kind_name);
-        if (kind < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
         r = bus_options_read(msg, kind_name, &opts, error);
         if (r < 0)
                 return r;
@@ -86,14 +95,11 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
 static int method_can_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *kind_name, *reason;
+        SleepKind kind;
 
-        int r = sd_bus_message_read(msg, "s", &kind_name);
+        int r = read_kind(msg, &kind_name, &kind, error);
         if (r < 0)
                 return r;
-        SleepKind kind = sleep_kind_from_string(kind_name);
-        if (kind < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
         if (!g_str_equal(manager_can(b->manager, kind, &reason), "yes"))
                 return sd_bus_reply_method_return(msg, "s", "na");
         g_autofree char *blocks = manager_block_holders(b->manager);

@@ -51,23 +51,36 @@ static void release_lock(Logind *l) {
         close(TAKE_FD(l->lock_fd));
 }
 
-static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Logind *l = userdata;
+/* Our copy of the fd of logind's answer to Inhibit, or -1 once the
+ * warning says why there is none (`what`, `consequence`: for it) */
+static int inhibit_reply_fd(sd_bus_message *reply, const char *what, const char *consequence) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         int fd;
-
-        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
         if (e) {
-                log_warning("logind refused fridged's delay lock: %s", e->message);
-                return 0;
+                log_warning("logind refused fridged's %s (%s)%s", what, e->message, consequence);
+                return -1;
         }
         if (sd_bus_message_read(reply, "h", &fd) < 0 || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-                log_warning("Cannot read the delay lock from logind's reply");
-                return 0;
+                log_warning("Cannot read the %s from logind's reply%s", what, consequence);
+                return -1;
         }
-        if (l->lock_fd >= 0)
-                close(l->lock_fd);
-        l->lock_fd = fd;
+        return fd;
+}
+
+/* The new fd is in before the old one goes: no gap */
+static void replace_fd(int *slot, int fd) {
+        if (*slot >= 0)
+                close(*slot);
+        *slot = fd;
+}
+
+static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
+        int fd = inhibit_reply_fd(reply, "delay lock", "");
+        if (fd < 0)
+                return 0;
+        replace_fd(&l->lock_fd, fd);
         log_debug("Holding a logind delay lock");
         return 0;
 }
@@ -99,27 +112,19 @@ static void sync_block(Logind *l);
 
 static int on_block_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Logind *l = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
         g_autofree char *asked = g_steal_pointer(&l->block_asked);
-        int fd;
 
         l->block_call = sd_bus_slot_unref(l->block_call);
-        if (e) {
-                log_warning("logind refused fridged's block inhibitor (%s): logind's own sleeps (systemctl "
-                            "suspend, a desktop's suspend button) do not wait for fridge's block inhibitors; "
-                            "fridge's own cycles still do", e->message);
+        int fd = inhibit_reply_fd(reply, "block inhibitor",
+                                  ": logind's own sleeps (systemctl suspend, a desktop's suspend button) do not "
+                                  "wait for fridge's block inhibitors; fridge's own cycles still do");
+        if (fd < 0) {
+                /* not asked again for the same why: a change may fare better */
                 g_free(l->block_refused);
                 l->block_refused = g_steal_pointer(&asked);
                 return 0;
         }
-        if (sd_bus_message_read(reply, "h", &fd) < 0 || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-                log_warning("Cannot read the block inhibitor from logind's reply");
-                return 0;
-        }
-        /* the new one is held before the old one goes: no gap */
-        if (l->block_fd >= 0)
-                close(l->block_fd);
-        l->block_fd = fd;
+        replace_fd(&l->block_fd, fd);
         g_free(l->block_why);
         l->block_why = g_steal_pointer(&asked);
         g_clear_pointer(&l->block_refused, g_free);

@@ -228,13 +228,20 @@ static int take_answer(Polkit *p, sd_bus_message *msg, uid_t uid, const char *co
         return 1;
 }
 
+/* The caller's uid, or AccessDenied about `what` when it cannot be told */
+static int caller_uid(sd_bus_message *msg, const char *what, uid_t *ret, sd_bus_error *error) {
+        int r = sender_uid(msg, ret);
+        return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
+                                      what, errno_text(r))
+                     : 0;
+}
+
 int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error) {
         g_autofree char *all = g_strjoinv(" and ", (char **) actions);
         uid_t uid;
-        int r = sender_uid(msg, &uid);
+        int r = caller_uid(msg, all, &uid, error);
         if (r < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
-                                      all, errno_text(r));
+                return r;
         if (uid == 0)
                 return 1;
         Query *q = NULL;
@@ -255,10 +262,9 @@ int polkit_check_all(Polkit *p, sd_bus_message *msg, const char *const *actions,
                      sd_bus_error *error) {
         g_autofree char *all = g_strjoinv(" and ", (char **) actions);
         uid_t uid;
-        int r = sender_uid(msg, &uid);
+        int r = caller_uid(msg, all, &uid, error);
         if (r < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking about %s: %s",
-                                      all, errno_text(r));
+                return r;
         if (uid == 0) {
                 *ret = POLKIT_ANSWER_YES;
                 return 1;

@@ -118,6 +118,15 @@ static void test_root_passes(Fixture *f, gconstpointer data) {
 
 /* ---- CanSleep: what polkit would say, asked without interaction ---- */
 
+/* A block inhibitor of root's, held until the reply is unref'd */
+static sd_bus_message *hold_block(Harness *h) {
+        g_autofree char *err = NULL, *msg = NULL;
+        sd_bus_message *reply = NULL;
+        g_assert_cmpint(harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "burner",
+                                     "writing a disc", "block"), ==, 0);
+        return reply;
+}
+
 /* `fridgectl [--json] can-sleep KIND` as uid 65534: its output, one line */
 static char *can_sleep_as_nobody(Harness *h, bool json, const char *kind) {
         const char *const plain[] = { "can-sleep", kind, NULL };
@@ -128,10 +137,14 @@ static char *can_sleep_as_nobody(Harness *h, bool json, const char *kind) {
         return out;
 }
 
+static void expect_can_sleep(Harness *h, const char *kind, const char *want) {
+        g_autofree char *got = can_sleep_as_nobody(h, false, kind);
+        g_assert_cmpstr(got, ==, want);
+}
+
 static void test_can_sleep_yes(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "io.fridge.sleep 65534 yes\n");
-        g_autofree char *plain = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(plain, ==, "yes");
+        expect_can_sleep(h, "suspend", "yes");
         g_autofree char *json = can_sleep_as_nobody(h, true, "suspend");
         g_assert_cmpstr(json, ==, "{\"kind\":\"suspend\",\"answer\":\"yes\"}");
         g_autofree char *log = polkit_log(h);
@@ -139,12 +152,8 @@ static void test_can_sleep_yes(Fixture *f, gconstpointer data) {
         g_assert_null(strstr(log, "io.fridge.ignore-inhibitors"));
 
         /* a block inhibitor held: sleeping needs leave to ignore it too */
-        g_autofree char *err = NULL, *msg = NULL;
-        sd_bus_message *reply = NULL;
-        g_assert_cmpint(harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "burner",
-                                     "writing a disc", "block"), ==, 0);
-        g_autofree char *blocked = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(blocked, ==, "no");
+        sd_bus_message *reply = hold_block(h);
+        expect_can_sleep(h, "suspend", "no");
         g_autofree char *log2 = polkit_log(h);
         g_assert_nonnull(strstr(log2, "io.fridge.ignore-inhibitors 65534 no 0\n"));
         sd_bus_message_unref(reply); /* closes our copy of the fd: the block ends */
@@ -152,15 +161,10 @@ static void test_can_sleep_yes(Fixture *f, gconstpointer data) {
 
 static void test_can_sleep_challenge(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "io.fridge.sleep 65534 challenge\nio.fridge.ignore-inhibitors 65534 no\n");
-        g_autofree char *suspend = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(suspend, ==, "challenge");
+        expect_can_sleep(h, "suspend", "challenge");
         /* past a challenge the next action is asked too: its "no" wins */
-        g_autofree char *err = NULL, *msg = NULL;
-        sd_bus_message *reply = NULL;
-        g_assert_cmpint(harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "burner",
-                                     "writing a disc", "block"), ==, 0);
-        g_autofree char *blocked = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(blocked, ==, "no");
+        sd_bus_message *reply = hold_block(h);
+        expect_can_sleep(h, "suspend", "no");
         g_autofree char *log = polkit_log(h);
         g_assert_nonnull(strstr(log, "io.fridge.sleep 65534 challenge 0\nio.fridge.ignore-inhibitors 65534 no 0\n"));
         sd_bus_message_unref(reply);
@@ -168,8 +172,7 @@ static void test_can_sleep_challenge(Fixture *f, gconstpointer data) {
 
 static void test_can_sleep_no(Fixture *f, gconstpointer data) {
         Harness *h = start(f, "* * no\n");
-        g_autofree char *suspend = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(suspend, ==, "no");
+        expect_can_sleep(h, "suspend", "no");
         g_autofree char *log = polkit_log(h);
         g_assert_nonnull(strstr(log, "io.fridge.sleep 65534 no 0\n"));
         assert_nothing_happened(h);
@@ -178,8 +181,7 @@ static void test_can_sleep_no(Fixture *f, gconstpointer data) {
 /* Without polkit nobody but root may: "no", not an error */
 static void test_can_sleep_no_polkit(Fixture *f, gconstpointer data) {
         Harness *h = start(f, NULL);
-        g_autofree char *suspend = can_sleep_as_nobody(h, false, "suspend");
-        g_assert_cmpstr(suspend, ==, "no");
+        expect_can_sleep(h, "suspend", "no");
 }
 
 /* The kernel first: what it does not offer is "na" for anyone, and polkit
@@ -189,8 +191,7 @@ static void test_can_sleep_root_na(Fixture *f, gconstpointer data) {
         const char *const args[] = { "--states=freeze mem", NULL };
         HarnessOptions o = { .open_bus = true, .polkit_table = "* * yes\n", .fakesys_args = args };
         Harness *h = f->h = harness_new(&o);
-        g_autofree char *nobody = can_sleep_as_nobody(h, false, "hibernate");
-        g_assert_cmpstr(nobody, ==, "na");
+        expect_can_sleep(h, "hibernate", "na");
         g_autofree char *out = NULL;
         g_assert_cmpint(harness_fridgectl(h, 20000, &out, "can-sleep", NULL, NULL), ==, 0);
         g_assert_cmpstr(out, ==, "suspend       yes\nhibernate     na\nhybrid-sleep  na\n");
