@@ -102,6 +102,19 @@ typedef struct Cycle {
         char *message;
 } Cycle;
 
+/* A logind-driven cycle that ends after logind was asked to sleep leaves
+ * its pm_test level set: systemd-sleep writes the state whatever the
+ * hook's pre answers, and without the level a rehearsal (--pm-test) would
+ * be a real sleep. Kept until the next Hook("post"), the hook budget of
+ * awake time, or another cycle; a hook cycle of that same sleep adopts it. */
+typedef struct PmTestKeep {
+        uint64_t cycle;                 /* whose level; 0: nothing kept */
+        PowerKnobs knobs;
+        PowerSaved *before;             /* owned: what the release puts back */
+        bool saved;                     /* <state dir>/kernel holds `before` */
+        sd_event_source *timer;
+} PmTestKeep;
+
 struct Manager {
         sd_event *event;
         Config *config;
@@ -120,6 +133,7 @@ struct Manager {
         Logind *logind;                 /* borrowed, NULL: no logind driver */
         uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
         uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
+        PmTestKeep pm_keep;             /* a logind-driven cycle's pm_test, past its end */
         GHashTable *exempt_pids;        /* pid → ExemptPid (manager-exempt.c): their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
         Inhibitors *inhibitors;
@@ -176,6 +190,13 @@ void manager_knobs_save(Manager *m, Cycle *c);
 /* On disk while the knobs may be off c->before, removed after */
 void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir);
+/* manager-sleep-path.c: at the move to ENDING, instead of putting the
+ * knobs back; true when the keep took them */
+bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from);
+/* Puts the kept level back (nothing kept: nothing done) */
+void manager_pm_keep_release(Manager *m, const char *why);
+/* A hook cycle of the sleep the kept level was for: it owns it now */
+void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);

@@ -150,7 +150,7 @@ void manager_transition(Manager *m, CycleState to) {
         cycle_stop_work(c);
         /* The knobs were for systemd-sleep's state write: it is over, or
          * will not be the cycle's (the logind driver sets pm_test early) */
-        if (from == CYCLE_STATE_HOOK_SLEEPING || to == CYCLE_STATE_ENDING)
+        if (from == CYCLE_STATE_HOOK_SLEEPING || (to == CYCLE_STATE_ENDING && !manager_pm_keep_take(m, c, from)))
                 power_knobs_restore(m->sysfs_fd, &c->knobs, c->before);
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
@@ -287,6 +287,10 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         c->freezer = m->freezer;
         c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
         (void) cycle_settings_new(m->config, opts, driver, kind == SLEEP_SUSPEND, &c->settings);
+        if (driver == CYCLE_DRIVER_HOOK)
+                manager_pm_keep_adopt(m, c);
+        else
+                manager_pm_keep_release(m, "another cycle starts");
         cycle_options_clear(opts);
         m->cycle = c;
         log_set_cycle(c->id);
@@ -530,6 +534,7 @@ Manager *manager_free(Manager *m) {
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);
+        manager_pm_keep_release(m, "fridged is stopping");
         manager_plan_stop(m);
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
