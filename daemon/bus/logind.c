@@ -169,10 +169,6 @@ void logind_set_block(Logind *l, const char *why) {
         sync_block(l);
 }
 
-const char *logind_block_held(const Logind *l) {
-        return l && l->block_fd >= 0 ? l->block_why : NULL;
-}
-
 static void set_present(Logind *l, bool present) {
         if (present == l->present)
                 return;

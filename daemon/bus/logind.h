@@ -37,8 +37,6 @@ bool logind_holds_lock(const Logind *l);
  * closed. Taken again when logind comes back; logind absent or refusing
  * is logged as a warning. */
 void logind_set_block(Logind *l, const char *why);
-/* The why of the block inhibitor held now, NULL when none */
-const char *logind_block_held(const Logind *l);
 
 /* Asks logind to Suspend/Hibernate/HybridSleep (not interactively);
  * `done` is called with its answer, unless logind_free() comes first. */
