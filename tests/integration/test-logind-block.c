@@ -128,6 +128,7 @@ static void test_mirror_follows_the_set(Fixture *f, gconstpointer data) {
         wait_block(h, "fridge: 1 inhibitor: burner (writing a disc)");
         unsigned uid = 1;
         g_autofree char *why = logind_fridge_block(h, &uid);
+        g_assert_cmpstr(why, ==, "fridge: 1 inhibitor: burner (writing a disc)");
         g_assert_cmpuint(uid, ==, 0); /* fridged's own */
         int delay = fridge_inhibit(h, "locker", "lock first", "delay"); /* delays are fridge's business */
         int backup = fridge_inhibit(h, "backup", "", "block");
