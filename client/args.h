@@ -26,6 +26,7 @@ typedef enum Command {
         COMMAND_INHIBIT,
         COMMAND_INHIBITORS,
         COMMAND_PLOT,
+        COMMAND_CAN_SLEEP,
 } Command;
 
 typedef enum BusKind {
@@ -57,6 +58,9 @@ typedef struct Args {
         const char *why;                /* NULL: see args_hold_why() */
         char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
                                          * NULL-terminated like argv itself */
+
+        /* can-sleep [KIND]; NULL: every kind (borrowed) */
+        const char *sleep_kind;
 
         /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;

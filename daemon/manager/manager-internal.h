@@ -219,6 +219,9 @@ void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);
+/* logind's block inhibitor made to match fridge's (manager-inhibitors.c):
+ * after every change of the inhibitors or of the cycle's state */
+void manager_sync_logind_block(Manager *m);
 /* FINISHED: CycleFinished goes out and the cycle is freed */
 void manager_cycle_finish(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);

@@ -167,6 +167,7 @@ void manager_transition(Manager *m, CycleState to) {
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(to));
         g_autofree char *from_field = g_strdup_printf("FRIDGE_PREVIOUS_STATE=%s", cycle_state_to_string(from));
         log_struct_event(LOG_DEBUG, FRIDGE_MESSAGE_CYCLE_STATE, msg, state_field, from_field, NULL);
+        manager_sync_logind_block(m);
         if (to != CYCLE_STATE_FINISHED) {
                 manager_record_update(m);
                 manager_notify(m, MANAGER_CHANGED_STATE);
@@ -257,6 +258,7 @@ void manager_cycle_finish(Manager *m) {
                                      c->message);
         cycle_free(c);
         log_set_cycle(0);
+        manager_sync_logind_block(m);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
 

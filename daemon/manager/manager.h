@@ -185,7 +185,9 @@ uint32_t manager_pending_authorizations_per_user(const Manager *m);
 uint32_t manager_hook_budget_ms(const Manager *m);
 
 /* The logind driver (borrowed; NULL: none). Sleep uses it with Driver=logind,
- * or Driver=auto while logind is on the bus. */
+ * or Driver=auto while logind is on the bus. While a block inhibitor is
+ * held the manager keeps one logind block inhibitor that mirrors them
+ * (logind_set_block), let go while its own logind-driven cycle runs. */
 void manager_set_logind(Manager *m, Logind *l);
 /* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
 void manager_on_prepare_for_sleep(void *manager, bool start);

@@ -422,6 +422,19 @@ static void test_args_inhibit(void) {
         BAD("--who only applies to hold and inhibit", "inhibitors", "--who=me");
 }
 
+static void test_args_can_sleep(void) {
+        Args a;
+        char err[256];
+        g_assert_cmpint(PARSE(&a, err, "can-sleep"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_CAN_SLEEP);
+        g_assert_null(a.sleep_kind);
+        g_assert_cmpint(PARSE(&a, err, "--json", "can-sleep", "hybrid-sleep"), ==, 0);
+        g_assert_cmpstr(a.sleep_kind, ==, "hybrid-sleep");
+        BAD("can-sleep: unknown kind \"nap\"", "can-sleep", "nap");
+        BAD("unexpected argument \"hibernate\"", "can-sleep", "suspend", "hibernate");
+        BAD("--dry-run only applies to suspend", "can-sleep", "--dry-run");
+}
+
 /* Every Sleep option of the table is a flag that lands in its own field,
  * with the table's range and words checked as fridged checks them */
 static void test_args_sleep_table(void) {
@@ -824,6 +837,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/args/help-sleep-options", test_help_sleep_options);
         g_test_add_func("/args/hold", test_args_hold);
         g_test_add_func("/args/inhibit", test_args_inhibit);
+        g_test_add_func("/args/can-sleep", test_args_can_sleep);
         g_test_add_func("/args/numbers", test_parse_numbers);
         g_test_add_func("/text/final-lines", test_final_lines);
         g_test_add_func("/text/freeze-timeout", test_freeze_timeout_lines);
