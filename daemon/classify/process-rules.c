@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <systemd/sd-login.h>
 
+#include "cgroups.h"
 #include "detect.h"
 #include "fridge-config.h"
 
@@ -31,6 +33,7 @@ char *process_rules_exe_name(const char *target) {
 typedef struct Procs {
         GArray *procs;          /* ClassProcess; comm and exe point into `strings` */
         GPtrArray *strings;     /* owned */
+        size_t untrusted;       /* processes left out for their owner */
 } Procs;
 
 static void procs_done(Procs *p) {
@@ -44,13 +47,31 @@ static const char *keep(Procs *p, char *s) {
         return s;
 }
 
+/* Anyone may name a process "dunst" or run Xvfb: a process keeps its
+ * cgroup running by name only when it is root's or belongs to a user with
+ * an active session on a seat, the one at the screen. Otherwise any user
+ * could keep their services unfrozen, past HoldClass's authorization. */
+static bool process_owner_trusted(int proc_fd, pid_t pid, uid_t *ret_owner) {
+        uid_t owner = *ret_owner = detect_pid_owner(proc_fd, pid);
+        if (owner == 0)
+                return true;
+        return owner != (uid_t) -1 && sd_uid_is_on_seat(owner, 1, NULL) > 0;
+}
+
 /* comm and exe of each pid; a process gone meanwhile has neither and is
- * left out (a vanished one cannot keep the display running) */
+ * left out (a vanished one cannot keep the display running), and so is one
+ * whose name proves nothing (process_owner_trusted()): it still counts
+ * among the others */
 static void procs_read(Procs *p, int proc_fd, const GArray *pids) {
         p->procs = g_array_new(FALSE, FALSE, sizeof(ClassProcess));
         p->strings = g_ptr_array_new_with_free_func(g_free);
         for (guint i = 0; i < pids->len; i++) {
                 pid_t pid = g_array_index(pids, pid_t, i);
+                uid_t owner;
+                if (!process_owner_trusted(proc_fd, pid, &owner)) {
+                        p->untrusted++;
+                        continue;
+                }
                 char path[32];
                 snprintf(path, sizeof(path), "%d/exe", (int) pid);
                 g_autofree char *target = detect_readlink_at(proc_fd, path);
@@ -83,8 +104,9 @@ int process_rules_match_cgroup(const ClassRules *rules, int cgroup_fd, int proc_
                                                  &class, &source, &index, &n_class);
         if (match) {
                 const ClassProcess *cp = &g_array_index(p.procs, ClassProcess, index);
-                const char *name = cp->exe ? cp->exe : cp->comm;
-                size_t others = p.procs->len - n_class;
+                /* anyone's bytes: the reason goes to the log and on D-Bus */
+                g_autofree char *name = cgroups_escape(cp->exe ? cp->exe : cp->comm);
+                size_t others = p.procs->len + p.untrusted - n_class;
                 *ret_reason = process_rules_reason(source, class, name, cp->pid, others);
                 detect_add_private(private_reasons, *ret_reason, detect_pid_owner(proc_fd, cp->pid),
                                    process_rules_reason(source, class, FRIDGE_PLAN_HIDDEN, 0, others));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "detect.h"
 #include "fileio.h"
 #include "log.h"
@@ -74,6 +75,7 @@ bool terminal_is_ptmx(const char *target) {
 
 typedef struct Search {
         int proc_fd;
+        uid_t uid;              /* the caller's: a holder is its or root's */
         unsigned index;         /* the pts number looked for */
         unsigned n_processes;
         unsigned n_fds;
@@ -97,6 +99,11 @@ static bool fd_is_master(Search *s, pid_t pid, int dir_fd, const char *fd) {
 /* Whether pid holds the master; a process we may not look into, or one
  * gone meanwhile, does not */
 static bool holds_master(Search *s, pid_t pid) {
+        /* A pts number is unique only within its devpts instance: another
+         * user's container may hold a master of the same number */
+        uid_t owner = detect_pid_owner(s->proc_fd, pid);
+        if (owner != s->uid && owner != 0)
+                return false;
         char path[32];
         snprintf(path, sizeof(path), "%d/fd", (int) pid);
         int fd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -167,7 +174,9 @@ int terminal_find_master(int proc_fd, pid_t pid, pid_t *ret_holder, char **ret_r
         int r = read_stat(proc_fd, pid, &ppid, &tty_nr);
         if (r < 0)
                 return r;
-        Search s = { .proc_fd = proc_fd };
+        Search s = { .proc_fd = proc_fd, .uid = detect_pid_owner(proc_fd, pid) };
+        if (s.uid == (uid_t) -1)
+                return 0;
         if (terminal_pts_of_tty_nr(tty_nr, &s.index) < 0)
                 return 0;
         pid_t holder = search_ancestors(&s, pid);
@@ -175,7 +184,9 @@ int terminal_find_master(int proc_fd, pid_t pid, pid_t *ret_holder, char **ret_r
                 holder = search_all(&s);
         if (holder == 0)
                 return 0;
-        g_autofree char *comm = detect_read_comm(proc_fd, holder);
+        g_autofree char *raw = detect_read_comm(proc_fd, holder);
+        /* anyone's bytes: the reason goes to the log and on D-Bus */
+        g_autofree char *comm = cgroups_escape(raw);
         *ret_holder = holder;
         *ret_reason = g_strdup_printf("terminal of the caller: %s (pid %d) holds /dev/pts/%u's master", comm,
                                       (int) holder, s.index);

@@ -97,7 +97,14 @@ static void plan_job_find_terminal(PlanJob *j) {
         /* The stat read must have been the client's, not a reuser's */
         if (r <= 0 || !pidref_is_alive(&j->client, j->proc_fd))
                 return;
-        r = cgroups_of_pid(j->proc_fd, holder, &cgroup);
+        /* Pinned before its cgroup is read, and alive after: a pid reused
+         * meanwhile is not the holder */
+        _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
+        r = pidref_set(&ref, j->proc_fd, holder);
+        if (r >= 0)
+                r = cgroups_of_pid(j->proc_fd, holder, &cgroup);
+        if (r >= 0 && !pidref_is_alive(&ref, j->proc_fd))
+                r = -ESRCH;
         if (r < 0) {
                 log_debug_errno(r, "Cannot read the cgroup of pid %d, the caller's terminal: %m", (int) holder);
                 return;

@@ -402,15 +402,10 @@ static PlanRow *plan_find(Harness *h, const char *cgroup) {
         return found;
 }
 
-/* An X11 session without user units: "Xorg" and two applications in one
- * session scope. The scope is kept running whole, and the plan says which
- * process kept it and how many others run on with it; a cgroup beside it
- * is frozen. */
-static void test_xorg_shares_cgroup(Fixture *f, gconstpointer data) {
-        setup_harness(f, "", false);
-        SKIP_IF_UNSET(f);
-        const char *session = scratch_add(f->s, "session-2.scope"), *app = scratch_add(f->s, "app.service");
-        /* a program named Xorg: its comm and its executable's basename */
+/* A program named Xorg (its comm and its executable's basename) in
+ * session-2.scope beside two sleeps, as `uid`'s; app.service beside it.
+ * Returns Xorg's pid. */
+static pid_t spawn_xorg_session(Fixture *f, const char *session, const char *app, uid_t uid) {
         g_autofree char *xorg = g_build_filename(f->tmp, "Xorg", NULL);
         g_autofree char *sleep_path = g_find_program_in_path("sleep");
         g_autofree char *bytes = NULL;
@@ -418,7 +413,11 @@ static void test_xorg_shares_cgroup(Fixture *f, gconstpointer data) {
         g_assert_true(g_file_get_contents(sleep_path, &bytes, &len, NULL));
         g_assert_true(g_file_set_contents(xorg, bytes, (gssize) len, NULL));
         g_assert_cmpint(chmod(xorg, 0755), ==, 0);
-        char *x_argv[] = { xorg, (char *) "1000", NULL };
+        g_assert_cmpint(chmod(f->tmp, 0755), ==, 0);
+        g_autofree char *reuid = g_strdup_printf("--reuid=%u", (unsigned) uid);
+        g_autofree char *regid = g_strdup_printf("--regid=%u", (unsigned) uid);
+        char *x_argv[] = { (char *) "setpriv", reuid, regid, (char *) "--clear-groups", (char *) "--", xorg,
+                           (char *) "1000", NULL };
         char *app_argv[] = { (char *) "sleep", (char *) "1000", NULL };
         pid_t x = scratch_spawn(f->s, session, x_argv);
         scratch_spawn(f->s, session, app_argv);
@@ -432,6 +431,18 @@ static void test_xorg_shares_cgroup(Fixture *f, gconstpointer data) {
                         break;
                 g_usleep(10000);
         }
+        return x;
+}
+
+/* An X11 session without user units: "Xorg" and two applications in one
+ * session scope. The scope is kept running whole, and the plan says which
+ * process kept it and how many others run on with it; a cgroup beside it
+ * is frozen. */
+static void test_xorg_shares_cgroup(Fixture *f, gconstpointer data) {
+        setup_harness(f, "", false);
+        SKIP_IF_UNSET(f);
+        const char *session = scratch_add(f->s, "session-2.scope"), *app = scratch_add(f->s, "app.service");
+        pid_t x = spawn_xorg_session(f, session, app, 0);
 
         PlanRow *row = plan_find(f->h, session);
         g_autofree char *want = g_strdup_printf("Xorg (pid %d) keeps its cgroup running, and with it 2 other "
@@ -461,6 +472,24 @@ static void test_xorg_shares_cgroup(Fixture *f, gconstpointer data) {
         assert_none_frozen(f);
 }
 
+/* Anyone may run a program named Xorg (or Xvfb, or dunst): one of a user
+ * who has no active session on a seat keeps nothing running */
+static void test_xorg_of_another_user(Fixture *f, gconstpointer data) {
+        setup_harness(f, "", false);
+        SKIP_IF_UNSET(f);
+        const char *session = scratch_add(f->s, "session-2.scope"), *app = scratch_add(f->s, "app.service");
+        pid_t x = spawn_xorg_session(f, session, app, 65534);
+        g_autofree char *status_path = g_strdup_printf("/proc/%d/status", (int) x);
+        g_autofree char *status = NULL;
+        g_assert_true(g_file_get_contents(status_path, &status, NULL, NULL));
+        g_assert_true(g_regex_match_simple("^Uid:\\s+65534\\s", status, G_REGEX_MULTILINE, 0));
+        /* nothing is kept: the freeze root is one early entry, whole */
+        PlanRow *row = plan_find(f->h, f->s->root);
+        g_test_message("%s: %s: %s", row->cgroup, row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "early");
+        plan_row_free(row);
+}
+
 static void noop_setup(Fixture *f, gconstpointer data) {
 }
 
@@ -478,5 +507,6 @@ int main(int argc, char **argv) {
         }
         ADD("cycle-keeps-ui", test_desktop_cycle);
         ADD("xorg-shares-cgroup", test_xorg_shares_cgroup);
+        ADD("xorg-of-another-user", test_xorg_of_another_user);
         return g_test_run();
 }
