@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 
 /* How long a slow start may take before the call goes ahead without it */
 #define AGENT_READY_MS 10000
+/* How long it may take to end after SIGTERM */
+#define AGENT_END_MS 2000
 
 static pid_t agent_pid;
 
@@ -23,7 +26,18 @@ static const char *agent_path(void) {
         return p && *p ? p : POLKIT_AGENT_PATH;
 }
 
-static void exec_agent(const char *path, int notify_fd) {
+static void exec_agent(const char *path, int notify_fd, pid_t parent) {
+        /* fridgectl blocks SIGINT and SIGTERM for its event loop; the mask
+         * outlives exec, and pkttyagent never unblocks them: its end at
+         * polkit_agent_close() would never come */
+        sigset_t none;
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        (void) signal(SIGINT, SIG_DFL);
+        (void) signal(SIGTERM, SIG_DFL);
+        /* Gone with fridgectl, however it ends */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+                _exit(127);
         /* The notify fd must outlive exec: a plain dup, without CLOEXEC */
         int fd = fcntl(notify_fd, F_DUPFD, 3);
         char arg[16];
@@ -46,9 +60,10 @@ bool polkit_agent_open(sd_bus *bus) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return false;
+        pid_t parent = getpid();
         pid_t pid = fork();
         if (pid == 0)
-                exec_agent(path, p[1]);
+                exec_agent(path, p[1], parent);
         close(p[1]);
         if (pid < 0) {
                 close(p[0]);
@@ -62,11 +77,26 @@ bool polkit_agent_open(sd_bus *bus) {
         return true;
 }
 
+/* Whether it was reaped within `ms` */
+static bool reaped_within(pid_t pid, int ms) {
+        for (int waited = 0; waited <= ms; waited += 10) {
+                pid_t r = waitpid(pid, NULL, WNOHANG);
+                if (r == pid || (r < 0 && errno != EINTR))
+                        return true;
+                (void) usleep(10000);
+        }
+        return false;
+}
+
 void polkit_agent_close(void) {
         if (agent_pid <= 0)
                 return;
         (void) kill(agent_pid, SIGTERM);
-        while (waitpid(agent_pid, NULL, 0) < 0 && errno == EINTR)
-                ;
+        /* An agent that ignores SIGTERM does not keep fridgectl */
+        if (!reaped_within(agent_pid, AGENT_END_MS)) {
+                (void) kill(agent_pid, SIGKILL);
+                while (waitpid(agent_pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
         agent_pid = 0;
 }

@@ -597,16 +597,26 @@ static void check_cancel_by_key(const char *key) {
         run_done(&run);
 }
 
-/* A stand-in for pkttyagent: says how it was started, closes the notify fd
- * as the real one does once registered, and says when it is ended */
+/* A stand-in for pkttyagent, in Python (which, unlike dash, leaves the
+ * signal mask it inherited alone): says how it was started and which
+ * signals it found blocked, closes the notify fd as the real one does once
+ * registered, and says when SIGTERM ends it */
 static char *write_fake_agent(const char *dir) {
         char *path = g_build_filename(dir, "agent", NULL);
         g_autofree char *script = g_strdup_printf(
-                "#!/bin/sh\n"
-                "echo \"args $*\" >> %s/agent.log\n"
-                "trap 'echo term >> %s/agent.log; exit 0' TERM\n"
-                "eval \"exec $2>&-\"\n"
-                "while :; do sleep 0.05; done\n", dir, dir);
+                "#!/usr/bin/python3\n"
+                "import os, signal, sys, time\n"
+                "log = open('%s/agent.log', 'a', buffering=1)\n"
+                "log.write('args ' + ' '.join(sys.argv[1:]) + '\\n')\n"
+                "blk = [l.split()[1] for l in open('/proc/self/status') if l.startswith('SigBlk:')][0]\n"
+                "log.write('sigblk ' + blk + '\\n')\n"
+                "def term(*a):\n"
+                "    log.write('term\\n')\n"
+                "    sys.exit(0)\n"
+                "signal.signal(signal.SIGTERM, term)\n"
+                "os.close(int(sys.argv[2]))\n"
+                "while True:\n"
+                "    time.sleep(0.05)\n", dir);
         g_assert_true(g_file_set_contents(path, script, -1, NULL));
         g_assert_cmpint(chmod(path, 0755), ==, 0);
         return path;
@@ -644,7 +654,7 @@ static void test_polkit_agent(void) {
         g_test_message("fridgectl output: %s", text);
         g_autofree char *log = agent_log(dir);
         g_test_message("agent: %s", log);
-        g_assert_true(g_regex_match_simple("^args --notify-fd [0-9]+ --fallback\nterm\n$", log, 0, 0));
+        g_assert_true(g_regex_match_simple("^args --notify-fd [0-9]+ --fallback\nsigblk 0+\nterm\n$", log, 0, 0));
         g_assert_true(fake.sleep_interactive);
         g_assert_true(run.keys_mode_seen);
         g_assert_cmpuint(fake.cancel_calls, ==, 1);
