@@ -206,7 +206,9 @@ static void write_header(Plot *p) {
 
 static void write_grid(Plot *p, double bottom) {
         uint64_t step = tick_step(p->span);
-        for (uint64_t at = 0; at <= p->span; at += step) {
+        /* counted, not summed: near 2^64 (a damaged record) `at` would wrap */
+        uint64_t ticks = p->span / step;
+        for (uint64_t k = 0, at = 0; k <= ticks; k++, at = k * step) {
                 char label[32];
                 double x = x_of(p, at);
                 plot_format_usec(at, label, sizeof(label));

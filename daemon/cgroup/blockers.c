@@ -21,6 +21,15 @@
 #include "parse.h"
 #include "util.h"
 
+/* The message goes into CycleFinished and the journal, and anyone can
+ * leave a thousand tasks stuck on a FUSE server of their own, in a user
+ * namespace with a thousand FUSE mounts: the text is bounded (a task's
+ * line may run past it, one task at most) */
+#define BLOCKERS_TASKS_SHOWN 16
+#define BLOCKERS_TASKS_READ 256
+#define BLOCKERS_MOUNTS_SHOWN 8
+#define BLOCKERS_TEXT_MAX 4096
+
 typedef struct BlockedCgroup {
         char *shown;    /* as logs and D-Bus show it */
         int dir_fd;     /* a dup of the freezer's O_PATH fd */
@@ -168,8 +177,11 @@ static void append_fuse_guess(Blockers *b, const char *tid, const GPtrArray *fus
                 return;
         }
         g_string_append(s, " on one of the FUSE mounts ");
-        for (guint i = 0; i < fuse->len; i++)
+        guint shown = MIN(fuse->len, BLOCKERS_MOUNTS_SHOWN);
+        for (guint i = 0; i < shown; i++)
                 append_escaped(s, i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
+        if (fuse->len > shown)
+                g_string_append_printf(s, " and %u more", fuse->len - shown);
 }
 
 /* The state letter is field 3 of stat, after the comm in parentheses; the
@@ -238,24 +250,37 @@ static void describe_cgroup(Blockers *b, const BlockedCgroup *e, GString *s) {
         g_string_append_printf(s, "%s:", e->shown);
         g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
         _cleanup_(mount_cache_clear) MountCache cache = { 0 };
-        unsigned n = 0;
+        unsigned n = 0, looked = 0, more = 0;
         for (char **t = tids; *t; t++) {
-                if (!**t || task_is_frozen(b, *t))
+                if (!**t)
+                        continue;
+                /* Not even read past the bound: each read may wait */
+                if (n >= BLOCKERS_TASKS_SHOWN || looked >= BLOCKERS_TASKS_READ || s->len >= BLOCKERS_TEXT_MAX) {
+                        more++;
+                        continue;
+                }
+                looked++;
+                if (task_is_frozen(b, *t))
                         continue;
                 if (n++ > 0)
                         g_string_append_c(s, ',');
                 describe_task(b, *t, &cache, s);
         }
-        if (n == 0)
+        if (more > 0)
+                g_string_append_printf(s, " and %u more task%s not looked at", more, more == 1 ? "" : "s");
+        else if (n == 0)
                 g_string_append(s, " no blocking task found");
 }
 
 char *blockers_describe(Blockers *b) {
         GString *s = g_string_new(NULL);
-        for (guint i = 0; i < b->cgroups->len; i++) {
+        guint i;
+        for (i = 0; i < b->cgroups->len && s->len < BLOCKERS_TEXT_MAX; i++) {
                 if (s->len > 0)
                         g_string_append(s, "; ");
                 describe_cgroup(b, b->cgroups->pdata[i], s);
         }
+        if (i < b->cgroups->len)
+                g_string_append_printf(s, "; and %u more cgroups", b->cgroups->len - i);
         return g_string_free(s, FALSE);
 }

@@ -269,7 +269,7 @@ bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from) {
         c->knobs_saved = false;
         /* CLOCK_MONOTONIC: a sleep in between does not count against it */
         int r = sd_event_add_time_relative(m->event, &k->timer, CLOCK_MONOTONIC,
-                                           (uint64_t) m->config->hook_timeout_ms * USEC_PER_MSEC, 0,
+                                           (uint64_t) c->settings->hook_timeout_ms * USEC_PER_MSEC, 0,
                                            on_pm_keep_timeout, m);
         if (r < 0) {
                 log_warning_errno(r, "Cannot bound how long pm_test stays set (%m); putting it back now");

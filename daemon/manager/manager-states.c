@@ -302,6 +302,11 @@ static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void
  * for as long as the FUSE server it waits on is frozen: the cycle ends
  * with what it knows by then, and thaws */
 #define BLOCKERS_WAIT_MS 2000
+/* A naming given up on stays in its read, holding fds; past this many
+ * such threads (as FLUSH_JOBS_MAX for the flush) no naming starts */
+#define BLOCKERS_JOBS_MAX 4
+
+static gint blockers_jobs_alive; /* BlockersJob not yet freed, on any thread */
 
 typedef struct BlockersJob {
         Blockers *blockers;
@@ -316,6 +321,7 @@ static int blockers_job_run(void *data) {
 
 static void blockers_job_free(void *data) {
         BlockersJob *j = data;
+        g_atomic_int_dec_and_test(&blockers_jobs_alive);
         blockers_free(j->blockers);
         g_free(j->text);
         g_free(j);
@@ -341,6 +347,12 @@ static int on_blockers_timeout(sd_event_source *s, uint64_t usec, void *userdata
 
 static void name_blockers(Manager *m) {
         Cycle *c = m->cycle;
+        if (g_atomic_int_get(&blockers_jobs_alive) >= BLOCKERS_JOBS_MAX) {
+                end_freeze_timeout(m, "the tasks that block them are not named: earlier namings are still stuck "
+                                      "reading /proc");
+                return;
+        }
+        g_atomic_int_inc(&blockers_jobs_alive);
         BlockersJob *j = g_new0(BlockersJob, 1);
         int r = freezer_blockers(c->freezer, &j->blockers);
         if (r >= 0)

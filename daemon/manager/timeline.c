@@ -25,7 +25,8 @@ static Timeline *timeline_alloc(void) {
         g_array_set_clear_func(t->phases, phase_clear);
         t->cgroups = g_array_new(FALSE, TRUE, sizeof(TimelineCgroup));
         g_array_set_clear_func(t->cgroups, cgroup_clear);
-        t->cgroup_index = g_hash_table_new(g_str_hash, g_str_equal); /* keys borrowed from cgroups */
+        /* by the whole name (a kept one may be shortened) */
+        t->cgroup_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         t->samples = g_array_new(FALSE, TRUE, sizeof(TimelineSample));
         t->sample_stride = 1;
         t->end = TIMELINE_NEVER;
@@ -96,11 +97,21 @@ static TimelineCgroup *cgroup_add(Timeline *t, const char *name, const char *sta
                 t->cgroups_dropped++;
                 return NULL;
         }
-        TimelineCgroup c = { .name = g_strdup(name), .stage = g_strdup(stage ? stage : ""),
+        /* A name is as long as anyone nests their delegated subtree: the
+         * picture needs its start and its end */
+        g_autofree char *shown = NULL;
+        glong chars = g_utf8_validate(name, -1, NULL) ? g_utf8_strlen(name, -1) : 0;
+        if (chars > TIMELINE_NAME_MAX) {
+                /* whole characters: the name goes out on D-Bus */
+                g_autofree char *head = g_utf8_substring(name, 0, TIMELINE_NAME_MAX / 2);
+                g_autofree char *tail = g_utf8_substring(name, chars - TIMELINE_NAME_MAX / 2, chars);
+                shown = g_strconcat(head, "…", tail, NULL);
+        } else
+                shown = g_strdup(name);
+        TimelineCgroup c = { .name = g_steal_pointer(&shown), .stage = g_strdup(stage ? stage : ""),
                              .freeze = TIMELINE_NEVER, .frozen = TIMELINE_NEVER, .thawed = TIMELINE_NEVER };
         g_array_append_val(t->cgroups, c);
-        /* the key is the name's own allocation, which stays put when the array moves */
-        g_hash_table_insert(t->cgroup_index, c.name, GUINT_TO_POINTER(t->cgroups->len));
+        g_hash_table_insert(t->cgroup_index, g_strdup(name), GUINT_TO_POINTER(t->cgroups->len));
         return &g_array_index(t->cgroups, TimelineCgroup, t->cgroups->len - 1);
 }
 

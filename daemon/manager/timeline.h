@@ -17,6 +17,8 @@
 
 #define TIMELINE_PHASES_MAX 64
 #define TIMELINE_CGROUPS_MAX 256
+/* A longer cgroup name keeps its first and last half of this, in characters */
+#define TIMELINE_NAME_MAX 256
 #define TIMELINE_SAMPLES_MAX 128
 /* A time that did not happen (a cgroup never seen frozen, a phase still open) */
 #define TIMELINE_NEVER UINT64_MAX

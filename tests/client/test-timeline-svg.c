@@ -144,6 +144,16 @@ static void test_running_empty(void) {
         g_assert_nonnull(strstr(texts, "no flush samples"));
 }
 
+/* A damaged record: times just short of 2^64 (a time axis summed tick by
+ * tick would wrap and never end) */
+static void test_huge_span(void) {
+        static const PlotPhase one[] = { { "prepare", 0, UINT64_MAX - 2 } };
+        PlotTimeline t = { .id = 1, .kind = "suspend", .result = "done", .end = UINT64_MAX - 2, .wake_reason = "",
+                           .phases = one, .n_phases = 1 };
+        g_autofree char *svg = render(&t);
+        g_assert_true(g_str_has_suffix(g_strchomp(svg), "</svg>"));
+}
+
 static void test_format_usec(void) {
         static const struct {
                 uint64_t usec;
@@ -165,5 +175,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/timeline-svg/document", test_document);
         g_test_add_func("/timeline-svg/running-empty", test_running_empty);
         g_test_add_func("/timeline-svg/format-usec", test_format_usec);
+        g_test_add_func("/timeline-svg/huge-span", test_huge_span);
         return g_test_run();
 }

@@ -74,6 +74,42 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         freeze_assert_none_frozen(f);
 }
 
+/* Twenty tasks stuck in fsync in one cgroup: the message names sixteen and
+ * counts the rest, whoever leaves how many tasks stuck */
+static void test_freeze_timeout_bounded(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!f->h->slow) {
+                g_test_skip("SLOWFS is not set");
+                return;
+        }
+        const char *stuck = scratch_add(f->s, "stuck.service");
+        pid_t pids[20];
+        for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++) {
+                g_autofree char *file = g_strdup_printf("%s/journal-%u", f->h->slow, i);
+                pids[i] = spawn_stuck_in_fsync(f, stuck, file);
+        }
+        for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++) {
+                for (int k = 0; k < 300 && !harness_task_in_state_d(pids[i]); k++)
+                        g_usleep(10000);
+                g_assert_true(harness_task_in_state_d(pids[i]));
+        }
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
+        g_test_message("%s %s: %s", res, error, message);
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
+        g_assert_true(g_str_has_suffix(message, " and 4 more tasks not looked at"));
+        g_autoptr(GRegex) pid_re = g_regex_new(" pid [0-9]+ ", 0, 0, NULL);
+        g_autoptr(GMatchInfo) mi = NULL;
+        unsigned named = 0;
+        for (g_regex_match(pid_re, message, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL))
+                named++;
+        g_assert_cmpuint(named, ==, 16);
+        harness_slowfs_release(f->h);
+        freeze_assert_none_frozen(f);
+}
+
 /* A blocker whose name is not UTF-8 (anyone may name a task so) is named
  * escaped: unescaped, sd-bus refused the message and CycleFinished never came */
 static void test_freeze_timeout_odd_comm(Fixture *f, gconstpointer data) {
@@ -209,6 +245,7 @@ int main(int argc, char *argv[]) {
                                                      .unit_capabilities = true };
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
         ADD("freeze-timeout-odd-comm", test_freeze_timeout_odd_comm, &stuck);
+        ADD("freeze-timeout-bounded", test_freeze_timeout_bounded, &stuck);
         ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
         ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
 #undef ADD

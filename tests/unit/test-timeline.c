@@ -70,6 +70,29 @@ static void test_cgroups_capped(void) {
         g_assert_cmpuint(last->thawed, ==, 5000 + TIMELINE_CGROUPS_MAX - 1);
 }
 
+/* A name as long as anyone nests a delegated subtree is kept shortened,
+ * in whole characters, and its events still find it */
+static void test_long_name(void) {
+        g_autoptr(Timeline) t = NULL;
+        g_assert_cmpint(timeline_new(1, "suspend", 0, T0, &t), ==, 0);
+        GString *name = g_string_new("user.slice/");
+        while (name->len < 4000)
+                g_string_append(name, "d\xc3\xa9" "ep/");
+        g_string_append(name, "end.service");
+        timeline_cgroup(t, name->str, "early", TIMELINE_FREEZE, T0 + 1);
+        timeline_cgroup(t, name->str, "early", TIMELINE_FROZEN, T0 + 2);
+        timeline_cgroup(t, name->str, "early", TIMELINE_THAWED, T0 + 3);
+        g_assert_cmpuint(t->cgroups->len, ==, 1);
+        const TimelineCgroup *c = &g_array_index(t->cgroups, TimelineCgroup, 0);
+        g_assert_true(g_utf8_validate(c->name, -1, NULL));
+        g_assert_cmpint(g_utf8_strlen(c->name, -1), ==, TIMELINE_NAME_MAX + 1);
+        g_assert_true(g_str_has_prefix(c->name, "user.slice/d\xc3\xa9" "ep/"));
+        g_assert_true(g_str_has_suffix(c->name, "/end.service"));
+        g_assert_cmpuint(c->frozen, ==, 2);
+        g_assert_cmpuint(c->thawed, ==, 3);
+        g_string_free(name, TRUE);
+}
+
 /* An hour of 100 ms ticks: the samples stay bounded, span the whole flush
  * evenly and end with the last one taken */
 static void test_samples_thinned(void) {
@@ -213,6 +236,7 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/timeline/record", test_record);
         g_test_add_func("/timeline/cgroups-capped", test_cgroups_capped);
+        g_test_add_func("/timeline/long-name", test_long_name);
         g_test_add_func("/timeline/samples-thinned", test_samples_thinned);
         g_test_add_func("/timeline/round-trip", test_round_trip);
         g_test_add_func("/timeline/malformed", test_malformed);
