@@ -628,6 +628,15 @@ static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
                 g_string_append(s, " no blocking task found");
 }
 
+const char *freezer_first_pending(const Freezer *f) {
+        for (guint i = 0; i < f->stage->len; i++) {
+                const StageEntry *e = f->stage->pdata[i];
+                if (!e->frozen)
+                        return e->shown;
+        }
+        return NULL;
+}
+
 char *freezer_describe_blockers(Freezer *f) {
         GString *s = g_string_new(NULL);
         for (guint i = 0; i < f->stage->len; i++) {

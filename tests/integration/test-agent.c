@@ -28,6 +28,7 @@ typedef struct Fixture {
         char *session_address;
         GDBusConnection *session;
         pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid;
+        int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
         char *agent_log;
 } Fixture;
 
@@ -201,6 +202,8 @@ static void teardown(Fixture *f, gconstpointer data) {
         (void) harness_stop_pid(&f->agent_pid, 5000);
         (void) harness_stop_pid(&f->dunst_pid, 5000);
         (void) harness_stop_pid(&f->xvfb_pid, 5000);
+        if (f->displayfd > 0)
+                close(f->displayfd);
         (void) harness_stop_pid(&f->mock_pid, 5000);
         g_clear_object(&f->session);
         (void) harness_stop_pid(&f->session_pid, 5000);
@@ -478,7 +481,7 @@ static void start_display(Fixture *f, char **ret_display) {
         int p[2];
         g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
         g_autofree char *fd_arg = g_strdup_printf("%d", 3);
-        char *argv[] = { "/usr/bin/Xvfb", "-displayfd", fd_arg, "-screen", "0", "800x600x24", "-nolisten", "tcp",
+        char *argv[] = { "/usr/bin/Xvfb", "-displayfd", fd_arg, "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset",
                          NULL };
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = fd, .stderr_fd = fd, .extra_fd = p[1] };
@@ -487,7 +490,7 @@ static void start_display(Fixture *f, char **ret_display) {
         close(p[1]);
         char buf[32] = "";
         ssize_t n = read(p[0], buf, sizeof(buf) - 1); /* Xvfb writes the number once it listens */
-        close(p[0]);
+        f->displayfd = p[0];
         g_assert_cmpint(n, >, 0);
         buf[n] = 0;
         *ret_display = g_strdup_printf(":%d", atoi(buf));
