@@ -16,10 +16,13 @@
 #include "text.h"
 
 #define UPDATE_INTERVAL_USEC (G_USEC_PER_SEC / 4)
+/* One agent a session: the user unit and the autostart file may both run */
+#define AGENT_BUS_NAME "io.fridge.Agent"
 #define ACTION_CANCEL "cancel"
 
 typedef struct Agent {
         GMainLoop *loop;
+        int status;                     /* the exit status: 1 once a bus was lost */
         CycleWatch *watch;
         Notify *notify;
         /* the cycle shown now */
@@ -133,14 +136,39 @@ static gboolean on_term(gpointer userdata) {
         return G_SOURCE_CONTINUE;
 }
 
+/* Without its buses the agent is of no use: it exits 1, and the user
+ * unit's Restart=on-failure brings it back */
+static void on_bus_closed(GDBusConnection *c, gboolean remote_peer_vanished, GError *e, gpointer userdata) {
+        Agent *a = userdata;
+        g_message("Lost a bus connection: %s", e ? e->message : "closed");
+        a->status = 1;
+        g_main_loop_quit(a->loop);
+}
+
 static GDBusConnection *bus_get(GBusType type, const char *which) {
         g_autoptr(GError) e = NULL;
         GDBusConnection *c = g_bus_get_sync(type, NULL, &e);
         if (!c)
                 g_printerr("fridge-agent: cannot connect to the %s bus: %s\n", which, e->message);
         else
-                g_dbus_connection_set_exit_on_close(c, TRUE);
+                g_dbus_connection_set_exit_on_close(c, FALSE);
         return c;
+}
+
+/* 0: this one runs; 1: another agent has the name already */
+static int own_name(GDBusConnection *session) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
+                session, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                g_variant_new("(su)", AGENT_BUS_NAME, 4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */), G_VARIANT_TYPE("(u)"),
+                G_DBUS_CALL_FLAGS_NONE, -1, NULL, &e);
+        if (!r) {
+                g_printerr("fridge-agent: cannot own %s: %s\n", AGENT_BUS_NAME, e->message);
+                return -1;
+        }
+        uint32_t reply;
+        g_variant_get(r, "(u)", &reply);
+        return reply == 1 /* DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER */ ? 0 : 1;
 }
 
 static int parse_args(int argc, char **argv) {
@@ -178,17 +206,27 @@ int main(int argc, char **argv) {
         g_autoptr(GDBusConnection) session = system ? bus_get(G_BUS_TYPE_SESSION, "session") : NULL;
         if (!session)
                 return 1;
+        r = own_name(session);
+        if (r != 0) {
+                if (r > 0)
+                        g_message("Another fridge-agent runs in this session (%s is taken); exiting", AGENT_BUS_NAME);
+                return r < 0 ? 1 : 0;
+        }
 
         Agent a = { .loop = g_main_loop_new(NULL, FALSE), .slept_usec = UINT64_MAX };
+        g_signal_connect(system, "closed", G_CALLBACK(on_bus_closed), &a);
+        g_signal_connect(session, "closed", G_CALLBACK(on_bus_closed), &a);
         (void) notify_new(session, on_action, &a, &a.notify);
         (void) cycle_watch_new(system, &agent_watch_ops, &a, &a.watch);
         g_unix_signal_add(SIGTERM, on_term, a.loop);
         g_unix_signal_add(SIGINT, on_term, a.loop);
         g_main_loop_run(a.loop);
 
+        g_signal_handlers_disconnect_by_data(system, &a);
+        g_signal_handlers_disconnect_by_data(session, &a);
         agent_forget_cycle(&a);
         cycle_watch_free(a.watch);
         notify_free(a.notify);
         g_main_loop_unref(a.loop);
-        return 0;
+        return a.status;
 }

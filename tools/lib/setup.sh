@@ -9,6 +9,7 @@ FRIDGE_PACKAGES=(
   libumockdev-dev umockdev
   dbus libxml2-utils
   systemd groff-base man-db
+  python3-dbusmock xvfb dunst imagemagick
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
