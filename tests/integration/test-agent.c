@@ -27,6 +27,7 @@ typedef struct Fixture {
         Harness *h;
         char *session_address;
         GDBusConnection *session;
+        bool nobody;            /* the agent runs as uid 65534, as a desktop user would */
         pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid;
         int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
         char *agent_log;
@@ -70,10 +71,24 @@ static char *read_line(int fd) {
         return g_string_free(s, FALSE);
 }
 
+/* The session bus of a user other than root: anyone may connect */
+static char *open_session_config(Fixture *f) {
+        g_autofree char *path = g_build_filename(f->h->dir, "session-bus.conf", NULL);
+        g_autofree char *text = g_strdup_printf(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig><type>session</type><listen>unix:path=%s/session-bus</listen><auth>EXTERNAL</auth>\n"
+                "<policy context=\"default\"><allow user=\"*\"/><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n", f->h->dir);
+        g_assert_true(g_file_set_contents(path, text, -1, NULL));
+        return g_strdup_printf("--config-file=%s", path);
+}
+
 static void start_session_bus(Fixture *f) {
         g_autofree char *log = g_build_filename(f->h->dir, "session-bus.log", NULL);
         g_autofree char *addr = g_strdup_printf("--address=unix:path=%s/session-bus", f->h->dir);
-        char *argv[] = { "/usr/bin/dbus-daemon", "--session", "--nofork", addr, "--print-address=1", NULL };
+        g_autofree char *config = f->nobody ? open_session_config(f) : g_strdup("--session");
+        char *argv[] = { "/usr/bin/dbus-daemon", config, "--nofork", addr, "--print-address=1", NULL };
         int p[2];
         g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
         f->session_pid = spawn_logged(argv, NULL, log, p[1]);
@@ -137,8 +152,11 @@ static void start_mock(Fixture *f) {
 
 static void start_agent(Fixture *f) {
         f->agent_log = g_build_filename(f->h->dir, "agent.log", NULL);
-        char *argv[] = { (char *) harness_env("FRIDGE_AGENT"), NULL };
-        f->agent_pid = spawn_logged(argv, session_env(f), f->agent_log, -1);
+        char *agent = (char *) harness_env("FRIDGE_AGENT");
+        char *argv[] = { agent, NULL };
+        char *as_nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", agent,
+                              NULL };
+        f->agent_pid = spawn_logged(f->nobody ? as_nobody : argv, session_env(f), f->agent_log, -1);
 }
 
 static char *agent_log(Fixture *f) {
@@ -177,6 +195,7 @@ typedef struct CaseOptions {
         bool mock;              /* a mock notification server from the start */
         bool dunst;
         const char *config;
+        const char *polkit_table;       /* with it, the agent runs as nobody */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -186,7 +205,13 @@ static void setup(Fixture *f, gconstpointer data) {
                 g_test_skip(why);
                 return;
         }
-        HarnessOptions o = { .config = co->config };
+        HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table,
+                             .open_bus = co->polkit_table != NULL };
+        f->nobody = co->polkit_table != NULL;
+        if (f->nobody && access("/usr/bin/setpriv", X_OK) < 0) {
+                g_test_skip("setpriv (util-linux) is not installed");
+                return;
+        }
         f->h = harness_new(&o);
         start_session_bus(f);
         if (co->mock)
@@ -404,6 +429,14 @@ static void test_cancel_action(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(n->body, "Cancelled: cancelled by user"));
         g_autofree char *alog = agent_log(f);
         g_assert_nonnull(strstr(alog, "cancelled"));
+        if (f->nobody) {
+                /* polkit decided, and may have asked for a password (flag 1:
+                 * interaction allowed): polkit's defaults let the active
+                 * session's user cancel without one */
+                g_autofree char *plog = NULL;
+                g_assert_true(g_file_get_contents(f->h->polkit_log, &plog, NULL, NULL));
+                g_assert_nonnull(strstr(plog, "io.fridge.sleep 65534 yes 1\n"));
+        }
 }
 
 /* systemd-sleep's cycle (the hook's pre): no Cancel, and the reason */
@@ -552,11 +585,14 @@ static void test_dunst_screenshot(Fixture *f, gconstpointer data) {
 int main(int argc, char **argv) {
         static const CaseOptions mock = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n" },
                                  bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
-                                 dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" };
+                                 dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" },
+                                 user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
+                                          .polkit_table = "io.fridge.sleep 65534 yes\n" };
         harness_init(&argc, &argv);
 #define ADD(name, fn, o) g_test_add("/agent/" name, Fixture, &o, setup, fn, teardown)
         ADD("progress-and-result", test_progress_and_result, mock);
         ADD("cancel-action", test_cancel_action, mock);
+        ADD("cancel-action-as-user", test_cancel_action, user);
         ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
         ADD("fridged-restart", test_fridged_restart, mock);
         ADD("no-server", test_no_server, bare);
