@@ -605,7 +605,7 @@ const char *manager_progress_text(const Manager *m) {
  * pre answers; a Sleep through logind, from the moment logind was asked */
 bool manager_cancellable(const Manager *m) {
         const Cycle *c = m->cycle;
-        if (!c || !cycle_state_cancellable(c->state) || c->state == CYCLE_STATE_ENDING)
+        if (!c || !cycle_state_cancellable(c->state))
                 return false;
         switch (c->settings->driver) {
         case CYCLE_DRIVER_DIRECT: return true;
