@@ -9,7 +9,8 @@ struct CycleWatch {
         const CycleWatchOps *ops;
         void *userdata;
         guint watch;
-        guint props_sub, signals_sub;   /* 0 while fridged is away */
+        guint props_sub, signals_sub;
+        char *owner;                    /* the name's owner, NULL while fridged is away */
         GCancellable *cancel;           /* the GetAll of the owner now */
         bool seen;                      /* fridged was on the bus once: its leaving is worth a line */
         AgentCycle cycle;
@@ -56,11 +57,28 @@ static void apply_properties(CycleWatch *w, GVariant *dict) {
                 w->ops->changed(w->userdata, &w->cycle);
 }
 
+/* Only the owner of io.fridge.Fridge1 speaks for fridged. A fridged that
+ * just took the name reports an earlier one's unfinished cycle at once,
+ * possibly before its appearance reached us: the bus says who owns it */
+static bool from_fridged(CycleWatch *w, const char *sender) {
+        if (w->owner && g_str_equal(sender, w->owner))
+                return true;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(w->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                            "org.freedesktop.DBus", "GetNameOwner",
+                                                            g_variant_new("(s)", FRIDGE_BUS_NAME),
+                                                            G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                                                            NULL);
+        const char *owner = NULL;
+        if (r)
+                g_variant_get(r, "(&s)", &owner);
+        return owner && g_str_equal(owner, sender);
+}
+
 static void on_props_changed(GDBusConnection *c, const char *sender, const char *path, const char *iface,
                              const char *member, GVariant *params, gpointer userdata) {
         const char *interface;
         g_autoptr(GVariant) changed = NULL;
-        if (!g_variant_is_of_type(params, G_VARIANT_TYPE("(sa{sv}as)")))
+        if (!g_variant_is_of_type(params, G_VARIANT_TYPE("(sa{sv}as)")) || !from_fridged(userdata, sender))
                 return;
         g_variant_get(params, "(&s@a{sv}@as)", &interface, &changed, NULL);
         if (g_str_equal(interface, FRIDGE_INTERFACE))
@@ -72,6 +90,8 @@ static void on_signal(GDBusConnection *c, const char *sender, const char *path, 
         CycleWatch *w = userdata;
         uint64_t cycle, slept;
         const char *a, *b, *d;
+        if (!from_fridged(w, sender))
+                return;
         if (g_str_equal(member, "Resumed") && g_variant_is_of_type(params, G_VARIANT_TYPE("(tts)"))) {
                 g_variant_get(params, "(tt&s)", &cycle, &slept, &a);
                 w->ops->resumed(w->userdata, cycle, slept, a);
@@ -94,29 +114,20 @@ static void on_get_all(GObject *source, GAsyncResult *res, gpointer userdata) {
         apply_properties(userdata, dict);
 }
 
-static void unsubscribe(CycleWatch *w) {
+static void forget_owner(CycleWatch *w) {
         if (w->cancel)
                 g_cancellable_cancel(w->cancel);
         g_clear_object(&w->cancel);
-        if (w->props_sub)
-                g_dbus_connection_signal_unsubscribe(w->bus, w->props_sub);
-        if (w->signals_sub)
-                g_dbus_connection_signal_unsubscribe(w->bus, w->signals_sub);
-        w->props_sub = w->signals_sub = 0;
+        g_clear_pointer(&w->owner, g_free);
 }
 
-/* The owner's own signals only: another peer cannot fake a cycle */
 static void on_appeared(GDBusConnection *c, const char *name, const char *owner, gpointer userdata) {
         CycleWatch *w = userdata;
-        unsubscribe(w);
+        forget_owner(w);
         if (w->seen)
                 g_message("fridged is back on the bus (%s)", owner);
         w->seen = true;
-        w->props_sub = g_dbus_connection_signal_subscribe(c, owner, "org.freedesktop.DBus.Properties",
-                                                          "PropertiesChanged", FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
-                                                          G_DBUS_SIGNAL_FLAGS_NONE, on_props_changed, w, NULL);
-        w->signals_sub = g_dbus_connection_signal_subscribe(c, owner, FRIDGE_INTERFACE, NULL, FRIDGE_OBJECT_PATH,
-                                                            NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_signal, w, NULL);
+        w->owner = g_strdup(owner);
         w->cancel = g_cancellable_new();
         g_dbus_connection_call(c, owner, FRIDGE_OBJECT_PATH, "org.freedesktop.DBus.Properties", "GetAll",
                                g_variant_new("(s)", FRIDGE_INTERFACE), G_VARIANT_TYPE("(a{sv})"),
@@ -125,10 +136,12 @@ static void on_appeared(GDBusConnection *c, const char *name, const char *owner,
 
 static void on_vanished(GDBusConnection *c, const char *name, gpointer userdata) {
         CycleWatch *w = userdata;
-        unsubscribe(w);
+        forget_owner(w);
         agent_cycle_clear(&w->cycle);
-        if (w->seen)
-                g_message("fridged left the bus; waiting for it to come back");
+        if (!w->seen)
+                return;
+        g_message("fridged left the bus; waiting for it to come back");
+        w->ops->vanished(w->userdata);
 }
 
 int cycle_watch_new(GDBusConnection *system, const CycleWatchOps *ops, void *userdata, CycleWatch **ret) {
@@ -136,6 +149,14 @@ int cycle_watch_new(GDBusConnection *system, const CycleWatchOps *ops, void *use
         w->bus = g_object_ref(system);
         w->ops = ops;
         w->userdata = userdata;
+        /* By the well-known name, so that the bus routes a new owner's
+         * first signals to us at once; from_fridged() checks the sender */
+        w->props_sub = g_dbus_connection_signal_subscribe(system, FRIDGE_BUS_NAME, "org.freedesktop.DBus.Properties",
+                                                          "PropertiesChanged", FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
+                                                          G_DBUS_SIGNAL_FLAGS_NONE, on_props_changed, w, NULL);
+        w->signals_sub = g_dbus_connection_signal_subscribe(system, FRIDGE_BUS_NAME, FRIDGE_INTERFACE, NULL,
+                                                            FRIDGE_OBJECT_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                            on_signal, w, NULL);
         w->watch = g_bus_watch_name_on_connection(system, FRIDGE_BUS_NAME, G_BUS_NAME_WATCHER_FLAGS_NONE,
                                                   on_appeared, on_vanished, w, NULL);
         *ret = w;
@@ -146,7 +167,9 @@ CycleWatch *cycle_watch_free(CycleWatch *w) {
         if (!w)
                 return NULL;
         g_bus_unwatch_name(w->watch);
-        unsubscribe(w);
+        g_dbus_connection_signal_unsubscribe(w->bus, w->props_sub);
+        g_dbus_connection_signal_unsubscribe(w->bus, w->signals_sub);
+        forget_owner(w);
         agent_cycle_clear(&w->cycle);
         g_clear_object(&w->bus);
         g_free(w);

@@ -16,6 +16,8 @@ typedef struct CycleWatchOps {
         void (*resumed)(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason);
         void (*finished)(void *userdata, uint64_t cycle, const char *result, const char *error,
                          const char *message);
+        /* fridged left the bus (a restarted one reports the cycle it left) */
+        void (*vanished)(void *userdata);
 } CycleWatchOps;
 
 typedef struct CycleWatch CycleWatch;

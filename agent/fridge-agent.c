@@ -117,6 +117,21 @@ static void on_finished(void *userdata, uint64_t cycle, const char *result, cons
         agent_forget_cycle(a);
 }
 
+/* A notification that went on saying "Suspending…" would lie: the next
+ * fridged reports how the cycle ended (Interrupted) */
+static void on_vanished(void *userdata) {
+        Agent *a = userdata;
+        if (!a->slot)
+                return;
+        g_clear_handle_id(&a->update_timer, g_source_remove);
+        g_autofree char *summary = text_summary(a->kind);
+        NotifyRequest req = {
+                .summary = summary, .body = "fridged stopped during the cycle; waiting for it to come back",
+                .value = -1, .urgency = 1, .expire_ms = 0, .progress = true,
+        };
+        notify_show(a->notify, a->slot, &req);
+}
+
 static void on_action(void *userdata, uint32_t id, const char *key) {
         Agent *a = userdata;
         if (!a->slot || a->slot->id != id || !g_str_equal(key, ACTION_CANCEL))
@@ -129,6 +144,7 @@ static const CycleWatchOps agent_watch_ops = {
         .changed = on_changed,
         .resumed = on_resumed,
         .finished = on_finished,
+        .vanished = on_vanished,
 };
 
 static gboolean on_term(gpointer userdata) {

@@ -130,6 +130,10 @@ static GVariant *request_params(const NotifyRequest *req) {
         g_variant_builder_add(&hints, "{sv}", "urgency", g_variant_new_byte(req->urgency));
         g_variant_builder_add(&hints, "{sv}", "desktop-entry", g_variant_new_string("fridge-agent"));
         g_variant_builder_add(&hints, "{sv}", "category", g_variant_new_string("device"));
+        /* GNOME Shell would otherwise drop it when Cancel is pressed, and
+         * the cycle's result would pop up as a new one */
+        if (req->progress)
+                g_variant_builder_add(&hints, "{sv}", "resident", g_variant_new_boolean(TRUE));
         const char *const none[] = { NULL };
         GVariant *actions = g_variant_new_strv(req->actions ? req->actions : none, -1);
         return g_variant_ref_sink(g_variant_new("(ssss@asa{sv}i)", "fridge", "system-suspend", req->summary,

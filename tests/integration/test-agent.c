@@ -415,6 +415,7 @@ static void test_cancel_action(Fixture *f, gconstpointer data) {
                 g_variant_new("(sssav)", NOTIFY_NAME, "ActionInvoked", "us", &args), NULL, G_DBUS_CALL_FLAGS_NONE,
                 -1, NULL, &e);
         g_assert_no_error(e);
+        g_assert_nonnull(r);
 
         expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
         close(delay);
@@ -478,6 +479,31 @@ static void test_fridged_restart(Fixture *f, gconstpointer data) {
         g_autofree char *log = agent_log(f);
         g_assert_nonnull(strstr(log, "fridged left the bus"));
         g_assert_nonnull(strstr(log, "fridged is back on the bus"));
+}
+
+/* fridged killed in the middle of a cycle: the notification stops saying
+ * "Suspending…" as if it went on, and the next fridged's Interrupted
+ * report turns it into a failure, urgency critical */
+static void test_fridged_killed_mid_cycle(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        start_agent(f);
+        int delay = inhibit_delay(f->h);
+        uint64_t cycle = sleep_ok(f->h);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        harness_kill_fridged(f->h, SIGKILL);
+        guint gone = wait_note(f, i + 1, body_has, "fridged stopped during the cycle", "saying fridged stopped");
+        close(delay);
+        harness_restart_fridged(f->h);
+        expect_finished(f->h, cycle, "failed", "io.fridge.Fridge1.Error.Interrupted");
+        guint end = wait_note(f, gone + 1, summary_is, "Suspend failed", "with the Interrupted result");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *g = all->pdata[gone], *e = all->pdata[end];
+        g_assert_false(offers_cancel(g, NULL));
+        g_assert_cmpuint(g->replaces, ==, 1);
+        g_assert_cmpuint(e->replaces, ==, 1);
+        g_assert_cmpint(e->urgency, ==, 2);
+        g_assert_nonnull(strstr(e->body, "Interrupted: "));
+        assert_agent_alive(f);
 }
 
 /* No notification server: the agent logs it once, waits, and shows the
@@ -595,6 +621,7 @@ int main(int argc, char **argv) {
         ADD("cancel-action-as-user", test_cancel_action, user);
         ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
         ADD("fridged-restart", test_fridged_restart, mock);
+        ADD("fridged-killed-mid-cycle", test_fridged_killed_mid_cycle, mock);
         ADD("no-server", test_no_server, bare);
         ADD("dunst-screenshot", test_dunst_screenshot, dunst);
 #undef ADD
