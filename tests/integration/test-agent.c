@@ -196,6 +196,7 @@ typedef struct CaseOptions {
         bool dunst;
         const char *config;
         const char *polkit_table;       /* with it, the agent runs as nobody */
+        bool logind;                    /* the logind stand-in: Sleep goes through logind */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -206,13 +207,16 @@ static void setup(Fixture *f, gconstpointer data) {
                 return;
         }
         HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table,
-                             .open_bus = co->polkit_table != NULL };
+                             .open_bus = co->polkit_table != NULL, .logind = co->logind,
+                             .logind_hook_script = co->logind };
         f->nobody = co->polkit_table != NULL;
         if (f->nobody && access("/usr/bin/setpriv", X_OK) < 0) {
                 g_test_skip("setpriv (util-linux) is not installed");
                 return;
         }
         f->h = harness_new(&o);
+        if (co->logind && !harness_wait_logind_delay(f->h, "fridge", true, 10000))
+                g_error("fridged did not take a logind delay lock");
         start_session_bus(f);
         if (co->mock)
                 start_mock(f);
@@ -360,7 +364,9 @@ static void test_progress_and_result(Fixture *f, gconstpointer data) {
         start_agent(f);
         int delay = inhibit_delay(f->h);
         uint64_t cycle = sleep_ok(f->h);
-        guint first = wait_note(f, 0, offers_cancel, NULL, "offering Cancel while the delay inhibitor holds");
+        /* fridged names what the cycle waits for */
+        guint first = wait_note(f, 0, body_has, "Preparing: waiting for 1 delay inhibitor: test (holding the cycle in "
+                                "prepare, pid ", "naming the delay inhibitor");
         harness_control(f->h, "hold-write power/state");
         close(delay);
         guint late = wait_note(f, first, body_has, "point of no return", "saying Cancel is withdrawn");
@@ -369,11 +375,11 @@ static void test_progress_and_result(Fixture *f, gconstpointer data) {
         guint end = wait_note(f, late, summary_is, "Woke up from suspend", "with the result");
 
         g_autoptr(GPtrArray) all = notes(f);
-        const Note *n0 = all->pdata[first], *nl = all->pdata[late], *ne = all->pdata[end];
-        g_assert_cmpuint(first, ==, 0);
+        const Note *n0 = all->pdata[0], *nw = all->pdata[first], *nl = all->pdata[late], *ne = all->pdata[end];
         g_assert_cmpuint(n0->replaces, ==, 0);
         g_assert_cmpstr(n0->summary, ==, "Suspending…");
-        g_assert_nonnull(strstr(n0->body, "Preparing: waiting for 1 delay inhibitor"));
+        g_assert_true(offers_cancel(n0, NULL));
+        g_assert_true(offers_cancel(nw, NULL));
         g_assert_false(offers_cancel(nl, NULL));
         g_assert_nonnull(strstr(nl->body, "Going to sleep"));
         int last = -1;
@@ -387,12 +393,39 @@ static void test_progress_and_result(Fixture *f, gconstpointer data) {
                 g_assert_cmpint(n->value, >=, last);
                 last = n->value;
         }
-        g_assert_cmpint(nl->value, >, n0->value);
+        g_assert_cmpint(nl->value, >, nw->value);
         g_assert_cmpint(ne->value, ==, -1);
         g_assert_cmpint(ne->urgency, ==, 1);
         g_assert_nonnull(strstr(ne->body, "Slept for "));
         g_assert_nonnull(strstr(ne->body, "woken by "));
         g_assert_cmpuint(all->len, ==, end + 1);
+}
+
+/* Through logind (Driver=auto with logind on the bus) Cancel is offered
+ * until fridged asks logind to sleep; from then on systemd-sleep goes on
+ * whatever fridge says */
+static void test_logind_withdrawn_at_hand_over(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!harness_env("LOGIND_STANDIN")) {
+                g_test_skip("LOGIND_STANDIN is not set");
+                return;
+        }
+        start_agent(f);
+        int delay = inhibit_delay(f->h);
+        uint64_t cycle = sleep_ok(f->h);
+        guint first = wait_note(f, 0, offers_cancel, NULL, "offering Cancel before the hand-over");
+        harness_control(f->h, "hold-write power/state");
+        close(delay);
+        g_assert_true(harness_wait_logind_line(f->h, "hook pre suspend 0", WAIT_MS));
+        guint late = wait_note(f, first, body_has, "point of no return", "withdrawing Cancel after the hand-over");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n = all->pdata[late];
+        g_assert_false(offers_cancel(n, NULL));
+        g_assert_null(strstr(n->body, "started by the system")); /* fridge started it */
+        g_autofree char *started_by = harness_get_string(f->h, "StartedBy");
+        g_assert_cmpstr(started_by, ==, "bus");
+        harness_control(f->h, "release-write power/state");
+        expect_finished(f->h, cycle, "done", "");
 }
 
 /* The user presses Cancel: the cycle is cancelled before anything sleeps */
@@ -612,11 +645,13 @@ int main(int argc, char **argv) {
         static const CaseOptions mock = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n" },
                                  bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
                                  dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" },
+                                 logind = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .logind = true },
                                  user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
                                           .polkit_table = "io.fridge.sleep 65534 yes\n" };
         harness_init(&argc, &argv);
 #define ADD(name, fn, o) g_test_add("/agent/" name, Fixture, &o, setup, fn, teardown)
         ADD("progress-and-result", test_progress_and_result, mock);
+        ADD("logind-withdrawn-at-hand-over", test_logind_withdrawn_at_hand_over, logind);
         ADD("cancel-action", test_cancel_action, mock);
         ADD("cancel-action-as-user", test_cancel_action, user);
         ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
