@@ -228,7 +228,8 @@ static void teardown(Fixture *f, gconstpointer data) {
                 g_autofree char *log = f->agent_log ? agent_log(f) : NULL;
                 g_test_message("fridge-agent:\n%s", log ? log : "(not started)");
         }
-        (void) harness_stop_pid(&f->agent_pid, 5000);
+        bool agent_ran = f->agent_pid > 0;
+        int agent_status = harness_stop_pid(&f->agent_pid, 5000);
         (void) harness_stop_pid(&f->dunst_pid, 5000);
         (void) harness_stop_pid(&f->xvfb_pid, 5000);
         if (f->displayfd > 0)
@@ -237,8 +238,13 @@ static void teardown(Fixture *f, gconstpointer data) {
         g_clear_object(&f->session);
         (void) harness_stop_pid(&f->session_pid, 5000);
         g_free(f->session_address);
+        /* SIGTERM ends it cleanly: status 0, and under ASan no leak */
+        bool unclean = agent_ran && !g_test_failed() && agent_status != 0;
+        g_autofree char *log = unclean ? agent_log(f) : NULL;
         g_free(f->agent_log);
         harness_free(f->h);
+        if (unclean)
+                g_error("fridge-agent's wait status after SIGTERM is %d:\n%s", agent_status, log);
 }
 
 #define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
