@@ -58,7 +58,7 @@ static const char *const scope_commands[_SCOPE_MAX] = {
         [SCOPE_INHIBIT] = "inhibit",
 };
 
-static const char *const classes[] = { "early", "late", "nofreeze" };
+static const char *const classes[] = { "early", "late", "nofreeze", "ui" };
 static const char *const inhibit_modes[] = { "block", "delay" };
 
 static const struct {
@@ -322,7 +322,7 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
                                            word);
                 if (!class_is_valid(word))
                         return usage_error(err, err_size,
-                                           "hold: unknown class \"%s\" (expected early, late or nofreeze)", word);
+                                           "hold: unknown class \"%s\" (expected early, late, nofreeze or ui)", word);
                 a->hold_class = word;
                 return 0;
         }
@@ -412,7 +412,7 @@ int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_siz
         if (a.command == COMMAND_HOOK && !a.hook_kind && !(a.hook_when && strcmp(a.hook_when, "budget") == 0))
                 return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
         if (a.command == COMMAND_HOLD && !a.hold_class)
-                return usage_error(err, err_size, "hold: no class given (early, late or nofreeze)");
+                return usage_error(err, err_size, "hold: no class given (early, late, nofreeze or ui)");
         if (command_runs_cmd(a.command)) {
                 const char *name = a.command == COMMAND_HOLD ? "hold" : "inhibit";
                 if (!a.exec_argv)

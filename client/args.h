@@ -50,7 +50,7 @@ typedef struct Args {
 
         /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…]
          * inhibit [--mode=MODE] [--who=NAME] [--why=TEXT] -- CMD [ARGS…] */
-        const char *hold_class;         /* early|late|nofreeze, borrowed from argv */
+        const char *hold_class;         /* early|late|nofreeze|ui, borrowed from argv */
         const char *inhibit_mode;       /* block|delay; NULL: block */
         const char *who;                /* NULL: see args_hold_who() */
         const char *why;                /* NULL: see args_hold_why() */
@@ -76,7 +76,7 @@ bool command_is_sleep(Command c);
 /* The D-Bus "kind" for a sleep command, NULL for the others. */
 const char *command_sleep_kind(Command c);
 
-/* early, late or nofreeze: the classes HoldClass and GetPlan know. */
+/* early, late, nofreeze or ui: the classes HoldClass and GetPlan know. */
 bool class_is_valid(const char *class_name);
 
 /* hold's and inhibit's "who": --who, else the basename of CMD. */

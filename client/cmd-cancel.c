@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "json.h"
+#include "polkit-agent.h"
 #include "report.h"
 
 static void print_requested(const Args *a) {
@@ -31,9 +32,10 @@ int cmd_cancel(const Args *a, sd_bus *bus) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        (void) sd_bus_set_allow_interactive_authorization(bus, isatty(STDIN_FILENO));
+        (void) polkit_agent_open(bus);
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Cancel", &e, NULL,
                                "t", a->cycle);
+        polkit_agent_close();
         if (r < 0 && !a->json && sd_bus_error_has_name(&e, FRIDGE_ERROR_PREFIX "TooLate")) {
                 fprintf(stderr, "fridgectl: too late to cancel: the system is going to sleep\n");
                 return exit_code_for_call_error(e.name);

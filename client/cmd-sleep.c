@@ -17,6 +17,7 @@
 #include "exit-code.h"
 #include "keys.h"
 #include "output.h"
+#include "polkit-agent.h"
 #include "props.h"
 #include "report.h"
 #include "terminal.h"
@@ -44,11 +45,13 @@ typedef struct Cycle {
         bool resumed;
         uint64_t slept_usec;
         char *wake_reason;
+        bool agent;             /* polkit's text agent has the terminal until Sleep answers */
 } Cycle;
 
 static Cycle *cycle_free(Cycle *c) {
         if (!c)
                 return NULL;
+        polkit_agent_close();
         terminal_restore();
         /* The bus first: it is attached to the event loop. */
         sd_bus_detach_event(c->bus);
@@ -324,6 +327,8 @@ static int on_stdin(sd_event_source *s, int fd, uint32_t revents, void *userdata
         return 0;
 }
 
+static int setup_keys(Cycle *c);
+
 static int on_sleep_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Cycle *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
@@ -332,6 +337,15 @@ static int on_sleep_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         CycleView v;
         int r;
 
+        if (c->agent) {
+                polkit_agent_close();
+                c->agent = false;
+                r = setup_keys(c);
+                if (r < 0) {
+                        cycle_end(c, report_errno(c->args, "cannot set up the terminal", r));
+                        return 0;
+                }
+        }
         if (e) {
                 output_clear(&c->out);
                 snprintf(what, sizeof(what), "cannot %s", c->kind);
@@ -457,12 +471,15 @@ int cmd_sleep(const Args *a, sd_bus *bus) {
         r = event_add_exit_signals(c->event, on_sigint, on_sigterm, c);
         if (r < 0)
                 return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
-        r = setup_keys(c);
-        if (r < 0)
-                return report_errno(a, "cannot set up the terminal", r);
-
-        /* Only a person at a terminal can answer a polkit prompt. */
-        (void) sd_bus_set_allow_interactive_authorization(bus, isatty(STDIN_FILENO));
+        /* Only a person at a terminal can answer a polkit prompt. With
+         * polkit's text agent asking for a password there, the keys wait
+         * for Sleep's answer: until then the terminal is the agent's. */
+        c->agent = polkit_agent_open(bus);
+        if (!c->agent) {
+                r = setup_keys(c);
+                if (r < 0)
+                        return report_errno(a, "cannot set up the terminal", r);
+        }
         r = call_sleep(c);
         if (r < 0) {
                 terminal_restore();

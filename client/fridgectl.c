@@ -25,7 +25,7 @@ static void print_help(FILE *f) {
               "  plan                   Show which cgroups are frozen early, late or never\n"
               "  hold CLASS -- CMD [ARGS...]\n"
               "                         Run CMD while its cgroup keeps CLASS (early|late|\n"
-              "                         nofreeze); exit with CMD's status\n"
+              "                         nofreeze|ui); exit with CMD's status\n"
               "  hook pre|post KIND     For systemd-sleep's hook: pre freezes for a sleep\n"
               "                         systemd writes, post thaws (KIND: suspend|\n"
               "                         hibernate|hybrid-sleep|suspend-then-hibernate)\n"

@@ -2,6 +2,7 @@
 #include "plan-text.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ PlanCounts plan_count(const PlanEntry *entries, size_t n) {
                         c.late++;
                 else if (strcmp(k, "nofreeze") == 0)
                         c.nofreeze++;
+                else if (strcmp(k, "ui") == 0)
+                        c.ui++;
                 else if (strcmp(k, "skipped") == 0)
                         c.skipped++;
         }
@@ -43,17 +46,17 @@ PlanCounts plan_count(const PlanEntry *entries, size_t n) {
 
 char *plan_summary_line(const PlanEntry *entries, size_t n) {
         PlanCounts c = plan_count(entries, n);
+        char ui[64] = "", skipped[64] = "";
         char *s;
 
-        int k;
-
-        /* Skipped ones are said only when there are some: they need a look */
+        /* ui and skipped ones are said only when there are some */
+        if (c.ui > 0)
+                snprintf(ui, sizeof(ui), ", %zu ui (kept running for the user interface)", c.ui);
         if (c.skipped > 0)
-                k = asprintf(&s, "%zu early, %zu late, %zu never frozen, %zu skipped (cannot be read)", c.early,
-                             c.late, c.nofreeze, c.skipped);
-        else
-                k = asprintf(&s, "%zu early, %zu late, %zu never frozen", c.early, c.late, c.nofreeze);
-        return k < 0 ? NULL : s;
+                snprintf(skipped, sizeof(skipped), ", %zu skipped (cannot be read)", c.skipped);
+        if (asprintf(&s, "%zu early, %zu late, %zu never frozen%s%s", c.early, c.late, c.nofreeze, ui, skipped) < 0)
+                return NULL;
+        return s;
 }
 
 /* Copies s from its skip'th code point on, with control characters (C0,

@@ -12,7 +12,7 @@
 typedef struct PlanEntry {
         const char *cgroup;
         const char *unit;               /* "" when the cgroup names no unit */
-        const char *class_name;         /* early|late|nofreeze */
+        const char *class_name;         /* early|late|nofreeze|ui|skipped */
         const char *reason;
 } PlanEntry;
 
@@ -24,12 +24,14 @@ typedef struct PlanCounts {
         size_t early;
         size_t late;
         size_t nofreeze;
+        size_t ui;                      /* kept running for the user interface */
         size_t skipped;                 /* could not be read: never frozen */
 } PlanCounts;
 
 PlanCounts plan_count(const PlanEntry *entries, size_t n);
 
-/* "3 early, 2 late, 1 never frozen" (no newline), then ", 1 skipped
+/* "3 early, 2 late, 1 never frozen, 2 ui (kept running for the user
+ * interface)" (no newline; the ui part only when there are some), then ", 1 skipped
  * (cannot be read)" when some are. Other classes are not counted. malloc'd, NULL on OOM. */
 char *plan_summary_line(const PlanEntry *entries, size_t n);
 

@@ -233,7 +233,7 @@ int bus_method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 return r;
         if (*class_name && cgroup_class_from_string(class_name) < 0)
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "class '%s' is not one of early, late, nofreeze (or empty to clear)",
+                                      "class '%s' is not one of early, late, nofreeze, ui (or empty to clear)",
                                       class_name);
         AUTHORIZE(b, msg, POLKIT_ACTION_CONFIGURE, error);
 
@@ -376,7 +376,7 @@ int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *err
         CgroupClass class = cgroup_class_from_string(class_name);
         if (class < 0)
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "class '%s' is not one of early, late, nofreeze", class_name);
+                                      "class '%s' is not one of early, late, nofreeze, ui", class_name);
         r = check_who_why(who, why, error);
         if (r < 0)
                 return r;

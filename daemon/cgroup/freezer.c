@@ -91,7 +91,7 @@ int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer
 }
 
 /* Back to idle: no watches, no timer, no enabled source. The stage's
- * entries stay for freezer_describe_blockers(). */
+ * entries stay for freezer_blockers(). */
 static void stage_disarm(Freezer *f) {
         for (guint i = 0; i < f->stage->len; i++) {
                 StageEntry *e = f->stage->pdata[i];
@@ -446,206 +446,30 @@ unsigned freezer_n_frozen(const Freezer *f) {
         return f->frozen->len;
 }
 
-/* ---- naming what blocks a freeze ---- */
-
-static char *read_proc(Freezer *f, const char *tid, const char *file) {
-        g_autofree char *path = g_strdup_printf("%s/%s", tid, file);
-        char *text = NULL;
-        /* a mount table is as long as the machine has mounts */
-        size_t max = strcmp(file, "mountinfo") == 0 ? READ_FILE_UNBOUNDED : 1024 * 1024;
-        if (read_file_at_max(f->proc_fd, path, max, &text) < 0)
-                return NULL;
-        return strstrip_right(text);
-}
-
-/* The task's mount table (its own namespace), all of it, or NULL. The
- * tasks of a cgroup mostly share a namespace, and a table can be megabytes:
- * `cache` keeps the last one, with the namespace it belongs to. */
-typedef struct MountCache {
-        char *ns;
-        GPtrArray *mounts;
-} MountCache;
-
-static void mount_cache_clear(MountCache *c) {
-        g_clear_pointer(&c->ns, g_free);
-        g_clear_pointer(&c->mounts, g_ptr_array_unref);
-}
-
-static const GPtrArray *task_mounts(Freezer *f, const char *tid, MountCache *cache) {
-        g_autofree char *ns_link = g_strdup_printf("%s/ns/mnt", tid);
-        g_autofree char *ns = detect_readlink_at(f->proc_fd, ns_link);
-        if (ns && cache->ns && g_str_equal(ns, cache->ns))
-                return cache->mounts;
-        mount_cache_clear(cache);
-        cache->ns = g_steal_pointer(&ns);
-
-        g_autofree char *text = read_proc(f, tid, "mountinfo");
-        if (!text)
-                text = read_proc(f, "self", "mountinfo");
-        if (text && parse_mountinfo(text, &cache->mounts) < 0)
-                cache->mounts = NULL;
-        return cache->mounts;
-}
-
-/* The FUSE ones among them, borrowed. */
-static GPtrArray *fuse_only(const GPtrArray *mounts) {
-        GPtrArray *out = g_ptr_array_new();
-        for (guint i = 0; mounts && i < mounts->len; i++)
-                if (detect_fstype_is_fuse(((const MountEntry *) mounts->pdata[i])->fstype))
-                        g_ptr_array_add(out, mounts->pdata[i]);
-        return out;
-}
-
-/* The deeper of `best` and the FUSE mount that holds `path`. */
-static const MountEntry *deeper_mount(const GPtrArray *fuse, const char *path, const MountEntry *best) {
-        const MountEntry *m = detect_mount_of_path(fuse, path);
-        return m && (!best || strlen(m->mount_point) > strlen(best->mount_point)) ? m : best;
-}
-
-static inline void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
-/* The FUSE mount the task's cwd or an open file is on. */
-static const MountEntry *task_fuse_mount(Freezer *f, const char *tid, const GPtrArray *fuse) {
-        g_autofree char *cwd_link = g_strdup_printf("%s/cwd", tid);
-        g_autofree char *cwd = detect_readlink_at(f->proc_fd, cwd_link);
-        const MountEntry *best = deeper_mount(fuse, cwd, NULL);
-
-        g_autofree char *fd_dir = g_strdup_printf("%s/fd", tid);
-        int dfd = openat(f->proc_fd, fd_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        _cleanup_(closedirp) DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-        if (!d) {
-                closep(&dfd);
-                return best;
-        }
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue;
-                g_autofree char *target = detect_readlink_at(dirfd(d), de->d_name);
-                best = deeper_mount(fuse, target, best);
-        }
-        return best;
-}
-
-/* Names the mount, or every candidate when nothing ties the task to one. */
-/* Task names and mount points are anyone's bytes; the message goes out on
- * D-Bus, where strings are UTF-8 (and one bad string drops the signal) */
-static void append_escaped(GString *s, const char *prefix, const char *text) {
-        g_autofree char *shown = cgroups_escape(text);
-        g_string_append_printf(s, "%s%s", prefix, shown);
-}
-
-static void append_fuse_guess(Freezer *f, const char *tid, const GPtrArray *fuse, GString *s) {
-        if (fuse->len == 0)
-                return;
-        const MountEntry *m = task_fuse_mount(f, tid, fuse);
-        if (m) {
-                append_escaped(s, " on FUSE mount ", m->mount_point);
-                return;
-        }
-        g_string_append(s, " on one of the FUSE mounts ");
-        for (guint i = 0; i < fuse->len; i++)
-                append_escaped(s, i ? ", " : "", ((const MountEntry *) fuse->pdata[i])->mount_point);
-}
-
-/* The state letter is field 3 of stat, after the comm in parentheses; the
- * comm itself may hold spaces and ')', so parse from the last ')'. */
-static char task_state(Freezer *f, const char *tid) {
-        g_autofree char *stat = read_proc(f, tid, "stat");
-        const char *p = stat ? strrchr(stat, ')') : NULL;
-        return p && p[1] == ' ' && p[2] ? p[2] : '?';
-}
-
-/* FUSE's own waits (request_wait_answer, fuse_*), or, when readable, the
- * stack: often the wchan is a generic wait (folio_wait_bit_common). */
-static bool task_in_fuse(Freezer *f, const char *tid, const char *wchan) {
-        if (g_str_has_prefix(wchan, "fuse_") || g_str_equal(wchan, "request_wait_answer"))
-                return true;
-        g_autofree char *stack = read_proc(f, tid, "stack");
-        return stack && strstr(stack, "fuse");
-}
-
-static void append_fuse_mount(Freezer *f, const char *tid, const char *wchan, MountCache *cache, GString *s) {
-        const GPtrArray *mounts = task_mounts(f, tid, cache);
-        /* The file of the call the task is blocked in: read with what
-         * CAP_SYS_PTRACE gives, as the hardened unit has no CAP_SYS_ADMIN
-         * for PROC/TID/stack */
-        const MountEntry *m = detect_blocked_mount(f->proc_fd, tid, mounts);
-        if (m && detect_fstype_is_fuse(m->fstype)) {
-                append_escaped(s, " on FUSE mount ", m->mount_point);
-                return;
-        }
-        if (!task_in_fuse(f, tid, wchan))
-                return;
-        g_autoptr(GPtrArray) fuse = fuse_only(mounts);
-        append_fuse_guess(f, tid, fuse, s);
-}
-
-static void describe_task(Freezer *f, const char *tid, MountCache *cache, GString *s) {
-        g_autofree char *raw_comm = read_proc(f, tid, "comm");
-        g_autofree char *comm = raw_comm ? cgroups_escape(raw_comm) : g_strdup("?");
-        g_autofree char *raw_wchan = read_proc(f, tid, "wchan");
-        /* A running task has no wait channel: the kernel shows "0" or nothing */
-        const char *wchan = raw_wchan && *raw_wchan && !g_str_equal(raw_wchan, "0") ? raw_wchan : "-";
-
-        g_string_append_printf(s, " pid %s (%s) state %c wchan %s", tid, comm, task_state(f, tid),
-                               wchan);
-        append_fuse_mount(f, tid, wchan, cache, s);
-}
-
-/* A task already in the cgroup freezer's trap is not what blocks it. The
- * trap sleeps interruptibly in do_freezer_trap(), which is inlined into
- * get_signal() on current kernels, so wchan shows either name. */
-static bool task_is_frozen(Freezer *f, const char *tid) {
-        g_autofree char *wchan = read_proc(f, tid, "wchan");
-        if (!wchan || !(g_str_equal(wchan, "do_freezer_trap") || g_str_equal(wchan, "get_signal")))
-                return false;
-        return task_state(f, tid) == 'S';
-}
-
-static void describe_cgroup(Freezer *f, const StageEntry *e, GString *s) {
-        _cleanup_free_ char *threads = NULL;
-        int r = read_file_at(e->dir_fd, "cgroup.threads", &threads);
-        if (r < 0) {
-                g_string_append_printf(s, "%s: cannot list tasks (%s)", e->shown, errno_text(r));
-                return;
-        }
-
-        g_string_append_printf(s, "%s:", e->shown);
-        g_auto(GStrv) tids = g_strsplit(threads, "\n", -1);
-        _cleanup_(mount_cache_clear) MountCache cache = { 0 };
-        unsigned n = 0;
-        for (char **t = tids; *t; t++) {
-                if (!**t || task_is_frozen(f, *t))
-                        continue;
-                if (n++ > 0)
-                        g_string_append_c(s, ',');
-                describe_task(f, *t, &cache, s);
-        }
-        if (n == 0)
-                g_string_append(s, " no blocking task found");
-}
-
 const char *freezer_first_pending(const Freezer *f) {
-        for (guint i = 0; i < f->stage->len; i++) {
-                const StageEntry *e = f->stage->pdata[i];
+        for (guint k = 0; k < f->stage->len; k++) {
+                const StageEntry *e = f->stage->pdata[k];
                 if (!e->frozen)
                         return e->shown;
         }
         return NULL;
 }
 
-char *freezer_describe_blockers(Freezer *f) {
-        GString *s = g_string_new(NULL);
+/* ---- what blocks a freeze: a snapshot for blockers.c ---- */
+
+int freezer_blockers(Freezer *f, Blockers **ret) {
+        g_autoptr(Blockers) b = NULL;
+        int r = blockers_new(f->proc_fd, &b);
+        if (r < 0)
+                return r;
         for (guint i = 0; i < f->stage->len; i++) {
                 const StageEntry *e = f->stage->pdata[i];
                 if (e->frozen)
                         continue;
-                if (s->len > 0)
-                        g_string_append(s, "; ");
-                describe_cgroup(f, e, s);
+                r = blockers_add(b, e->dir_fd, e->shown);
+                if (r < 0)
+                        return r;
         }
-        return g_string_free(s, FALSE);
+        *ret = g_steal_pointer(&b);
+        return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "blockers.h"
 #include "ledger.h"
 
 /* The cgroup v2 freezer: writes cgroup.freeze and waits for "frozen 1" in
@@ -39,10 +40,9 @@ void freezer_cancel_stage(Freezer *f);
  * from the ledger. Safe to call repeatedly. Returns how many it thawed. */
 unsigned freezer_thaw_all(Freezer *f);
 
-/* After a -ETIMEDOUT: which cgroups of the stage are not frozen and, for
- * each, the tasks that block it: "user.slice/a.service: pid 123 (cat) state
- * D wchan fuse_wait_answer on FUSE mount /mnt/x; …" (g_free). */
-char *freezer_describe_blockers(Freezer *f);
+/* After a -ETIMEDOUT: the cgroups of the stage that are not frozen, for
+ * blockers_describe() on a worker */
+int freezer_blockers(Freezer *f, Blockers **ret);
 
 /* How many cgroups are frozen by this freezer now. */
 unsigned freezer_n_frozen(const Freezer *f);

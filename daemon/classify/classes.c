@@ -38,7 +38,7 @@ ClassRules *class_rules_copy(const ClassRules *r) {
         for (guint i = 0; r && i < r->rules->len; i++) {
                 const ClassRule *rule = r->rules->pdata[i];
                 ClassRule *dup = g_new0(ClassRule, 1);
-                *dup = (ClassRule) { .class = rule->class, .on_path = rule->on_path, .glob = g_strdup(rule->glob),
+                *dup = (ClassRule) { .class = rule->class, .on = rule->on, .glob = g_strdup(rule->glob),
                                      .source = g_strdup(rule->source) };
                 g_ptr_array_add(copy->rules, dup);
         }
@@ -54,6 +54,7 @@ static const char *const group_names[_CLASS_MAX] = {
         [CLASS_EARLY] = "Early",
         [CLASS_LATE] = "Late",
         [CLASS_NOFREEZE] = "NoFreeze",
+        [CLASS_UI] = "UI",
 };
 
 static CgroupClass class_of_group(const char *group) {
@@ -97,17 +98,25 @@ static bool path_glob_is_valid(const char *glob) {
 }
 
 /* Why a glob is refused, or NULL when it is fine. */
-static const char *glob_problem(const char *glob, bool on_path) {
+static const char *glob_problem(const char *glob, ClassRuleOn on) {
         if (!g_utf8_validate(glob, -1, NULL))
                 return "is not UTF-8";
         if (!glob_is_well_formed(glob))
                 return "is not a valid glob (an open '[' or a trailing '\\')";
-        if (on_path && !path_glob_is_valid(glob))
+        if (on == RULE_ON_PATH && !path_glob_is_valid(glob))
                 return "must be relative to the cgroup mount, without \"..\"";
-        if (!on_path && strchr(glob, '/'))
+        if (on == RULE_ON_UNIT && strchr(glob, '/'))
                 return "is a unit name glob and cannot contain '/'";
+        if (on == RULE_ON_PROCESS && strchr(glob, '/'))
+                return "is a command or executable name glob (a basename) and cannot contain '/'";
         return NULL;
 }
+
+static const char *const key_names[] = {
+        [RULE_ON_UNIT] = "Units",
+        [RULE_ON_PATH] = "Cgroups",
+        [RULE_ON_PROCESS] = "Processes",
+};
 
 /* g_key_file_get_keys() hides "Units[de]=": find such keys in the text, or
  * a typo there would pass unnoticed. */
@@ -122,7 +131,7 @@ static int check_localized_keys(const char *path, const char *text) {
                         group = g_strndup(l + 1, strcspn(l + 1, "]"));
                 } else if (keyfile_line_is_key_value(l) && memchr(l, '[', strcspn(l, "="))) {
                         g_autofree char *key = g_strstrip(g_strndup(l, strcspn(l, "=")));
-                        log_warning("%s:%u: unknown key %s in [%s] (expected Units= or Cgroups=); file skipped", path,
+                        log_warning("%s:%u: unknown key %s in [%s] (expected Units=, Cgroups= or Processes=); file skipped", path,
                                     i + 1, key, group ? group : "");
                         return -EINVAL;
                 }
@@ -138,14 +147,13 @@ typedef struct FileContext {
 
 static int add_key(FileContext *f, const char *group, CgroupClass class, const char *key, const char *value) {
         unsigned line = keyfile_find_line(f->text, group, key);
-        bool on_path;
+        int on = -1;
 
-        if (strcmp(key, "Units") == 0)
-                on_path = false;
-        else if (strcmp(key, "Cgroups") == 0)
-                on_path = true;
-        else {
-                log_warning("%s:%u: unknown key %s in [%s] (expected Units= or Cgroups=); file skipped", f->path,
+        for (size_t i = 0; i < G_N_ELEMENTS(key_names); i++)
+                if (strcmp(key, key_names[i]) == 0)
+                        on = (int) i;
+        if (on < 0) {
+                log_warning("%s:%u: unknown key %s in [%s] (expected Units=, Cgroups= or Processes=); file skipped", f->path,
                             line, key, group);
                 return -EINVAL;
         }
@@ -156,7 +164,7 @@ static int add_key(FileContext *f, const char *group, CgroupClass class, const c
                 g_strstrip(*g);
                 if (!**g)
                         continue; /* "a; b;" is a list of two */
-                const char *problem = glob_problem(*g, on_path);
+                const char *problem = glob_problem(*g, (ClassRuleOn) on);
                 if (problem) {
                         log_warning("%s:%u: [%s] %s: \"%s\" %s; file skipped", f->path, line, group, key, *g,
                                     problem);
@@ -164,7 +172,7 @@ static int add_key(FileContext *f, const char *group, CgroupClass class, const c
                 }
                 ClassRule *rule = g_new0(ClassRule, 1);
                 rule->class = class;
-                rule->on_path = on_path;
+                rule->on = (ClassRuleOn) on;
                 rule->glob = g_strdup(*g);
                 rule->source = g_strdup_printf("%s:%u", f->path, line);
                 g_ptr_array_add(f->rules, rule);
@@ -181,7 +189,7 @@ static int add_key(FileContext *f, const char *group, CgroupClass class, const c
 static int add_group(FileContext *f, GKeyFile *kf, const char *group) {
         CgroupClass class = class_of_group(group);
         if (class < 0) {
-                log_warning("%s:%u: unknown group [%s] (expected [Early], [Late] or [NoFreeze]); file skipped",
+                log_warning("%s:%u: unknown group [%s] (expected [Early], [Late], [NoFreeze] or [UI]); file skipped",
                             f->path, keyfile_find_line(f->text, group, NULL), group);
                 return -EINVAL;
         }
@@ -285,9 +293,67 @@ int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_pr
 }
 
 static bool rule_matches(const ClassRule *rule, const char *cgroup_path, const char *unit) {
-        if (rule->on_path)
+        if (rule->on == RULE_ON_PATH)
                 return cgroup_path && class_glob_match(rule->glob, cgroup_path, true);
-        return unit && *unit && class_glob_match(rule->glob, unit, false);
+        if (rule->on == RULE_ON_UNIT)
+                return unit && *unit && class_glob_match(rule->glob, unit, false);
+        return false;
+}
+
+static bool rule_matches_process(const ClassRule *rule, const ClassProcess *p) {
+        return rule->on == RULE_ON_PROCESS &&
+               ((p->comm && class_glob_match(rule->glob, p->comm, false)) ||
+                (p->exe && class_glob_match(rule->glob, p->exe, false)));
+}
+
+bool class_rules_have_processes(const ClassRules *r) {
+        for (guint i = 0; r && i < r->rules->len; i++)
+                if (((const ClassRule *) r->rules->pdata[i])->on == RULE_ON_PROCESS)
+                        return true;
+        return false;
+}
+
+/* Whether a Processes= rule of `class` matches p */
+static bool class_matches_process(const ClassRules *r, CgroupClass class, const ClassProcess *p) {
+        for (guint i = 0; i < r->rules->len; i++) {
+                const ClassRule *rule = r->rules->pdata[i];
+                if (rule->class == class && rule_matches_process(rule, p))
+                        return true;
+        }
+        return false;
+}
+
+bool class_rules_match_processes(const ClassRules *r, const ClassProcess *procs, size_t n_procs,
+                                 CgroupClass *ret_class, const char **ret_source, size_t *ret_index,
+                                 size_t *ret_n_class) {
+        const ClassRule *best = NULL;
+        size_t index = 0;
+
+        for (guint i = 0; i < r->rules->len; i++) {
+                const ClassRule *rule = r->rules->pdata[i];
+                if (rule->on != RULE_ON_PROCESS || (best && rule->class <= best->class))
+                        continue;
+                for (size_t k = 0; k < n_procs; k++)
+                        if (rule_matches_process(rule, &procs[k])) {
+                                best = rule;
+                                index = k;
+                                break;
+                        }
+        }
+        if (!best)
+                return false;
+        size_t n_class = 0;
+        for (size_t k = 0; k < n_procs; k++)
+                n_class += class_matches_process(r, best->class, &procs[k]);
+        if (ret_class)
+                *ret_class = best->class;
+        if (ret_source)
+                *ret_source = best->source;
+        if (ret_index)
+                *ret_index = index;
+        if (ret_n_class)
+                *ret_n_class = n_class;
+        return true;
 }
 
 bool class_rules_match(const ClassRules *r, const char *cgroup_path, const char *unit, CgroupClass *ret_class,
@@ -296,7 +362,7 @@ bool class_rules_match(const ClassRules *r, const char *cgroup_path, const char 
 
         for (guint i = 0; i < r->rules->len; i++) {
                 const ClassRule *rule = r->rules->pdata[i];
-                /* CgroupClass is ordered early < late < nofreeze, which is the precedence;
+                /* CgroupClass is ordered early < late < nofreeze < ui, which is the precedence;
                  * within a class the first rule in load order names the source. */
                 if ((!best || rule->class > best->class) && rule_matches(rule, cgroup_path, unit))
                         best = rule;

@@ -3,16 +3,24 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "plan.h"
 
-/* classes.d: [Early], [Late], [NoFreeze] groups with Units= (globs on unit
- * names, i.e. cgroup basenames) and Cgroups= (globs on paths relative to
- * the cgroup mount), ;-separated. */
+/* classes.d: [Early], [Late], [NoFreeze], [UI] groups with Units= (globs on
+ * unit names, i.e. cgroup basenames), Cgroups= (globs on paths relative to
+ * the cgroup mount) and Processes= (globs on a process's command name or
+ * its executable's basename), ;-separated. */
+
+typedef enum ClassRuleOn {
+        RULE_ON_UNIT,        /* Units= */
+        RULE_ON_PATH,        /* Cgroups= */
+        RULE_ON_PROCESS,     /* Processes=: a cgroup's own processes, never inherited */
+} ClassRuleOn;
 
 typedef struct ClassRule {
         CgroupClass class;
-        bool on_path;        /* Cgroups= (true) or Units= (false) */
+        ClassRuleOn on;
         char *glob;
         char *source;        /* "PATH:LINE" for reasons and messages */
 } ClassRule;
@@ -38,11 +46,30 @@ int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_pr
 /* One file's text; returns 0 or -EINVAL (then nothing of it was added). */
 int class_rules_add_text(ClassRules *r, const char *path, const char *text);
 
-/* The class the rules give a cgroup itself (not its ancestors): when rules
- * of several classes match, nofreeze beats late beats early. Returns false
- * when none matches; *ret_source is the matching rule's "PATH:LINE". */
+/* The class the Units= and Cgroups= rules give a cgroup itself (not its
+ * ancestors): when rules of several classes match, the later CgroupClass
+ * wins (ui, nofreeze, late, early; plan.h says why). Returns false when
+ * none matches; *ret_source is the matching rule's "PATH:LINE". */
 bool class_rules_match(const ClassRules *r, const char *cgroup_path, const char *unit, CgroupClass *ret_class,
                        const char **ret_source);
+
+/* One process of a cgroup as Processes= sees it */
+typedef struct ClassProcess {
+        pid_t pid;
+        const char *comm;    /* /proc/PID/comm, borrowed */
+        const char *exe;     /* basename of /proc/PID/exe, borrowed; NULL when unreadable */
+} ClassProcess;
+
+/* Whether any rule is a Processes= one (else no process need be read) */
+bool class_rules_have_processes(const ClassRules *r);
+
+/* The best Processes= rule that matches one of `procs` (its comm or its
+ * exe), ranked as class_rules_match() ranks; *ret_index is the first
+ * process it matches, *ret_n_class how many of `procs` a Processes= rule
+ * of that class matches. Returns false when none matches. */
+bool class_rules_match_processes(const ClassRules *r, const ClassProcess *procs, size_t n_procs,
+                                 CgroupClass *ret_class, const char **ret_source, size_t *ret_index,
+                                 size_t *ret_n_class);
 
 /* fnmatch-style glob without FNM_PATHNAME for units; with it for paths. */
 bool class_glob_match(const char *glob, const char *s, bool path);

@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
+#include "process-rules.h"
 #include "util.h"
 
 int class_choice_new(CgroupClass class, const char *reason, ClassChoice **ret) {
@@ -138,7 +139,34 @@ const char *classify_builtin_exemption(const char *path) {
 typedef struct Walk {
         const ClassifyInput *in;
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
+        bool processes;    /* some rule is a Processes= one: each cgroup's processes are read */
 } Walk;
+
+/* The classes.d rules of the cgroup itself: Units= and Cgroups= (which
+ * descendants inherit), and Processes= on its own processes (which they do
+ * not: a child cgroup does not hold the display server). The higher class
+ * wins; on a tie the inherited kind, so descendants keep it. */
+static bool decide_by_rules(Walk *w, const char *path, const char *unit, CgroupClass *ret_class, char **reason,
+                            bool *ret_inherit) {
+        const ClassifyInput *in = w->in;
+        CgroupClass class = _CLASS_INVALID, pclass = _CLASS_INVALID;
+        const char *source = NULL;
+        g_autofree char *preason = NULL;
+        bool by_name = in->rules && class_rules_match(in->rules, path, unit, &class, &source);
+        bool by_process = w->processes && process_rules_match_cgroup(in->rules, in->cgroup_fd, in->proc_fd, path,
+                                                                     in->private_reasons, &pclass, &preason) > 0;
+        if (by_process && (!by_name || pclass > class)) {
+                *reason = g_steal_pointer(&preason);
+                *ret_class = pclass;
+                return true;
+        }
+        if (!by_name)
+                return false;
+        *reason = g_strdup_printf("config %s", source);
+        *ret_class = class;
+        *ret_inherit = true;
+        return true;
+}
 
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
  * configured or overridden class, if any. Returns the class and sets
@@ -155,6 +183,10 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
         if (in->exempt && (why = g_hash_table_lookup(in->exempt, path))) {
                 *reason = g_strdup(why);
                 return CLASS_NOFREEZE;
+        }
+        if (in->ui && (why = g_hash_table_lookup(in->ui, path))) {
+                *reason = g_strdup(why);
+                return CLASS_UI;
         }
         if ((why = classify_builtin_exemption(path))) {
                 *reason = g_strdup_printf("built-in exemption: %s", why);
@@ -179,12 +211,8 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 return inherited->class;
         }
         CgroupClass class;
-        const char *source;
-        if (in->rules && class_rules_match(in->rules, path, unit, &class, &source)) {
-                *reason = g_strdup_printf("config %s", source);
-                *ret_inherit = true;
+        if (decide_by_rules(w, path, unit, &class, reason, ret_inherit))
                 return class;
-        }
         if (inherited) {
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
@@ -321,7 +349,7 @@ static GPtrArray *read_mounts(int proc_fd) {
 int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
         g_autoptr(GPtrArray) roots = plan_node_array_new();
         g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
-        Walk w = { .in = in, .mounts = mounts };
+        Walk w = { .in = in, .mounts = mounts, .processes = class_rules_have_processes(in->rules) };
 
         /* A cgroup that vanishes or cannot be read is a skipped entry of
          * the plan, never a failure of it */

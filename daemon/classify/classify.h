@@ -8,9 +8,10 @@
 #include "plan.h"
 
 /* Gives every cgroup under the freeze roots a class and a reason, by the
- * design's precedence: built-in exemptions → runtime SetClass overrides and
- * HoldClass holds → classes.d rules (inherited by descendants) → detection
- * → early. The result feeds plan_build(). */
+ * design's precedence: exemptions → the caller's ui cgroups → built-in
+ * exemptions → runtime SetClass overrides and HoldClass holds → classes.d
+ * rules (Units= and Cgroups= inherited by descendants, Processes= not; of
+ * several that match, the higher class) → detection → early. The result feeds plan_build(). */
 
 typedef struct ClassChoice {
         CgroupClass class;
@@ -29,6 +30,7 @@ typedef struct ClassifyInput {
         char **roots;              /* freeze roots, relative */
         const ClassRules *rules;   /* may be NULL */
         GHashTable *exempt;        /* cgroup path → reason (char*): never frozen */
+        GHashTable *ui;            /* cgroup path → reason (char*): class ui (the caller, its terminal) */
         GHashTable *overrides;     /* unit name or cgroup path → ClassChoice* (SetClass) */
         GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
         bool detect;               /* run FUSE / sync detection */

@@ -290,7 +290,7 @@ static bool errno_is_skippable(int r) {
         return r == -ENOENT || r == -ESRCH || r == -EACCES || r == -EPERM;
 }
 
-static char *read_comm(int proc_fd, pid_t pid) {
+char *detect_read_comm(int proc_fd, pid_t pid) {
         char path[64];
         g_autofree char *comm = NULL;
 
@@ -346,14 +346,14 @@ static char *sync_reason(const char *comm, pid_t pid, const char *call) {
 }
 
 /* Unreadable (gone meanwhile) is nobody's: then only root reads it */
-static uid_t pid_owner(int proc_fd, pid_t pid) {
+uid_t detect_pid_owner(int proc_fd, pid_t pid) {
         char path[32];
         struct stat st;
         snprintf(path, sizeof(path), "%d", (int) pid);
         return fstatat(proc_fd, path, &st, 0) < 0 ? (uid_t) -1 : st.st_uid;
 }
 
-static void add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted) {
+void detect_add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted) {
         PrivateReason *p = g_new0(PrivateReason, 1);
         *p = (PrivateReason) { .owner = owner, .redacted = redacted };
         if (private_reasons)
@@ -377,13 +377,13 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
         char tid[16], cwd_path[32];
         snprintf(tid, sizeof(tid), "%d", (int) pid);
         snprintf(cwd_path, sizeof(cwd_path), "%d/cwd", (int) pid);
-        g_autofree char *comm = read_comm(proc_fd, pid);
+        g_autofree char *comm = detect_read_comm(proc_fd, pid);
         g_auto(GStrv) args = read_args(proc_fd, pid);
         g_autofree char *cwd = detect_readlink_at(proc_fd, cwd_path);
         g_autoptr(GPtrArray) own = read_mounts(proc_fd, tid);
         const char *mount = detect_fuse_mount_for(own ? own : mounts, comm, args, cwd);
         char *reason = fuse_reason(comm, pid, mount);
-        add_private(private_reasons, reason, pid_owner(proc_fd, pid),
+        detect_add_private(private_reasons, reason, detect_pid_owner(proc_fd, pid),
                     fuse_reason(FRIDGE_PLAN_HIDDEN, 0, mount ? FRIDGE_PLAN_HIDDEN : NULL));
         return reason;
 }
@@ -399,9 +399,9 @@ static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTabl
 
         const char *call = pid_sync_call(proc_fd, pid);
         if (call) {
-                g_autofree char *comm = read_comm(proc_fd, pid);
+                g_autofree char *comm = detect_read_comm(proc_fd, pid);
                 *ret_reason = sync_reason(comm, pid, call);
-                add_private(private_reasons, *ret_reason, pid_owner(proc_fd, pid), sync_reason(hidden, 0, call));
+                detect_add_private(private_reasons, *ret_reason, detect_pid_owner(proc_fd, pid), sync_reason(hidden, 0, call));
                 return 1;
         }
         return 0;

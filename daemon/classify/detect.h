@@ -65,6 +65,14 @@ typedef struct PrivateReason {
         char *redacted;
 } PrivateReason;
 
+/* The owner of PROC/PID as above; (uid_t) -1 when it cannot be told */
+uid_t detect_pid_owner(int proc_fd, pid_t pid);
+/* Files `reason` as private to `owner`, with `redacted` (taken) for the
+ * others; private_reasons may be NULL (then redacted is freed) */
+void detect_add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted);
+/* PROC/PID/comm without its newline, "?" when unreadable */
+char *detect_read_comm(int proc_fd, pid_t pid);
+
 /* reason → PrivateReason*, both owned */
 GHashTable *detect_private_reasons_new(void);
 /* What `caller` may read of `reason`: the reason, or its redacted form */

@@ -7,6 +7,7 @@ static const char *const class_names[_CLASS_MAX] = {
         [CLASS_EARLY] = "early",
         [CLASS_LATE] = "late",
         [CLASS_NOFREEZE] = "nofreeze",
+        [CLASS_UI] = "ui",
 };
 
 const char *cgroup_class_to_string(CgroupClass c) {
@@ -220,6 +221,8 @@ static Summary frame_finish(Builder *b, Frame *f) {
 
         if (n->skipped)
                 emit_to(b, BUCKET_SKIPPED, n, CLASS_NOFREEZE, n->reason);
+        else if (n->has_processes && node_class(n) == CLASS_UI)
+                emit(b, n, CLASS_UI, n->reason);
         else if (n->has_processes)
                 /* One that is nofreeze anyway keeps the reason it was given */
                 emit(b, n, CLASS_NOFREEZE,
@@ -310,6 +313,7 @@ Plan *plan_build(PlanNode *const *roots, size_t n_roots) {
         p->entries = g_ptr_array_new_with_free_func((GDestroyNotify) plan_entry_free);
         p->n_early = b.by_class[CLASS_EARLY]->len;
         p->n_late = b.by_class[CLASS_LATE]->len;
+        p->n_ui = b.by_class[CLASS_UI]->len;
         p->n_skipped = b.by_class[BUCKET_SKIPPED]->len;
         for (int c = 0; c <= BUCKET_SKIPPED; c++) {
                 g_ptr_array_sort(b.by_class[c], entry_compare);

@@ -7,15 +7,25 @@
 /* The plan: which cgroups to write cgroup.freeze on, in which stage. A pure
  * function of (tree, classes), so it is unit-tested without a kernel. */
 
+/* In the order of precedence when rules of several classes match a cgroup
+ * (classes.c): the later wins. ui ranks above nofreeze although neither is
+ * frozen by a stage: a cgroup that carries the user interface is kept
+ * running for the same reason either way, but only "ui" tells the plan's
+ * reader that the screen (or the caller's terminal) depends on it, and it
+ * never freezes anything a nofreeze rule would have kept running. Both
+ * rank above late and early: keeping a cgroup running that some rule wants
+ * running is the safe mistake, freezing the display the unsafe one. */
 typedef enum CgroupClass {
         CLASS_EARLY,
         CLASS_LATE,
         CLASS_NOFREEZE,
+        CLASS_UI,           /* draws or carries the user interface: never frozen by a stage, the
+                             * kernel's freezer takes it at the state write */
         _CLASS_MAX,
         _CLASS_INVALID = -1,
 } CgroupClass;
 
-const char *cgroup_class_to_string(CgroupClass c);   /* "early" | "late" | "nofreeze" */
+const char *cgroup_class_to_string(CgroupClass c);   /* "early" | "late" | "nofreeze" | "ui" */
 CgroupClass cgroup_class_from_string(const char *s); /* _CLASS_INVALID when unknown */
 
 /* One cgroup of the input tree, already classified. */
@@ -49,9 +59,10 @@ typedef struct PlanEntry {
 
 typedef struct Plan {
         GPtrArray *entries;  /* PlanEntry*, in freeze order: every early, then every late, then nofreeze,
-                              * then the skipped ones */
+                              * then ui, then the skipped ones */
         unsigned n_early;
         unsigned n_late;
+        unsigned n_ui;
         unsigned n_skipped;
 } Plan;
 
@@ -64,7 +75,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
  * is uniform is one entry at its top; a mixed one is split into its
  * children. An inner cgroup of a mixed subtree that has processes of its
  * own cannot be frozen without its children: it is listed as nofreeze with
- * a reason that says so. A skipped node is listed as skipped and makes
+ * a reason that says so (or as ui, with its own reason, when it is ui). A skipped node is listed as skipped and makes
  * every ancestor mixed, so none of them is frozen whole: their other
  * children are frozen one by one. Entries within a class are in path
  * order. Neither the depth nor the width of the tree is limited: the

@@ -13,25 +13,34 @@
 #include "classify.h"
 #include "detect.h"
 #include "overrides.h"
+#include "pidref.h"
+#include "terminal.h"
 #include "util.h"
 
 /* ---- the plan ---- */
 
-/* Everything a plan is made of, the job's own: GetPlan's build runs on a
- * worker, which may outlive the manager (abandoned when fridged stops) */
-typedef struct PlanJob {
+/* Everything a plan is made of, the job's own: the build runs on a worker
+ * (GetPlan's, a cycle's prepare), which may outlive the manager (abandoned
+ * when fridged stops) */
+struct PlanJob {
         int cgroup_fd;                  /* -1: no cgroup v2, the plan is empty */
         int proc_fd;
         GHashTable *exempt;             /* cgroup → reason, read on the loop when the job is made */
+        GHashTable *ui;                 /* cgroup → reason: the client, then its terminal on the worker */
+        PidRef client;                  /* the client that started the cycle, PIDREF_NULL for GetPlan */
         char **roots;
         ClassRules *rules;
         GHashTable *overrides, *holds;  /* ClassChoice tables */
         Plan *plan;                     /* the result */
         GHashTable *private_reasons;    /* reason → PrivateReason */
-} PlanJob;
+};
 
-static void plan_job_free(void *p) {
+void manager_plan_job_free(void *p) {
         PlanJob *j = p;
+        if (!j)
+                return;
+        pidref_done(&j->client);
+        g_hash_table_unref(j->ui);
         if (j->cgroup_fd >= 0)
                 close(j->cgroup_fd);
         if (j->proc_fd >= 0)
@@ -46,8 +55,10 @@ static void plan_job_free(void *p) {
         g_free(j);
 }
 
-static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, PlanJob **ret) {
+int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *client, char **roots,
+                         PlanJob **ret) {
         PlanJob *j = g_new0(PlanJob, 1);
+        j->client = PIDREF_NULL;
         j->cgroup_fd = m->cgroup_fd < 0 ? -1 : fcntl(m->cgroup_fd, F_DUPFD_CLOEXEC, 3);
         j->proc_fd = fcntl(m->proc_fd, F_DUPFD_CLOEXEC, 3);
         int dup_errno = errno; /* before anything else can change it */
@@ -55,23 +66,52 @@ static int plan_job_new(Manager *m, const char *client_cgroup, char **roots, Pla
          * a cgroup is looked up from its pid every time, since a process
          * may have been moved since (fridged itself, the bus daemon) */
         j->exempt = manager_exempt_cgroups(m);
+        j->ui = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        /* The client prints the progress and reads the Esc that cancels */
         if (client_cgroup)
-                g_hash_table_replace(j->exempt, g_strdup(client_cgroup), g_strdup("the client that started the cycle"));
+                g_hash_table_replace(j->ui, g_strdup(client_cgroup), g_strdup("the client that started the cycle"));
+        int pin = client && client->pid > 0 ? pidref_copy(client, &j->client) : 0;
+        if (pin < 0)
+                log_debug_errno(pin, "Cannot pin the client pid %d to find its terminal: %m", (int) client->pid);
         j->roots = g_strdupv(roots);
         j->rules = class_rules_copy(m->rules);
         j->overrides = classify_copy_choices(overrides_by_target(m->overrides));
         j->holds = classify_copy_choices(overrides_holds(m->overrides));
         j->private_reasons = detect_private_reasons_new();
         if (j->proc_fd < 0 || (m->cgroup_fd >= 0 && j->cgroup_fd < 0)) {
-                plan_job_free(j);
+                manager_plan_job_free(j);
                 return -(dup_errno ? dup_errno : EBADF);
         }
         *ret = j;
         return 0;
 }
 
-/* A WorkerFunc, or called in place */
-static int plan_job_run(void *p) {
+/* The holder of the client's pty master: its cgroup is ui. Read here, on
+ * the worker: another process's /proc can block. */
+static void plan_job_find_terminal(PlanJob *j) {
+        pid_t holder;
+        g_autofree char *reason = NULL, *cgroup = NULL;
+        if (j->client.pid <= 0)
+                return;
+        int r = terminal_find_master(j->proc_fd, j->client.pid, &holder, &reason);
+        /* The stat read must have been the client's, not a reuser's */
+        if (r <= 0 || !pidref_is_alive(&j->client, j->proc_fd))
+                return;
+        r = cgroups_of_pid(j->proc_fd, holder, &cgroup);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read the cgroup of pid %d, the caller's terminal: %m", (int) holder);
+                return;
+        }
+        if (!g_hash_table_contains(j->ui, cgroup))
+                g_hash_table_replace(j->ui, g_steal_pointer(&cgroup), g_steal_pointer(&reason));
+}
+
+Plan *manager_plan_job_steal(PlanJob *j) {
+        return g_steal_pointer(&j->plan);
+}
+
+/* A WorkerFunc */
+int manager_plan_job_run(void *p) {
         PlanJob *j = p;
         if (j->cgroup_fd < 0) {
                 j->plan = plan_build(NULL, 0);
@@ -79,27 +119,16 @@ static int plan_job_run(void *p) {
         }
         ClassifyInput in = {
                 .cgroup_fd = j->cgroup_fd, .proc_fd = j->proc_fd, .roots = j->roots,
-                .rules = j->rules, .exempt = j->exempt, .overrides = j->overrides, .holds = j->holds,
+                .rules = j->rules, .exempt = j->exempt, .ui = j->ui, .overrides = j->overrides, .holds = j->holds,
                 .detect = true, .private_reasons = j->private_reasons,
         };
         g_autoptr(GPtrArray) trees = NULL;
+        plan_job_find_terminal(j);
         int r = classify_tree(&in, &trees);
         if (r < 0)
                 return r;
         j->plan = plan_build((PlanNode *const *) trees->pdata, trees->len);
         return 0;
-}
-
-int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret) {
-        PlanJob *j;
-        int r = plan_job_new(m, client_cgroup, roots, &j);
-        if (r < 0)
-                return r;
-        r = plan_job_run(j);
-        if (r >= 0)
-                *ret = g_steal_pointer(&j->plan);
-        plan_job_free(j);
-        return r;
 }
 
 static void plan_answer(GArray *waiters, int r, const Plan *plan, GHashTable *private_reasons) {
@@ -129,10 +158,10 @@ static void plan_done(int r, void *data, void *userdata) {
 
 static int plan_start(Manager *m) {
         PlanJob *j;
-        int r = plan_job_new(m, NULL, m->config->freeze_roots, &j);
+        int r = manager_plan_job_new(m, NULL, NULL, m->config->freeze_roots, &j);
         if (r < 0)
                 return r;
-        return worker_start(m->event, plan_job_run, j, plan_job_free, plan_done, m, &m->plan_worker);
+        return worker_start(m->event, manager_plan_job_run, j, manager_plan_job_free, plan_done, m, &m->plan_worker);
 }
 
 static unsigned plan_waiting_of(GArray *waiters, uid_t uid) {
@@ -217,7 +246,7 @@ int manager_set_class(Manager *m, const char *target, const char *class_name, co
 
         CgroupClass c = class_name ? cgroup_class_from_string(class_name) : _CLASS_INVALID;
         if (class_name && c < 0) {
-                *ret_message = g_strdup_printf("class '%s' is not one of early, late, nofreeze", class_name);
+                *ret_message = g_strdup_printf("class '%s' is not one of early, late, nofreeze, ui", class_name);
                 return FRIDGE_ERROR_INVALID_ARGS;
         }
         overrides_set(m->overrides, target, c, who);

@@ -83,12 +83,18 @@ GHashTable *manager_exempt_cgroups(Manager *m) {
 
 void manager_set_client_pid(Manager *m, pid_t pid) {
         g_clear_pointer(&m->next_client_cgroup, g_free);
+        pidref_done(&m->next_client);
         if (pid <= 0)
                 return;
         _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
         int r = pidref_set(&ref, m->proc_fd, pid);
         if (r >= 0)
                 r = pinned_cgroup(m, &ref, &m->next_client_cgroup);
+        /* Its terminal is looked up on the plan's worker, from the pinned process */
+        if (r >= 0) {
+                m->next_client = ref;
+                ref = PIDREF_NULL;
+        }
         if (r < 0)
                 log_debug_errno(r, "Cannot tell the cgroup of the client pid %d: %m", (int) pid);
 }

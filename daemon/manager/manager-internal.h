@@ -24,6 +24,7 @@
 #include "ledger.h"
 #include "logind.h"
 #include "overrides.h"
+#include "pidref.h"
 #include "plan.h"
 #include "power.h"
 #include "power-backend.h"
@@ -31,6 +32,9 @@
 #include "worker.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+
+/* A plan's build (manager-classes.c) */
+typedef struct PlanJob PlanJob;
 
 /* A Hook call waiting for its answer */
 typedef struct HookWaiter {
@@ -78,7 +82,8 @@ typedef struct Cycle {
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
-        char *client_cgroup;            /* exempt for this cycle */
+        char *client_cgroup;            /* ui for this cycle */
+        PidRef client;                  /* the client that started it: its terminal is ui too */
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
@@ -102,6 +107,19 @@ typedef struct Cycle {
         char *message;
 } Cycle;
 
+/* A logind-driven cycle that ends after logind was asked to sleep leaves
+ * its pm_test level set: systemd-sleep writes the state whatever the
+ * hook's pre answers, and without the level a rehearsal (--pm-test) would
+ * be a real sleep. Kept until the next Hook("post"), the hook budget of
+ * awake time, or another cycle; a hook cycle of that same sleep adopts it. */
+typedef struct PmTestKeep {
+        uint64_t cycle;                 /* whose level; 0: nothing kept */
+        PowerKnobs knobs;
+        PowerSaved *before;             /* owned: what the release puts back */
+        bool saved;                     /* <state dir>/kernel holds `before` */
+        sd_event_source *timer;
+} PmTestKeep;
+
 struct Manager {
         sd_event *event;
         Config *config;
@@ -120,10 +138,12 @@ struct Manager {
         Logind *logind;                 /* borrowed, NULL: no logind driver */
         uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
         uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
+        PmTestKeep pm_keep;             /* a logind-driven cycle's pm_test, past its end */
         GHashTable *exempt_pids;        /* pid → ExemptPid (manager-exempt.c): their cgroups are never frozen */
         Overrides *overrides;           /* SetClass and HoldClass */
         Inhibitors *inhibitors;
         char *next_client_cgroup;
+        PidRef next_client;
         const ManagerOps *ops;
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
@@ -145,6 +165,8 @@ struct Manager {
 /* The prepare phase's blocking part, on a worker (also a retry's) */
 typedef struct PrepareJob {
         int sysfs_fd;
+        PlanJob *plan;                  /* the cycle's plan (at prepare, not a retry's), made first */
+        int plan_error;                 /* its build failed: the cycle fails */
         uint32_t wakeup_count;
         WakeupSnapshot *sources;
 } PrepareJob;
@@ -163,8 +185,14 @@ void manager_enter_state(Manager *m, CycleState s);
 /* The phase the cycle is in (ENDING keeps the one it ended in) */
 Phase manager_cycle_phase(const Cycle *c);
 bool manager_cycle_blocked(const Manager *m);
-/* The plan, built in place (a cycle's, at prepare) */
-int manager_build_plan(Manager *m, const char *client_cgroup, char **roots, Plan **ret);
+/* A plan's build, for a worker: what it needs is read on the loop here;
+ * the client's terminal (client may be NULL) and every cgroup are read by
+ * manager_plan_job_run() */
+int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *client, char **roots,
+                         PlanJob **ret);
+int manager_plan_job_run(void *p);
+Plan *manager_plan_job_steal(PlanJob *j);
+void manager_plan_job_free(void *p);
 /* GetPlan's build is abandoned and its callers answered -ECANCELED */
 void manager_plan_stop(Manager *m);
 
@@ -176,6 +204,13 @@ void manager_knobs_save(Manager *m, Cycle *c);
 /* On disk while the knobs may be off c->before, removed after */
 void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir);
+/* manager-sleep-path.c: at the move to ENDING, instead of putting the
+ * knobs back; true when the keep took them */
+bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from);
+/* Puts the kept level back (nothing kept: nothing done) */
+void manager_pm_keep_release(Manager *m, const char *why);
+/* A hook cycle of the sleep the kept level was for: it owns it now */
+void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);

@@ -6,6 +6,7 @@
 #include "fridge-limits.h"
 #include "log.h"
 #include "power.h"
+#include "power-saved.h"
 #include "time-util.h"
 #include "util.h"
 
@@ -118,6 +119,8 @@ int manager_hook_post(Manager *m, SleepKind kind, ManagerHookDone done, void *us
                       char **ret_message) {
         Cycle *c = m->cycle;
         CycleFacts f = c ? manager_cycle_facts(m) : (CycleFacts) {};
+        /* A kept level was for the state write this post comes after */
+        manager_pm_keep_release(m, "the sleep hook's post came");
         CycleState to = c && !c->post.done ? cycle_state_next(c->state, CYCLE_EVENT_POST, &f) : _CYCLE_STATE_INVALID;
         if (to == _CYCLE_STATE_INVALID) {
                 *ret_message = g_strdup("no cycle is waiting for the sleep hook's post");
@@ -204,6 +207,7 @@ static void on_logind_sleep_done(void *userdata, int r, const char *message) {
         Cycle *c = m->cycle;
         if (r >= 0 || !c || c->id != m->logind_cycle)
                 return;
+        m->logind_cycle = 0; /* nothing will sleep: its pm_test goes back at the end */
         manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "logind refused to sleep: %s",
                         message ? message : errno_text(r));
 }
@@ -242,6 +246,71 @@ void manager_enter_handed_over(Manager *m) {
                 return;
         }
         log_info("Cycle %" G_GUINT64_FORMAT ": flushed; asked logind to %s", c->id, sleep_kind_to_string(c->kind));
+}
+
+/* ---- a pm_test level that outlives its cycle (PmTestKeep) ---- */
+
+static int on_pm_keep_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        manager_pm_keep_release(m, "no sleep hook's post came within the hook budget");
+        return 0;
+}
+
+bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from) {
+        if (c->id != m->logind_cycle || !c->knobs.pm_test_set || from == CYCLE_STATE_HOOK_SLEEPING)
+                return false;
+        manager_pm_keep_release(m, "another cycle keeps its own");
+        PmTestKeep *k = &m->pm_keep;
+        k->cycle = c->id;
+        k->knobs = c->knobs;
+        c->knobs = (PowerKnobs) {};
+        k->before = TAKE_PTR(c->before);
+        k->saved = c->knobs_saved;
+        c->knobs_saved = false;
+        /* CLOCK_MONOTONIC: a sleep in between does not count against it */
+        int r = sd_event_add_time_relative(m->event, &k->timer, CLOCK_MONOTONIC,
+                                           (uint64_t) m->config->hook_timeout_ms * USEC_PER_MSEC, 0,
+                                           on_pm_keep_timeout, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot bound how long pm_test stays set (%m); putting it back now");
+                manager_pm_keep_release(m, "it cannot be bounded");
+                return true;
+        }
+        log_notice("Cycle %" G_GUINT64_FORMAT ": logind was asked to sleep, and systemd-sleep writes the state "
+                   "whatever fridge's hook answers: /sys/power/pm_test stays %s until that sleep is over",
+                   c->id, k->knobs.pm_test);
+        return true;
+}
+
+void manager_pm_keep_release(Manager *m, const char *why) {
+        PmTestKeep *k = &m->pm_keep;
+        if (k->cycle == 0)
+                return;
+        log_info("Putting /sys/power/pm_test back, kept set after cycle %" G_GUINT64_FORMAT ": %s", k->cycle, why);
+        power_knobs_restore(m->sysfs_fd, &k->knobs, k->before);
+        int r = k->saved && m->state_fd >= 0 ? power_saved_remove(m->state_fd) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the kernel settings from the state directory: %m");
+        power_knobs_clear(&k->knobs);
+        power_saved_free(k->before);
+        sd_event_source_disable_unref(k->timer);
+        *k = (PmTestKeep) {};
+}
+
+/* The cycle puts the level back after the state write, as its own */
+void manager_pm_keep_adopt(Manager *m, Cycle *c) {
+        PmTestKeep *k = &m->pm_keep;
+        if (k->cycle == 0)
+                return;
+        log_info("Cycle %" G_GUINT64_FORMAT " is the sleep cycle %" G_GUINT64_FORMAT " asked logind for; pm_test "
+                 "stays %s for it", c->id, k->cycle, k->knobs.pm_test);
+        c->knobs = k->knobs;
+        c->before = TAKE_PTR(k->before);
+        c->knobs_saved = k->saved;
+        /* Its own end before the state write keeps the level again */
+        m->logind_cycle = c->id;
+        sd_event_source_disable_unref(k->timer);
+        *k = (PmTestKeep) {};
 }
 
 void manager_set_logind(Manager *m, Logind *l) {

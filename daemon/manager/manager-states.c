@@ -28,12 +28,22 @@ void manager_prepare_job_free(void *p) {
         PrepareJob *j = p;
         if (j->sysfs_fd >= 0)
                 close(j->sysfs_fd);
+        manager_plan_job_free(j->plan);
         devices_wakeup_snapshot_free(j->sources);
         g_free(j);
 }
 
 int manager_prepare_job_run(void *p) {
         PrepareJob *j = p;
+        /* Detection and the caller's terminal read /proc of other
+         * processes, which can block: here, not on the loop */
+        if (j->plan) {
+                int r = manager_plan_job_run(j->plan);
+                if (r < 0) {
+                        j->plan_error = r;
+                        return r;
+                }
+        }
         /* Read at the start so that any wakeup event during the cycle makes
          * the later write-back fail: the kernel's race-free handshake. The
          * sources' counts then name whoever spoils it. */
@@ -42,12 +52,37 @@ int manager_prepare_job_run(void *p) {
         return r;
 }
 
+static void log_plan(const Cycle *c) {
+        log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups, %u kept running for the user "
+                 "interface", c->id, c->plan->n_early, c->plan->n_late, c->plan->n_ui);
+        for (guint i = 0; i < c->plan->entries->len; i++) {
+                const PlanEntry *e = c->plan->entries->pdata[i];
+                if (e->class != CLASS_UI || e->skipped)
+                        continue;
+                g_autofree char *shown = cgroups_escape(e->cgroup);
+                log_info("Cycle %" G_GUINT64_FORMAT ": %s is ui: %s", c->id, shown, e->reason);
+        }
+        if (c->plan->n_skipped > 0)
+                log_warning("Cycle %" G_GUINT64_FORMAT ": %u cgroups could not be read and are not frozen (see "
+                            "above)", c->id, c->plan->n_skipped);
+}
+
 void manager_prepare_done(int r, void *data, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         PrepareJob *j = data;
 
         c->worker = NULL;
+        if (j->plan_error < 0) {
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                                        errno_text(j->plan_error));
+                return;
+        }
+        if (j->plan) {
+                plan_free(c->plan);
+                c->plan = manager_plan_job_steal(j->plan);
+                log_plan(c);
+        }
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = g_steal_pointer(&j->sources);
         /* A retry's read stands alone: a stale count from the first would spoil it */
@@ -62,22 +97,17 @@ void manager_prepare_done(int r, void *data, void *userdata) {
 
 static void prepare_start_work(Manager *m) {
         Cycle *c = m->cycle;
-        /* Detection is re-run every cycle: a FUSE server or a syncing
-         * process may have appeared since the last one */
-        int r = manager_build_plan(m, c->client_cgroup, c->settings->freeze_roots, &c->plan);
-        if (r < 0) {
-                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
-                                errno_text(r));
-                return;
-        }
-        log_info("Cycle %" G_GUINT64_FORMAT ": plan has %u early and %u late cgroups", c->id, c->plan->n_early,
-                 c->plan->n_late);
-        if (c->plan->n_skipped > 0)
-                log_warning("Cycle %" G_GUINT64_FORMAT ": %u cgroups could not be read and are not frozen (see "
-                            "above)", c->id, c->plan->n_skipped);
-
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        /* Detection is re-run every cycle: a FUSE server or a syncing
+         * process may have appeared since the last one */
+        int r = manager_plan_job_new(m, c->client_cgroup, &c->client, c->settings->freeze_roots, &j->plan);
+        if (r < 0) {
+                manager_prepare_job_free(j);
+                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot classify the cgroups: %s",
+                                        errno_text(r));
+                return;
+        }
         manager_set_progress(m, 0.0, "preparing");
         r = worker_start(m->event, manager_prepare_job_run, j, manager_prepare_job_free, manager_prepare_done, m, &m->cycle->worker);
         if (r < 0)
@@ -280,15 +310,72 @@ static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void
                      stage_name(manager_cycle_phase(m->cycle)), waiting);
 }
 
+/* ---- a stage that timed out: what blocks it, named off the loop ---- */
+
+/* The reads of /proc that name the blockers may wait on a task's mmap lock
+ * for as long as the FUSE server it waits on is frozen: the cycle ends
+ * with what it knows by then, and thaws */
+#define BLOCKERS_WAIT_MS 2000
+
+typedef struct BlockersJob {
+        Blockers *blockers;
+        char *text;
+} BlockersJob;
+
+static int blockers_job_run(void *data) {
+        BlockersJob *j = data;
+        j->text = blockers_describe(j->blockers);
+        return 0;
+}
+
+static void blockers_job_free(void *data) {
+        BlockersJob *j = data;
+        blockers_free(j->blockers);
+        g_free(j->text);
+        g_free(j);
+}
+
+static void end_freeze_timeout(Manager *m, const char *blockers) {
+        manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FREEZE_TIMEOUT, "cgroups did not freeze within %u ms: %s",
+                                m->cycle->settings->freeze_timeout_ms, blockers);
+}
+
+static void blockers_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        BlockersJob *j = data;
+        m->cycle->worker = NULL;
+        end_freeze_timeout(m, j->text);
+}
+
+static int on_blockers_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        end_freeze_timeout(userdata, "naming the tasks that block them took longer than "
+                                     G_STRINGIFY(BLOCKERS_WAIT_MS) " ms (a read of /proc waited)");
+        return 0;
+}
+
+static void name_blockers(Manager *m) {
+        Cycle *c = m->cycle;
+        BlockersJob *j = g_new0(BlockersJob, 1);
+        int r = freezer_blockers(c->freezer, &j->blockers);
+        if (r >= 0)
+                r = worker_start(m->event, blockers_job_run, j, blockers_job_free, blockers_done, m, &c->worker);
+        else
+                blockers_job_free(j);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC,
+                                               (uint64_t) BLOCKERS_WAIT_MS * USEC_PER_MSEC, 0, on_blockers_timeout, m);
+        if (r < 0) {
+                g_autofree char *why = g_strdup_printf("the tasks that block them cannot be named (%s)", errno_text(r));
+                end_freeze_timeout(m, why);
+        }
+}
+
 static void on_freeze_done(Freezer *f, int r, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
 
         if (r == -ETIMEDOUT) {
-                g_autofree char *blockers = freezer_describe_blockers(f);
-                manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_FREEZE_TIMEOUT,
-                                "cgroups did not freeze within %u ms: %s", c->settings->freeze_timeout_ms,
-                                blockers);
+                name_blockers(m);
                 return;
         }
         if (r < 0) {

@@ -55,6 +55,7 @@ static void cycle_free(Cycle *c) {
         devices_wakeup_snapshot_free(c->wakeup_sources);
         plan_free(c->plan);
         g_free(c->client_cgroup);
+        pidref_done(&c->client);
         g_free(c->progress_text);
         g_free(c->message);
         g_free(c);
@@ -150,7 +151,7 @@ void manager_transition(Manager *m, CycleState to) {
         cycle_stop_work(c);
         /* The knobs were for systemd-sleep's state write: it is over, or
          * will not be the cycle's (the logind driver sets pm_test early) */
-        if (from == CYCLE_STATE_HOOK_SLEEPING || to == CYCLE_STATE_ENDING)
+        if (from == CYCLE_STATE_HOOK_SLEEPING || (to == CYCLE_STATE_ENDING && !manager_pm_keep_take(m, c, from)))
                 power_knobs_restore(m->sysfs_fd, &c->knobs, c->before);
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
@@ -284,7 +285,13 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         c->started_usec = g_get_real_time();
         c->freezer = m->freezer;
         c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
+        c->client = m->next_client;
+        m->next_client = PIDREF_NULL;
         (void) cycle_settings_new(m->config, opts, driver, kind == SLEEP_SUSPEND, &c->settings);
+        if (driver == CYCLE_DRIVER_HOOK)
+                manager_pm_keep_adopt(m, c);
+        else
+                manager_pm_keep_release(m, "another cycle starts");
         cycle_options_clear(opts);
         m->cycle = c;
         log_set_cycle(c->id);
@@ -489,6 +496,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
         m->exempt_pids = manager_exempt_pids_new();
+        m->next_client = PIDREF_NULL;
         m->event = sd_event_ref(p->event);
         m->overrides = overrides_new(m->event, manager_on_hold_released, m);
         m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
@@ -528,6 +536,7 @@ Manager *manager_free(Manager *m) {
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);
+        manager_pm_keep_release(m, "fridged is stopping");
         manager_plan_stop(m);
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
@@ -538,6 +547,7 @@ Manager *manager_free(Manager *m) {
         g_clear_pointer(&m->overrides, overrides_free);
         g_clear_pointer(&m->inhibitors, inhibit_free);
         g_free(m->next_client_cgroup);
+        pidref_done(&m->next_client);
         g_free(m->cgroup_root);
         sd_event_source_disable_unref(m->step);
         sd_event_source_disable_unref(m->thaw_retry);

@@ -335,6 +335,13 @@ static void fixture_teardown(Fixture *fx, gconstpointer data) {
 }
 
 /* The freezer wakes for nothing when idle: the loop has nothing to run. */
+/* The snapshot and its description, as the manager's worker makes them */
+static char *describe_blockers(Freezer *f) {
+        g_autoptr(Blockers) b = NULL;
+        g_assert_cmpint(freezer_blockers(f, &b), ==, 0);
+        return blockers_describe(b);
+}
+
 static void assert_idle(sd_event *e) {
         g_assert_cmpint(sd_event_run(e, 200 * 1000), ==, 0);
 }
@@ -625,7 +632,7 @@ static void test_freeze_stage(Fixture *fx, gconstpointer data) {
         for (unsigned i = 0; i < 5; i++)
                 g_assert_true(cg_is_frozen(cg[i]));
         g_assert_cmpuint(freezer_n_frozen(fx->freezer), ==, 5);
-        g_autofree char *none = freezer_describe_blockers(fx->freezer);
+        g_autofree char *none = describe_blockers(fx->freezer);
         g_assert_cmpstr(none, ==, "");
         assert_idle(fx->event);
 
@@ -770,7 +777,7 @@ static void test_freeze_timeout(Fixture *fx, gconstpointer data) {
         g_assert_cmpuint(run.last_frozen, ==, 1); /* the sleeper's cgroup did freeze */
         assert_idle(fx->event);
 
-        g_autofree char *why = freezer_describe_blockers(fx->freezer);
+        g_autofree char *why = describe_blockers(fx->freezer);
         g_test_message("blockers: %s", why);
         g_assert_cmpstr(freezer_first_pending(fx->freezer), ==, cg[0]); /* what ProgressText names */
         g_autofree char *cg_part = g_strdup_printf("%s:", cg[0]);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <grp.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -84,10 +86,24 @@ static void child_reset(void) {
 
 /* ---- the private bus ---- */
 
+/* A session bus that any uid may connect to: the agent case runs
+ * fridgectl as nobody */
+static const char bus_config[] =
+        "<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>"
+        "<policy context=\"default\"><allow user=\"*\"/><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+        "<allow eavesdrop=\"true\"/><allow own=\"*\"/>"
+        "</policy></busconfig>";
+
 static char *start_dbus_daemon(void) {
         char buf[512] = {};
         size_t len = 0;
         int p[2];
+        g_autofree char *config_path = NULL;
+        int cfd = g_file_open_tmp("fridgectl-tty-bus-XXXXXX.conf", &config_path, NULL);
+        g_assert_cmpint(cfd, >=, 0);
+        g_assert_true(g_file_set_contents(config_path, bus_config, -1, NULL));
+        close(cfd);
+        g_autofree char *config_arg = g_strconcat("--config-file=", config_path, NULL);
 
         g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
         dbus_pid = fork();
@@ -95,7 +111,7 @@ static char *start_dbus_daemon(void) {
         if (dbus_pid == 0) {
                 child_reset();
                 dup2(p[1], STDOUT_FILENO);
-                execlp("dbus-daemon", "dbus-daemon", "--session", "--nofork", "--print-address", (char *) NULL);
+                execlp("dbus-daemon", "dbus-daemon", config_arg, "--nofork", "--print-address", (char *) NULL);
                 _exit(127);
         }
         close(p[1]);
@@ -109,6 +125,7 @@ static char *start_dbus_daemon(void) {
                 len += (size_t) n;
         }
         close(p[0]);
+        (void) unlink(config_path); /* read at start-up */
         return g_strstrip(g_strdup(buf));
 }
 
@@ -132,6 +149,7 @@ typedef struct Fake {
         uint64_t cycle_id;
         double progress;
         unsigned sleep_calls;
+        bool sleep_interactive; /* the last Sleep allowed interactive authorization */
         unsigned cancel_calls;
         uint64_t cancel_arg;
         GString *options;       /* the last Sleep's a{sv}: "name=type:value;"... */
@@ -272,6 +290,7 @@ static int method_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         int r;
 
         fake.sleep_calls++;
+        fake.sleep_interactive = sd_bus_message_get_allow_interactive_authorization(m);
         r = sd_bus_message_read(m, "s", &kind);
         if (r < 0)
                 return r;
@@ -371,6 +390,8 @@ typedef struct Run {
         int status;
         bool exited;
         bool timed_out;
+        bool as_nobody;         /* fridgectl runs as uid/gid 65534 */
+        const char *agent;      /* FRIDGECTL_POLKIT_AGENT, NULL: unset */
 } Run;
 
 static char *bus_address;
@@ -471,6 +492,10 @@ static void spawn_in_pty(Run *run, char **extra) {
                 close(master);
                 if (login_tty(slave) < 0)
                         _exit(126);
+                if (run->agent)
+                        setenv("FRIDGECTL_POLKIT_AGENT", run->agent, 1);
+                if (run->as_nobody && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+                        _exit(125);
                 exec_fridgectl(extra);
         }
         run->out_fd = master;
@@ -570,6 +595,65 @@ static void check_cancel_by_key(const char *key) {
         g_assert_true(after.c_lflag & ICANON);
         assert_same_termios(&run.before, &after);
         run_done(&run);
+}
+
+/* A stand-in for pkttyagent: says how it was started, closes the notify fd
+ * as the real one does once registered, and says when it is ended */
+static char *write_fake_agent(const char *dir) {
+        char *path = g_build_filename(dir, "agent", NULL);
+        g_autofree char *script = g_strdup_printf(
+                "#!/bin/sh\n"
+                "echo \"args $*\" >> %s/agent.log\n"
+                "trap 'echo term >> %s/agent.log; exit 0' TERM\n"
+                "eval \"exec $2>&-\"\n"
+                "while :; do sleep 0.05; done\n", dir, dir);
+        g_assert_true(g_file_set_contents(path, script, -1, NULL));
+        g_assert_cmpint(chmod(path, 0755), ==, 0);
+        return path;
+}
+
+static char *agent_log(const char *dir) {
+        g_autofree char *path = g_build_filename(dir, "agent.log", NULL);
+        char *text = NULL;
+        return g_file_get_contents(path, &text, NULL, NULL) ? text : g_strdup("");
+}
+
+/* A person at a terminal who is not root: polkit's text agent is started
+ * for Sleep's question and ended once Sleep answered; Esc still cancels.
+ * Root gets no agent (polkit asks root nothing). */
+static void test_polkit_agent(void) {
+        g_autofree char *dir = g_dir_make_tmp("fridgectl-agent-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_assert_cmpint(chmod(dir, 0777), ==, 0);
+        g_autofree char *agent = write_fake_agent(dir);
+        char *extra[] = { (char *) "suspend", NULL };
+
+        Run as_root = { .key = "\x1b", .agent = agent };
+        fake_reset(SCRIPT_UNTIL_CANCELLED);
+        run_fridgectl(&as_root, true, extra);
+        g_assert_cmpint(as_root.status, ==, 3);
+        g_assert_true(fake.sleep_interactive);
+        g_autofree char *none = agent_log(dir);
+        g_assert_cmpstr(none, ==, "");
+        run_done(&as_root);
+
+        Run run = { .key = "\x1b", .agent = agent, .as_nobody = true };
+        fake_reset(SCRIPT_UNTIL_CANCELLED);
+        run_fridgectl(&run, true, extra);
+        g_autofree char *text = g_strchomp(g_strdup(run.output->str));
+        g_test_message("fridgectl output: %s", text);
+        g_autofree char *log = agent_log(dir);
+        g_test_message("agent: %s", log);
+        g_assert_true(g_regex_match_simple("^args --notify-fd [0-9]+ --fallback\nterm\n$", log, 0, 0));
+        g_assert_true(fake.sleep_interactive);
+        g_assert_true(run.keys_mode_seen);
+        g_assert_cmpuint(fake.cancel_calls, ==, 1);
+        g_assert_cmpint(run.status, ==, 3);
+        run_done(&run);
+        g_autofree char *log_path = g_build_filename(dir, "agent.log", NULL);
+        (void) unlink(log_path);
+        (void) unlink(agent);
+        (void) rmdir(dir);
 }
 
 static void test_esc_cancels(void) {
@@ -792,6 +876,7 @@ int main(int argc, char *argv[]) {
         fake_start(bus_address);
 
         g_test_add_func("/fridgectl/tty/esc-cancels", test_esc_cancels);
+        g_test_add_func("/fridgectl/tty/polkit-agent", test_polkit_agent);
         g_test_add_func("/fridgectl/tty/ctrl-c-cancels", test_ctrl_c_cancels);
         g_test_add_func("/fridgectl/tty/ctrl-c-twice-leaves", test_ctrl_c_twice_leaves);
         g_test_add_func("/fridgectl/json/done", test_json_done);

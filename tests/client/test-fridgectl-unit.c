@@ -363,6 +363,7 @@ static void test_args_hold(void) {
         g_assert_true(class_is_valid("early"));
         g_assert_true(class_is_valid("late"));
         g_assert_true(class_is_valid("nofreeze"));
+        g_assert_true(class_is_valid("ui"));
         g_assert_false(class_is_valid("Early"));
         g_assert_false(class_is_valid(""));
         g_assert_false(class_is_valid(NULL));
@@ -729,6 +730,14 @@ static void test_plan_counts(void) {
         g_autofree char *with_skipped = plan_summary_line(skipped, G_N_ELEMENTS(skipped));
         g_assert_cmpuint(plan_count(skipped, G_N_ELEMENTS(skipped)).skipped, ==, 1);
         g_assert_cmpstr(with_skipped, ==, "1 early, 0 late, 0 never frozen, 1 skipped (cannot be read)");
+
+        /* ui cgroups are counted apart, and said only when there are some */
+        PlanEntry ui[] = { { "a", "", "early", "" }, { "s", "", "ui", "config d.conf:3: Xorg (pid 400)" },
+                           { "t", "", "ui", "the client that started the cycle" }, { "b", "", "skipped", "" } };
+        g_autofree char *with_ui = plan_summary_line(ui, G_N_ELEMENTS(ui));
+        g_assert_cmpuint(plan_count(ui, G_N_ELEMENTS(ui)).ui, ==, 2);
+        g_assert_cmpstr(with_ui, ==, "1 early, 0 late, 0 never frozen, 2 ui (kept running for the user interface), "
+                                     "1 skipped (cannot be read)");
 }
 
 static void test_plan_json(void) {

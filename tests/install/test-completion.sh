@@ -28,7 +28,7 @@ expect "hibernate hybrid-sleep hold hook" fridgectl h
 expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors hook" fridgectl ""
 expect "plan" fridgectl --json pl
 expect "suspend" fridgectl --bus=session su
-expect "early late nofreeze" fridgectl hold ""
+expect "early late nofreeze ui" fridgectl hold ""
 expect "late" fridgectl hold la
 expect "--" fridgectl hold late ""
 expect "--who= --why=" fridgectl hold late --w

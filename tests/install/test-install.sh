@@ -40,6 +40,7 @@ $DATADIR/dbus-1/interfaces/io.fridge.Fridge1.xml
 $POLKITACTIONDIR/io.fridge.Fridge1.policy
 $CONFIGDIR/fridge.conf
 $VENDORDIR/classes.d/50-default.conf
+$VENDORDIR/classes.d/60-desktop.conf
 $MANDIR/man8/fridged.8
 $MANDIR/man1/fridgectl.1
 $MANDIR/man1/fridge-agent.1

@@ -114,14 +114,57 @@ static void test_fridge_conf_follows_table(void) {
         }
 }
 
-static void test_vendor_classes(void) {
-        g_autofree char *path = data_path("50-default.conf");
+/* A shipped class file, which must load whole */
+static ClassRules *load_vendor(const char *name) {
+        g_autofree char *path = data_path(name);
         g_autofree char *text = NULL;
         g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-        g_autoptr(ClassRules) rules = NULL;
+        ClassRules *rules = NULL;
         g_assert_cmpint(class_rules_new(&rules), ==, 0);
         g_assert_cmpint(class_rules_add_text(rules, path, text), ==, 0);
         g_assert_cmpuint(rules->rules->len, >, 0);
+        return rules;
+}
+
+static void test_vendor_classes(void) {
+        g_autoptr(ClassRules) rules = load_vendor("50-default.conf");
+        g_assert_false(class_rules_have_processes(rules));
+}
+
+/* The desktops' user interface, by process and by unit: each is ui */
+static void test_vendor_desktop(void) {
+        static const char *const programs[] = {
+                "gnome-shell", "kwin_x11", "kwin_wayland", "plasmashell", "Xorg", "Xwayland", "sway", "labwc",
+                "wayfire", "Hyprland", "dunst", "mako", "xfce4-notifyd", "gnome-screensaver", "swaylock", "i3lock",
+                "light-locker", "xscreensaver", "kscreenlocker_greet", "ibus-daemon", "fcitx5",
+                "at-spi-bus-launcher", "at-spi2-registryd", "xdg-desktop-portal", "xdg-desktop-portal-gnome",
+                "polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1", "lxpolkit",
+                "fridge-agent",
+        };
+        static const char *const units[] = {
+                "org.gnome.Shell@wayland.service", "org.gnome.Shell@x11.service", "plasma-kwin_wayland.service",
+                "plasma-kwin_x11.service", "plasma-plasmashell.service", "dunst.service",
+                "xdg-desktop-portal.service", "xdg-desktop-portal-gtk.service", "at-spi-dbus-bus.service",
+        };
+        g_autoptr(ClassRules) rules = load_vendor("60-desktop.conf");
+        for (size_t i = 0; i < G_N_ELEMENTS(programs); i++) {
+                /* the exe's basename: comm keeps only 15 bytes of it */
+                g_autofree char *comm = g_strndup(programs[i], 15);
+                ClassProcess p = { .pid = 1, .comm = comm, .exe = programs[i] };
+                CgroupClass c = _CLASS_INVALID;
+                if (!class_rules_match_processes(rules, &p, 1, &c, NULL, NULL, NULL) || c != CLASS_UI)
+                        g_error("60-desktop.conf: process %s is not ui", programs[i]);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+                g_autofree char *cgroup = g_strdup_printf("user.slice/user-1000.slice/user@1000.service/"
+                                                          "session.slice/%s", units[i]);
+                CgroupClass c = _CLASS_INVALID;
+                if (!class_rules_match(rules, cgroup, units[i], &c, NULL) || c != CLASS_UI)
+                        g_error("60-desktop.conf: unit %s is not ui", units[i]);
+        }
+        /* an application is not */
+        ClassProcess app = { .pid = 2, .comm = "firefox", .exe = "firefox" };
+        g_assert_false(class_rules_match_processes(rules, &app, 1, NULL, NULL, NULL, NULL));
 }
 
 int main(int argc, char **argv) {
@@ -129,5 +172,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/shipped/fridge-conf", test_fridge_conf);
         g_test_add_func("/shipped/fridge-conf-follows-table", test_fridge_conf_follows_table);
         g_test_add_func("/shipped/vendor-classes", test_vendor_classes);
+        g_test_add_func("/shipped/vendor-desktop", test_vendor_desktop);
         return g_test_run();
 }

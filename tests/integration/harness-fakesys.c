@@ -196,3 +196,47 @@ bool harness_slowfs_syncfs_blocks(Harness *h, int within_ms) {
         h->probe_pid = pid;
         return true;
 }
+
+pid_t harness_slowfs_stuck_in_fsync(Harness *h, const char *procs, const char *file, const char *comm) {
+        int written[2], go[2];
+        g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(go, O_CLOEXEC), ==, 0);
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                char c, buf[8192];
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                int cg = open(procs, O_WRONLY | O_CLOEXEC);
+                if (cg < 0 || write(cg, "0", 1) != 1)
+                        _exit(80);
+                int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                memset(buf, 'x', sizeof(buf));
+                if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
+                        _exit(81);
+                if (comm && prctl(PR_SET_NAME, comm) < 0)
+                        _exit(83);
+                (void) !write(written[1], "w", 1);
+                if (read(go[0], &c, 1) != 1) /* the parent holds slowfs first */
+                        _exit(82);
+                (void) fsync(fd);
+                _exit(0);
+        }
+        close(written[1]);
+        close(go[0]);
+        char c;
+        g_assert_cmpint(read(written[0], &c, 1), ==, 1);
+        close(written[0]);
+        harness_slowfs_hold(h);
+        g_assert_cmpint(write(go[1], "g", 1), ==, 1);
+        close(go[1]);
+        return pid;
+}
+
+bool harness_task_in_state_d(pid_t pid) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return false;
+        const char *close_paren = strrchr(text, ')');
+        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'D';
+}

@@ -196,6 +196,17 @@ Harness *harness_new(const HarnessOptions *opts) {
                 harness_write_file(file, opts->classes);
         }
 
+        if (opts && opts->vendor_classes) {
+                g_autofree char *dir = g_build_filename(h->dir, "vendor", "classes.d", NULL);
+                g_autofree char *base = g_path_get_basename(opts->vendor_classes);
+                g_autofree char *file = g_build_filename(dir, base, NULL);
+                g_autofree char *text = NULL;
+                g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+                if (!g_file_get_contents(opts->vendor_classes, &text, NULL, NULL))
+                        g_error("cannot read %s", opts->vendor_classes);
+                harness_write_file(file, text);
+        }
+
         harness_start_fakesys(h, opts);
         if (opts && opts->slowfs) {
                 harness_start_slowfs(h);

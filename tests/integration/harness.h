@@ -23,6 +23,9 @@ typedef struct HarnessOptions {
         const char *config;
         /* contents of DIR/conf/classes.d/test.conf; NULL: no file */
         const char *classes;
+        /* a vendor class file (the shipped data/60-desktop.conf) copied into
+         * DIR/vendor/classes.d/ under its own name, as installed; NULL: none */
+        const char *vendor_classes;
         /* fridged sees the real cgroup v2 mount; `config` must then set
          * [Freeze] Roots= to the test's scratch cgroups. Otherwise its
          * cgroup root is an empty directory and nothing can be frozen. */
@@ -228,6 +231,14 @@ char *harness_slowfs_stats(Harness *h);
 void harness_slowfs_make_dirty(Harness *h, size_t bytes);
 void harness_slowfs_hold(Harness *h);
 void harness_slowfs_release(Harness *h);
+/* A child that moves itself into the cgroup whose cgroup.procs is `procs`,
+ * dirties `file` on slowfs, names itself `comm` (NULL: keeps its name) and
+ * calls fsync() once slowfs is held (which this does): it sits in the
+ * kernel in state D and cannot freeze. The caller ends it (by pid) after
+ * harness_slowfs_release(). */
+pid_t harness_slowfs_stuck_in_fsync(Harness *h, const char *procs, const char *file, const char *comm);
+/* Whether the task is in state D (uninterruptible sleep) now */
+bool harness_task_in_state_d(pid_t pid);
 /* With dirty data held: does syncfs() of slowfs wait for it? Probes with a
  * child process (left blocked until release when it does). Kernels with
  * SB_I_NO_DATA_INTEGRITY on FUSE (6.18) do not wait. */

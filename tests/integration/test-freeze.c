@@ -21,168 +21,15 @@
 #include <systemd/sd-bus.h>
 
 #include "fridge-config.h"
-#include "harness.h"
-#include "scratch.h"
-
-typedef struct Fixture {
-        Harness *h;
-        Scratch *s;
-        const char *a, *b, *c; /* early by default, late by config, nofreeze by config */
-        char *fuse_mount;      /* unmounted in teardown, whatever happened */
-        char *writer_file;     /* what a.service's writer appends to */
-        const char *stuck_comm; /* the fsync blocker's name (prctl); NULL: the test's own */
-} Fixture;
-
-static const char classes_conf[] = "[Late]\nUnits=b.service\n[NoFreeze]\nUnits=c.service\n";
-
-typedef struct CaseOptions {
-        const char *classes;      /* NULL: classes_conf */
-        bool slowfs;
-        const char *extra_config; /* appended to fridge.conf */
-        const char *const *fakesys_args;
-        bool unit_capabilities;   /* fridged with the installed unit's capabilities only */
-        bool open_bus;            /* clients as uid 65534 */
-} CaseOptions;
-
-static void setup(Fixture *f, gconstpointer data) {
-        const char *why = harness_scratch_skip_reason();
-        if (why) {
-                g_test_skip(why);
-                return;
-        }
-        f->s = scratch_new();
-        f->a = scratch_add(f->s, "a.service");
-        f->b = scratch_add(f->s, "b.service");
-        f->c = scratch_add(f->s, "c.service");
-        for (int i = 0; i < 2; i++) {
-                scratch_spawn(f->s, f->a, NULL);
-                scratch_spawn(f->s, f->b, NULL);
-                scratch_spawn(f->s, f->c, NULL);
-        }
-        /* a writer that keeps dirtying a file: a data producer, frozen early */
-        f->writer_file = g_build_filename(g_get_tmp_dir(), "fridge-itest-writer-XXXXXX", NULL);
-        int wfd = g_mkstemp(f->writer_file);
-        g_assert_cmpint(wfd, >=, 0);
-        close(wfd);
-        g_autofree char *loop = g_strdup_printf("while :; do echo data >> '%s'; sleep 0.01; done", f->writer_file);
-        char *writer[] = { (char *) "sh", (char *) "-c", loop, NULL };
-        scratch_spawn(f->s, f->a, writer);
-        const CaseOptions *co = data;
-        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n%s", f->s->root,
-                                                  co && co->extra_config ? co->extra_config : "");
-        HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
-                             .slowfs = co && co->slowfs, .real_cgroups = true,
-                             .fakesys_args = co ? co->fakesys_args : NULL, .open_bus = co && co->open_bus,
-                             .unit_capabilities = co && co->unit_capabilities };
-        f->h = harness_new(&o);
-}
-
-static void teardown(Fixture *f, gconstpointer data) {
-        if (f->fuse_mount) {
-                g_autofree char *fusermount = g_find_program_in_path("fusermount3");
-                char *um[] = { fusermount, (char *) "-uz", f->fuse_mount, NULL };
-                if (fusermount)
-                        (void) harness_run(um, 5000, NULL);
-                g_free(f->fuse_mount);
-        }
-        if (f->h && g_test_failed())
-                harness_dump_fridged_log(f->h);
-        harness_free(f->h);
-        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
-        if (f->writer_file) {
-                (void) g_unlink(f->writer_file);
-                g_free(f->writer_file);
-        }
-}
-
-#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
-
-static uint64_t sleep_ok(Harness *h, const char *kind, const char *k1, const char *t1, int v1) {
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL;
-        int r = k1 ? harness_sleep(h, kind, &cycle, &err, &msg, k1, t1, v1, NULL)
-                   : harness_sleep(h, kind, &cycle, &err, &msg, NULL);
-        if (r < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        return cycle;
-}
-
-static void expect_finished(Harness *h, uint64_t cycle, const char *result, const char *error) {
-        g_autofree char *res = NULL, *err = NULL, *msg = NULL;
-        if (!harness_wait_finished(h, cycle, 20000, &res, &err, &msg))
-                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
-        if (!g_str_equal(res, result) || (error && !g_str_equal(err, error)))
-                g_error("cycle ended (%s, %s, %s); expected (%s, %s)", res, err, msg, result, error ? error : "*");
-}
-
-static void assert_none_frozen(Fixture *f) {
-        for (guint i = 0; i < f->s->cgroups->len; i++)
-                if (scratch_is_frozen(f->s, f->s->cgroups->pdata[i]))
-                        g_error("%s is still frozen after the cycle", (char *) f->s->cgroups->pdata[i]);
-}
-
-static char *fridged_log(Harness *h) {
-        g_autofree char *text = NULL;
-        g_assert_true(g_file_get_contents(h->fridged_log, &text, NULL, NULL));
-        return g_steal_pointer(&text);
-}
-
-/* Position of `needle` in the log; fails when absent */
-static gsize log_pos(const char *log, const char *needle) {
-        const char *p = strstr(log, needle);
-        if (!p)
-                g_error("fridged's log lacks '%s'", needle);
-        return (gsize) (p - log);
-}
+#include "freeze-fixture.h"
 
 /* ---- the plan ---- */
 
-typedef struct PlanRow {
-        char *cgroup, *unit, *class, *reason;
-} PlanRow;
-
-static void plan_row_free(PlanRow *r) {
-        g_free(r->cgroup);
-        g_free(r->unit);
-        g_free(r->class);
-        g_free(r->reason);
-        g_free(r);
-}
-
-static GPtrArray *get_plan(Harness *h) {
-        sd_bus_message *reply = NULL;
-        g_autofree char *err = NULL, *msg = NULL;
-        if (harness_call(h, FRIDGE_INTERFACE, "GetPlan", &reply, &err, &msg, "") < 0)
-                g_error("GetPlan failed: %s: %s", err, msg);
-        GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify) plan_row_free);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssss)"), >, 0);
-        const char *cg, *unit, *cls, *reason;
-        while (sd_bus_message_read(reply, "(ssss)", &cg, &unit, &cls, &reason) > 0) {
-                PlanRow *r = g_new0(PlanRow, 1);
-                *r = (PlanRow) { g_strdup(cg), g_strdup(unit), g_strdup(cls), g_strdup(reason) };
-                g_ptr_array_add(rows, r);
-        }
-        sd_bus_message_unref(reply);
-        return rows;
-}
-
-static const PlanRow *plan_find(GPtrArray *rows, const char *cgroup, int *ret_index) {
-        for (guint i = 0; i < rows->len; i++) {
-                const PlanRow *r = rows->pdata[i];
-                if (g_str_equal(r->cgroup, cgroup)) {
-                        if (ret_index)
-                                *ret_index = (int) i;
-                        return r;
-                }
-        }
-        g_error("the plan has no entry for %s", cgroup);
-}
-
 static void test_plan_classes(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
         int ia, ib, ic;
-        const PlanRow *a = plan_find(rows, f->a, &ia), *b = plan_find(rows, f->b, &ib), *c = plan_find(rows, f->c, &ic);
+        const PlanRow *a = freeze_plan_find(rows, f->a, &ia), *b = freeze_plan_find(rows, f->b, &ib), *c = freeze_plan_find(rows, f->c, &ic);
 
         g_assert_cmpstr(a->class, ==, "early");
         g_assert_cmpstr(a->reason, ==, "default");
@@ -233,8 +80,8 @@ static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
                 g_usleep(10000); /* bounded wait for the mount to appear */
         g_assert_cmpint(access(control, F_OK), ==, 0);
 
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, d, NULL);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(rows, d, NULL);
         g_test_message("d.service: %s (%s)", row->class, row->reason);
         g_assert_cmpstr(row->class, ==, "late");
         g_assert_nonnull(strstr(row->reason, "FUSE"));
@@ -284,9 +131,9 @@ static void test_plan_hides_other_users(Fixture *f, gconstpointer data) {
         g_autofree char *root_pid_text = g_strdup_printf("(pid %d)", (int) root_pid);
 
         /* root reads all */
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        g_assert_cmpstr(plan_find(rows, theirs, NULL)->reason, ==, nobody_named);
-        g_assert_cmpstr(plan_find(rows, roots, NULL)->reason, ==, root_named);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        g_assert_cmpstr(freeze_plan_find(rows, theirs, NULL)->reason, ==, nobody_named);
+        g_assert_cmpstr(freeze_plan_find(rows, roots, NULL)->reason, ==, root_named);
 
         /* nobody reads its own process, not root's */
         g_autofree char *json = NULL, *text = NULL;
@@ -306,7 +153,7 @@ static void test_plan_hides_other_users(Fixture *f, gconstpointer data) {
 static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "sleep-ms 1500");
-        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
 
         /* while the kernel sleeps: early and late frozen, nofreeze running */
@@ -321,39 +168,39 @@ static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
         g_assert_true(g_file_get_contents(f->writer_file, &after, NULL, NULL));
         g_assert_cmpuint(strlen(before), ==, strlen(after));
 
-        expect_finished(f->h, cycle, "done", "");
-        assert_none_frozen(f);
+        freeze_expect_finished(f->h, cycle, "done", "");
+        freeze_assert_none_frozen(f);
 
         /* early before the second flush, late after it */
-        g_autofree char *log = fridged_log(f->h);
-        gsize early = log_pos(log, "early stage frozen");
-        gsize again = log_pos(log, "phase flush-again");
-        gsize late = log_pos(log, "late stage frozen");
+        g_autofree char *log = freeze_fridged_log(f->h);
+        gsize early = freeze_log_pos(log, "early stage frozen");
+        gsize again = freeze_log_pos(log, "phase flush-again");
+        gsize late = freeze_log_pos(log, "late stage frozen");
         g_assert_cmpuint(early, <, again);
         g_assert_cmpuint(again, <, late);
-        g_assert_cmpuint(late, <, log_pos(log, "thawed 2 cgroups in"));
+        g_assert_cmpuint(late, <, freeze_log_pos(log, "thawed 2 cgroups in"));
         /* how long the desktop stayed frozen after the resume */
-        log_pos(log, "ms after the resume");
+        freeze_log_pos(log, "ms after the resume");
 }
 
 static void test_dry_run_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        uint64_t cycle = sleep_ok(f->h, "suspend", "dry-run", "b", 1);
-        expect_finished(f->h, cycle, "dry-run", "");
-        assert_none_frozen(f);
-        g_autofree char *log = fridged_log(f->h);
-        log_pos(log, "late stage frozen");
-        log_pos(log, "thawed 2 cgroups");
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", "dry-run", "b", 1);
+        freeze_expect_finished(f->h, cycle, "dry-run", "");
+        freeze_assert_none_frozen(f);
+        g_autofree char *log = freeze_fridged_log(f->h);
+        freeze_log_pos(log, "late stage frozen");
+        freeze_log_pos(log, "thawed 2 cgroups");
 }
 
 static void test_failed_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "fail-state EBUSY");
-        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
-        expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
-        assert_none_frozen(f);
-        g_autofree char *log = fridged_log(f->h);
-        log_pos(log, "thawed 2 cgroups");
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        freeze_expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
+        freeze_assert_none_frozen(f);
+        g_autofree char *log = freeze_fridged_log(f->h);
+        freeze_log_pos(log, "thawed 2 cgroups");
         g_assert_null(strstr(log, "after the resume")); /* there was none */
 }
 
@@ -361,13 +208,13 @@ static void test_failed_thaws(Fixture *f, gconstpointer data) {
 static void test_tuxonice_failed_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "toi-fail-result 0x5");
-        uint64_t cycle = sleep_ok(f->h, "hibernate", NULL, NULL, 0);
-        expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
-        assert_none_frozen(f);
-        g_autofree char *log = fridged_log(f->h);
-        log_pos(log, "late stage frozen");
-        log_pos(log, "TOI_NOSTORAGE_AVAILABLE");
-        log_pos(log, "thawed 2 cgroups");
+        uint64_t cycle = freeze_sleep_ok(f->h, "hibernate", NULL, NULL, 0);
+        freeze_expect_finished(f->h, cycle, "failed", FRIDGE_INTERFACE ".Error.Kernel");
+        freeze_assert_none_frozen(f);
+        g_autofree char *log = freeze_fridged_log(f->h);
+        freeze_log_pos(log, "late stage frozen");
+        freeze_log_pos(log, "TOI_NOSTORAGE_AVAILABLE");
+        freeze_log_pos(log, "thawed 2 cgroups");
 }
 
 static void test_client_never_frozen(Fixture *f, gconstpointer data) {
@@ -390,7 +237,7 @@ static void test_client_never_frozen(Fixture *f, gconstpointer data) {
         int status = harness_wait_pid(pid, 20000);
         g_assert_true(WIFEXITED(status));
         g_assert_cmpint(WEXITSTATUS(status), ==, 0);
-        assert_none_frozen(f);
+        freeze_assert_none_frozen(f);
 }
 
 /* `unreadable`: the saved kernel settings cannot be read (a directory in
@@ -398,7 +245,7 @@ static void test_client_never_frozen(Fixture *f, gconstpointer data) {
 static void thaw_all_after_sigkill(Fixture *f, bool unreadable) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "sleep-ms 30000");
-        (void) sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        (void) freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
         g_assert_true(scratch_is_frozen(f->s, f->a));
 
@@ -420,7 +267,7 @@ static void thaw_all_after_sigkill(Fixture *f, bool unreadable) {
         g_autofree char *sys = g_strdup_printf("--sysfs-root=%s", f->h->root);
         char *argv[] = { (char *) harness_env("FRIDGED"), (char *) "--thaw-all", state, root, sys, NULL };
         int status = harness_run(argv, 10000, NULL);
-        assert_none_frozen(f);
+        freeze_assert_none_frozen(f);
         g_assert_true(WIFEXITED(status));
         g_assert_cmpint(WEXITSTATUS(status), ==, unreadable ? 1 : 0);
         if (unreadable)
@@ -457,15 +304,15 @@ static void set_class(Harness *h, const char *target, const char *class, const c
 static void test_set_class(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         set_class(f->h, f->a, "nofreeze", NULL);
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *a = plan_find(rows, f->a, NULL);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        const PlanRow *a = freeze_plan_find(rows, f->a, NULL);
         g_assert_cmpstr(a->class, ==, "nofreeze");
         g_assert_nonnull(strstr(a->reason, "SetClass"));
 
         set_class(f->h, "a.service", "late", NULL); /* a unit name */
         set_class(f->h, f->a, "", NULL);             /* the path override goes; the unit one applies */
-        g_autoptr(GPtrArray) rows2 = get_plan(f->h);
-        g_assert_cmpstr(plan_find(rows2, f->a, NULL)->class, ==, "late");
+        g_autoptr(GPtrArray) rows2 = freeze_get_plan(f->h);
+        g_assert_cmpstr(freeze_plan_find(rows2, f->a, NULL)->class, ==, "late");
 
         g_autofree char *dotdot = g_strdup_printf("%s/../x", f->s->root);
         g_autofree char *absolute = g_strdup_printf("/%s", f->a);
@@ -480,8 +327,8 @@ static void test_set_class(Fixture *f, gconstpointer data) {
          * b.service's [Late] rule yields, the whole root is one nofreeze entry */
         set_class(f->h, "a.service", "", NULL);
         set_class(f->h, f->s->root, "nofreeze", NULL);
-        g_autoptr(GPtrArray) rows3 = get_plan(f->h);
-        const PlanRow *root = plan_find(rows3, f->s->root, NULL);
+        g_autoptr(GPtrArray) rows3 = freeze_get_plan(f->h);
+        const PlanRow *root = freeze_plan_find(rows3, f->s->root, NULL);
         g_assert_cmpstr(root->class, ==, "nofreeze");
         g_assert_nonnull(strstr(root->reason, "SetClass"));
         for (guint i = 0; i < rows3->len; i++)
@@ -496,15 +343,15 @@ static void test_set_class(Fixture *f, gconstpointer data) {
 
 static void test_bad_classes_file(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        g_autofree char *log = fridged_log(f->h);
+        g_autofree char *log = freeze_fridged_log(f->h);
         /* reported with path and line, skipped; the rest works */
-        log_pos(log, "classes.d/test.conf:3");
+        freeze_log_pos(log, "classes.d/test.conf:3");
         /* without the file every scratch cgroup is early: one entry at the root */
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        g_assert_cmpstr(plan_find(rows, f->s->root, NULL)->class, ==, "early");
-        uint64_t cycle = sleep_ok(f->h, "suspend", "dry-run", "b", 1);
-        expect_finished(f->h, cycle, "dry-run", "");
-        assert_none_frozen(f);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        g_assert_cmpstr(freeze_plan_find(rows, f->s->root, NULL)->class, ==, "early");
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", "dry-run", "b", 1);
+        freeze_expect_finished(f->h, cycle, "dry-run", "");
+        freeze_assert_none_frozen(f);
 }
 
 /* ---- HoldClass ---- */
@@ -588,7 +435,7 @@ static char *holder_read(Holder *h) {
 }
 
 static bool plan_class_is(Harness *h, const char *cgroup, const char *class) {
-        g_autoptr(GPtrArray) rows = get_plan(h);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(h);
         for (guint i = 0; i < rows->len; i++) {
                 const PlanRow *r = rows->pdata[i];
                 if (g_str_equal(r->cgroup, cgroup))
@@ -612,8 +459,8 @@ static void test_hold_class(Fixture *f, gconstpointer data) {
         g_autofree char *res = holder_read(&h);
         g_assert_cmpstr(res, ==, "ok");
 
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, job, NULL);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(rows, job, NULL);
         g_assert_cmpstr(row->class, ==, "late");
         g_assert_nonnull(strstr(row->reason, "held by backup: nightly"));
 
@@ -650,220 +497,6 @@ static void test_hold_class(Fixture *f, gconstpointer data) {
         close(bad.from_child);
 }
 
-/* ---- a task that cannot freeze ---- */
-
-/* A child that dirties a file on slowfs, then calls fsync while slowfs
- * holds its writes: it sits in the kernel in state D and cannot freeze. */
-static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *file) {
-        g_autofree char *dir = scratch_abs(f->s, cgroup);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        int written[2], go[2];
-        g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);
-        g_assert_cmpint(pipe2(go, O_CLOEXEC), ==, 0);
-        pid_t pid = fork();
-        g_assert_cmpint(pid, >=, 0);
-        if (pid == 0) {
-                char c;
-                int cg = open(procs, O_WRONLY | O_CLOEXEC);
-                if (cg < 0 || write(cg, "0", 1) != 1)
-                        _exit(80);
-                int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-                char buf[8192];
-                memset(buf, 'x', sizeof(buf));
-                if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
-                        _exit(81);
-                if (f->stuck_comm && prctl(PR_SET_NAME, f->stuck_comm) < 0)
-                        _exit(83);
-                (void) !write(written[1], "w", 1);
-                if (read(go[0], &c, 1) != 1) /* the parent holds slowfs first */
-                        _exit(82);
-                (void) fsync(fd);
-                _exit(0);
-        }
-        close(written[1]);
-        close(go[0]);
-        char c;
-        g_assert_cmpint(read(written[0], &c, 1), ==, 1);
-        close(written[0]);
-        g_array_append_val(f->s->pids, pid);
-        harness_slowfs_hold(f->h);
-        g_assert_cmpint(write(go[1], "g", 1), ==, 1);
-        close(go[1]);
-        return pid;
-}
-
-static bool task_in_state_d(pid_t pid) {
-        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
-        g_autofree char *text = NULL;
-        if (!g_file_get_contents(path, &text, NULL, NULL))
-                return false;
-        const char *close_paren = strrchr(text, ')');
-        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'D';
-}
-
-static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
-        SKIP_IF_UNSET(f);
-        if (!f->h->slow) {
-                g_test_skip("SLOWFS is not set");
-                return;
-        }
-        const char *stuck = scratch_add(f->s, "stuck.service");
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
-        for (int i = 0; i < 300 && !task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(task_in_state_d(pid));
-
-        /* a process inside fsync is a data cleaner: late, reason "syncing" */
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, stuck, NULL);
-        g_assert_cmpstr(row->class, ==, "late");
-        g_assert_nonnull(strstr(row->reason, "syncing"));
-        g_assert_nonnull(strstr(row->reason, "fsync"));
-
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
-        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
-        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
-        g_test_message("%s %s: %s", res, error, message);
-        g_assert_cmpstr(res, ==, "failed");
-        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
-        g_autofree char *pid_text = g_strdup_printf("pid %d", (int) pid);
-        g_assert_nonnull(strstr(message, stuck));
-        g_assert_nonnull(strstr(message, pid_text));
-        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", f->h->slow);
-        g_assert_nonnull(strstr(message, on_mount));
-        if (f->stuck_comm) /* CycleFinished came at all (D-Bus strings are UTF-8), and escaped */
-                g_assert_nonnull(strstr(message, "(stuck\\xff\\xfe)"));
-        harness_slowfs_release(f->h);
-        assert_none_frozen(f);
-}
-
-/* A blocker whose name is not UTF-8 (anyone may name a task so) is named
- * escaped: unescaped, sd-bus refused the message and CycleFinished never came */
-static void test_freeze_timeout_odd_comm(Fixture *f, gconstpointer data) {
-        f->stuck_comm = "stuck\xff\xfe";
-        test_freeze_timeout_names_blocker(f, data);
-}
-
-/* Bit `cap` of the CapEff line of /proc/PID/status. */
-static bool has_capability(pid_t pid, int cap) {
-        g_autofree char *path = g_strdup_printf("/proc/%d/status", (int) pid);
-        g_autofree char *text = NULL;
-        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-        const char *line = strstr(text, "\nCapEff:");
-        g_assert_nonnull(line);
-        return (g_ascii_strtoull(line + strlen("\nCapEff:"), NULL, 16) >> cap) & 1;
-}
-
-/* As the installed unit runs it: without CAP_SYS_ADMIN, PROC/TID/stack is
- * closed to fridged, and the wait channel of a task in fsync() on FUSE is a
- * generic one (folio_wait_bit); the mount is still named, from the call. */
-static void test_freeze_timeout_names_mount_unit_caps(Fixture *f, gconstpointer data) {
-        SKIP_IF_UNSET(f);
-        g_assert_false(has_capability(f->h->fridged_pid, CAP_SYS_ADMIN));
-        g_assert_true(has_capability(f->h->fridged_pid, CAP_SYS_PTRACE));
-        test_freeze_timeout_names_blocker(f, data);
-}
-
-/* ---- a plain "fuse" server: bindfs through a wrapper ---- */
-
-/* The pid in `cgroup` whose comm is `comm`, or 0. */
-static pid_t find_in_cgroup(Fixture *f, const char *cgroup, const char *comm) {
-        g_autofree char *dir = scratch_abs(f->s, cgroup);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        g_autofree char *text = NULL;
-        g_assert_true(g_file_get_contents(procs, &text, NULL, NULL));
-        g_auto(GStrv) pids = g_strsplit(text, "\n", -1);
-        for (char **p = pids; *p && **p; p++) {
-                g_autofree char *path = g_strdup_printf("/proc/%s/comm", *p);
-                g_autofree char *c = NULL;
-                if (g_file_get_contents(path, &c, NULL, NULL) && g_str_equal(g_strstrip(c), comm))
-                        return (pid_t) atoi(*p);
-        }
-        return 0;
-}
-
-static bool is_mounted(const char *mount_point) {
-        g_autofree char *text = NULL;
-        g_autofree char *needle = g_strdup_printf(" %s ", mount_point);
-        return g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL) && strstr(text, needle);
-}
-
-/* bindfs mirrors DIR/src onto DIR/mirror (type "fuse", source DIR/src: no
- * server's name), started by a wrapper shell with relative arguments, in
- * `cgroup`. Returns bindfs's pid. */
-static pid_t start_bindfs(Fixture *f, const char *cgroup, const char *bindfs) {
-        g_autofree char *src = g_build_filename(f->h->dir, "src", NULL);
-        g_autofree char *file = g_build_filename(src, "file", NULL);
-        const char *mnt = f->fuse_mount = g_build_filename(f->h->dir, "mirror", NULL);
-        g_assert_cmpint(g_mkdir(src, 0755), ==, 0);
-        g_assert_cmpint(g_mkdir(mnt, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(file, "data\n", -1, NULL));
-        /* not exec'd: the wrapper stays, bindfs is its child */
-        g_autofree char *script = g_strdup_printf("cd '%s' && '%s' -f src mirror; exit $?", f->h->dir, bindfs);
-        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
-        scratch_spawn(f->s, cgroup, argv);
-        for (int i = 0; i < 500 && !is_mounted(mnt); i++)
-                g_usleep(10000); /* bounded wait for the mount to appear */
-        g_assert_true(is_mounted(mnt));
-        pid_t pid = find_in_cgroup(f, cgroup, "bindfs");
-        g_assert_cmpint(pid, >, 0);
-        return pid;
-}
-
-/* Whether pid sleeps in system call nr. */
-static bool blocked_in(pid_t pid, long nr) {
-        g_autofree char *path = g_strdup_printf("/proc/%d/syscall", (int) pid);
-        g_autofree char *text = NULL, *prefix = g_strdup_printf("%ld ", nr);
-        return g_file_get_contents(path, &text, NULL, NULL) && g_str_has_prefix(text, prefix);
-}
-
-/* The plan names the mount of a plain-fuse server; a reader blocked
- * opening a file on it (bindfs stopped) is named with the mount in the
- * freeze timeout, by fridged with the installed unit's capabilities. */
-static void test_plain_fuse_server_named(Fixture *f, gconstpointer data) {
-        SKIP_IF_UNSET(f);
-        g_autofree char *bindfs = g_find_program_in_path("bindfs");
-        if (!bindfs) {
-                g_test_skip("bindfs is not installed (tools/lib/setup.sh: FRIDGE_PACKAGES)");
-                return;
-        }
-        const char *d = scratch_add(f->s, "mirror.service");
-        pid_t server = start_bindfs(f, d, bindfs);
-        const char *mnt = f->fuse_mount;
-
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, d, NULL);
-        g_test_message("mirror.service: %s (%s)", row->class, row->reason);
-        g_assert_cmpstr(row->class, ==, "late");
-        g_autofree char *of_mnt = g_strdup_printf("FUSE server bindfs (pid %d) of %s", (int) server, mnt);
-        g_assert_cmpstr(row->reason, ==, of_mnt);
-
-        const char *reader_cg = scratch_add(f->s, "reader.service");
-        g_autofree char *file = g_build_filename(mnt, "file", NULL);
-        g_assert_cmpint(kill(server, SIGSTOP), ==, 0);
-        char *cat[] = { (char *) "cat", file, NULL };
-        pid_t reader = scratch_spawn(f->s, reader_cg, cat);
-        for (int i = 0; i < 500 && !blocked_in(reader, SYS_openat); i++)
-                g_usleep(10000);
-        g_assert_true(blocked_in(reader, SYS_openat));
-
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
-        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);
-        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, &error, &message));
-        g_test_message("%s %s: %s", res, error, message);
-        g_assert_cmpint(kill(server, SIGCONT), ==, 0);
-        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.FreezeTimeout");
-        g_autofree char *named = g_strdup_printf("pid %d (cat)", (int) reader);
-        g_autofree char *on_mount = g_strdup_printf("on FUSE mount %s", mnt);
-        g_assert_nonnull(strstr(message, reader_cg));
-        g_assert_nonnull(strstr(message, named));
-        g_assert_nonnull(strstr(message, on_mount));
-        assert_none_frozen(f);
-}
-
 /* ---- cancel and SIGTERM with cgroups frozen ---- */
 
 /* The first flush times out and goes on (as configured); the second one is
@@ -871,7 +504,7 @@ static void test_plain_fuse_server_named(Fixture *f, gconstpointer data) {
 static uint64_t reach_flush_again_frozen(Fixture *f) {
         harness_slowfs_make_dirty(f->h, 1024 * 1024);
         harness_slowfs_hold(f->h);
-        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_property_signal(f->h, "Phase", "flush-again", 15000));
         g_assert_true(scratch_is_frozen(f->s, f->a));
         g_assert_false(scratch_is_frozen(f->s, f->b)); /* late: not yet */
@@ -883,8 +516,8 @@ static void test_cancel_thaws(Fixture *f, gconstpointer data) {
         uint64_t cycle = reach_flush_again_frozen(f);
         g_autofree char *err = NULL, *msg = NULL;
         g_assert_cmpint(harness_cancel(f->h, 0, &err, &msg), ==, 0);
-        expect_finished(f->h, cycle, "aborted", FRIDGE_INTERFACE ".Error.Cancelled");
-        assert_none_frozen(f);
+        freeze_expect_finished(f->h, cycle, "aborted", FRIDGE_INTERFACE ".Error.Cancelled");
+        freeze_assert_none_frozen(f);
         harness_slowfs_release(f->h);
 }
 
@@ -895,7 +528,7 @@ static void test_sigterm_thaws(Fixture *f, gconstpointer data) {
         /* fridged thaws before it exits (its flush thread may still be held) */
         for (int i = 0; i < 500 && scratch_is_frozen(f->s, f->a); i++)
                 g_usleep(10000);
-        assert_none_frozen(f);
+        freeze_assert_none_frozen(f);
         g_autofree char *res = NULL, *error = NULL;
         g_assert_true(harness_wait_finished(f->h, cycle, 5000, &res, &error, NULL));
         g_assert_cmpstr(res, ==, "aborted");
@@ -917,8 +550,8 @@ static void test_fridgectl_hold(Fixture *f, gconstpointer data) {
                          (char *) "--", (char *) "sleep", (char *) "30", NULL };
         pid_t pid = scratch_spawn(f->s, job, argv);
         wait_plan_class(f->h, job, "late");
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        g_assert_nonnull(strstr(plan_find(rows, job, NULL)->reason, "held by nightly"));
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        g_assert_nonnull(strstr(freeze_plan_find(rows, job, NULL)->reason, "held by nightly"));
 
         /* fridgectl passes SIGTERM on to the command; when it ends, so does the hold */
         g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
@@ -947,19 +580,19 @@ static void test_never_freezes_itself(Fixture *f, gconstpointer data) {
         g_autofree char *dir = scratch_abs(f->s, own);
         write_procs(dir, f->h->fridged_pid);
 
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, own, NULL);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(rows, own, NULL);
         g_assert_cmpstr(row->class, ==, "nofreeze");
         g_assert_cmpstr(row->reason, ==, "fridged itself");
 
         harness_control(f->h, "sleep-ms 1500");
-        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
         g_assert_true(scratch_is_frozen(f->s, f->a));
         g_assert_false(scratch_is_frozen(f->s, own));
         g_assert_false(scratch_is_frozen(f->s, f->s->root)); /* its ancestor: split, not frozen whole */
-        expect_finished(f->h, cycle, "done", "");
-        assert_none_frozen(f);
+        freeze_expect_finished(f->h, cycle, "done", "");
+        freeze_assert_none_frozen(f);
 
         /* back out, so the scratch cgroup can go when the test ends */
         write_procs(f->s->mount, f->h->fridged_pid);
@@ -973,13 +606,13 @@ static void test_never_freezes_the_bus(Fixture *f, gconstpointer data) {
         g_autofree char *dir = scratch_abs(f->s, bus);
         write_procs(dir, f->h->dbus_pid);
 
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        const PlanRow *row = plan_find(rows, bus, NULL);
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(rows, bus, NULL);
         g_assert_cmpstr(row->class, ==, "nofreeze");
         g_assert_cmpstr(row->reason, ==, "the bus daemon");
 
-        uint64_t cycle = sleep_ok(f->h, "suspend", "dry-run", "b", 1);
-        expect_finished(f->h, cycle, "dry-run", ""); /* signals still arrive: the bus was not frozen */
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", "dry-run", "b", 1);
+        freeze_expect_finished(f->h, cycle, "dry-run", ""); /* signals still arrive: the bus was not frozen */
         g_assert_false(scratch_is_frozen(f->s, bus));
         write_procs(f->s->mount, f->h->dbus_pid);
 }
@@ -1004,19 +637,19 @@ static void test_deep_and_odd_names(Fixture *f, gconstpointer data) {
         for (size_t i = 0; i < G_N_ELEMENTS(spawned); i++)
                 scratch_spawn(f->s, spawned[i], NULL);
 
-        g_autoptr(GPtrArray) rows = get_plan(f->h);
-        g_assert_cmpstr(plan_find(rows, deep, NULL)->class, ==, "early");
-        g_assert_cmpstr(plan_find(rows, kept, NULL)->class, ==, "nofreeze");
+        g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
+        g_assert_cmpstr(freeze_plan_find(rows, deep, NULL)->class, ==, "early");
+        g_assert_cmpstr(freeze_plan_find(rows, kept, NULL)->class, ==, "nofreeze");
         g_autofree char *odd_shown = g_strdup_printf("%s/odd\\xff\\xfe.service", f->s->root);
-        g_assert_cmpstr(plan_find(rows, odd_shown, NULL)->class, ==, "early");
+        g_assert_cmpstr(freeze_plan_find(rows, odd_shown, NULL)->class, ==, "early");
         for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++) {
-                const PlanRow *r = plan_find(rows, impostors[i], NULL);
+                const PlanRow *r = freeze_plan_find(rows, impostors[i], NULL);
                 g_assert_cmpstr(r->class, ==, "early");
                 g_assert_cmpstr(r->reason, ==, "default");
         }
 
         harness_control(f->h, "sleep-ms 1500");
-        uint64_t cycle = sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
         g_assert_true(scratch_is_frozen(f->s, deep));
         g_assert_false(scratch_is_frozen(f->s, kept));
@@ -1024,8 +657,8 @@ static void test_deep_and_odd_names(Fixture *f, gconstpointer data) {
         g_assert_true(scratch_is_frozen(f->s, odd));
         for (size_t i = 0; i < G_N_ELEMENTS(impostors); i++)
                 g_assert_true(scratch_is_frozen(f->s, impostors[i]));
-        expect_finished(f->h, cycle, "done", "");
-        assert_none_frozen(f);
+        freeze_expect_finished(f->h, cycle, "done", "");
+        freeze_assert_none_frozen(f);
         g_assert_false(scratch_is_frozen(f->s, deep));
         g_assert_false(scratch_is_frozen(f->s, odd));
 }
@@ -1035,7 +668,7 @@ static void test_deep_and_odd_names(Fixture *f, gconstpointer data) {
 static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "sleep-ms 30000");
-        (void) sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        (void) freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
         g_assert_true(harness_wait_log_line(f->h, "power/state mem sleeping", 10000));
         g_assert_cmpint(kill(f->h->fridged_pid, SIGKILL), ==, 0);
         (void) harness_wait_pid(f->h->fridged_pid, 10000);
@@ -1066,7 +699,7 @@ static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
 
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, setup, fn, teardown)
+#define ADD(name, fn, data) g_test_add("/freeze/" name, Fixture, data, freeze_fixture_setup, fn, freeze_fixture_teardown)
         static const char *const tuxonice_args[] = { "--tuxonice", NULL };
         static const CaseOptions tuxonice = { .fakesys_args = tuxonice_args };
         static const CaseOptions open_bus = { .open_bus = true };
@@ -1083,16 +716,8 @@ int main(int argc, char *argv[]) {
         ADD("set-class", test_set_class, NULL);
         static const CaseOptions bad_file = { .classes = "[Late]\nUnits=b.service\nWhat=ever\n" };
         /* the held slowfs also holds the flush: go on after it, to reach the freeze */
-#define FLUSH_GOES_ON "[Flush]\nTimeoutMs=300\nOnTimeout=continue\n"
-        static const CaseOptions stuck = { .slowfs = true, .extra_config = FLUSH_GOES_ON };
         ADD("bad-classes-file", test_bad_classes_file, &bad_file);
         ADD("hold-class", test_hold_class, NULL);
-        ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
-        ADD("freeze-timeout-odd-comm", test_freeze_timeout_odd_comm, &stuck);
-        static const CaseOptions stuck_unit_caps = { .slowfs = true, .extra_config = FLUSH_GOES_ON,
-                                                     .unit_capabilities = true };
-        ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
-        ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
         ADD("restart-thaws-from-ledger", test_restart_thaws_from_ledger, NULL);
         static const CaseOptions held_again = { .slowfs = true,
                                                 .extra_config = "[Flush]\nTimeoutMs=1000\nOnTimeout=continue\n" };

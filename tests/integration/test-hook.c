@@ -24,6 +24,7 @@ typedef struct CaseOptions {
         bool logind;             /* the logind stand-in, running the built hook script */
         const char *config;      /* more fridge.conf */
         const char *sleep_conf;  /* systemd-sleep's sleep.conf */
+        bool slowfs;             /* the flushes stall on held slowfs */
 } CaseOptions;
 
 typedef struct Fixture {
@@ -38,6 +39,8 @@ static void setup(Fixture *f, gconstpointer data) {
                 why = scratch_skip_reason();
         if (!why && co->logind && !harness_env("LOGIND_STANDIN"))
                 why = "LOGIND_STANDIN is not set";
+        if (!why && co->slowfs && !harness_env("SLOWFS"))
+                why = "SLOWFS is not set";
         if (why) {
                 g_test_skip(why);
                 return;
@@ -49,8 +52,19 @@ static void setup(Fixture *f, gconstpointer data) {
         } else if (co->config)
                 config = g_strdup(co->config);
         HarnessOptions o = { .config = config, .classes = "[Late]\nUnits=b.service\n", .real_cgroups = co->scratch,
-                             .logind = co->logind, .logind_hook_script = true, .sleep_conf = co->sleep_conf };
+                             .logind = co->logind, .logind_hook_script = true, .sleep_conf = co->sleep_conf,
+                             .slowfs = co->slowfs };
         f->h = harness_new(&o);
+        if (co->slowfs) {
+                harness_slowfs_make_dirty(f->h, 1024 * 1024);
+                harness_slowfs_hold(f->h);
+                if (!harness_slowfs_syncfs_blocks(f->h, 500)) {
+                        harness_slowfs_release(f->h);
+                        g_clear_pointer(&f->h, harness_free);
+                        g_test_skip("syncfs() does not wait for held slowfs on this kernel: no flush stalls");
+                        return;
+                }
+        }
         if (co->logind && !harness_wait_logind_delay(f->h, "fridge", true, 10000))
                 g_error("fridged did not take a logind delay lock");
 }
@@ -63,6 +77,8 @@ static void teardown(Fixture *f, gconstpointer data) {
                         g_test_message("logind stand-in:\n%s", log);
                 }
         }
+        if (f->h && f->h->slowfs_held)
+                harness_slowfs_release(f->h);
         harness_free(f->h);
         scratch_free(f->p.s); /* after fridged: it must not hold anything frozen */
 }
@@ -515,6 +531,33 @@ static void test_logind_knob_refused(Fixture *f, gconstpointer data) {
         g_assert_null(strstr(log, "wakealarm 0")); /* not ours to clear */
 }
 
+/* A rehearsal stays one when its cycle ends before the state write: logind
+ * was asked, and systemd-sleep writes the state whatever fridge's pre
+ * answers. The level goes back once the post says that sleep is over. */
+static void test_logind_pm_test_kept_after_cancel(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "set power/pm_test " PM_TEST_BEFORE);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "pm-test", "s", "devices", NULL), ==, 0);
+        /* the pre has joined: the cycle froze a.service and flushes again */
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "flush-again", 20000));
+        g_autofree char *cerr = NULL, *cmsg = NULL;
+        g_assert_cmpint(harness_cancel(f->h, cycle, &cerr, &cmsg), ==, 0);
+        expect_finished(f->h, cycle, "aborted", NULL);
+        harness_slowfs_release(f->h);
+        g_assert_true(harness_wait_logind_line(f->h, "prepare-for-sleep false", 20000));
+        const char *const order[] = { "power/pm_test devices ok", "power/state mem ok", "power/pm_test freezer ok",
+                                      NULL };
+        assert_fakesys_sequence(f, order);
+        harness_assert_sys(f->h, "power/pm_test", PM_TEST_BEFORE);
+        g_autofree char *record = g_build_filename(f->h->dir, "state", "kernel", NULL);
+        g_assert_false(g_file_test(record, G_FILE_TEST_EXISTS));
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &flog, NULL, NULL));
+        g_assert_nonnull(strstr(flog, "/sys/power/pm_test stays devices until that sleep is over"));
+}
+
 /* pm_test goes in before logind is asked: refused (the level vanished
  * after Sleep checked it), nothing sleeps, where from the pre systemd-sleep
  * would have slept for real */
@@ -629,6 +672,8 @@ int main(int argc, char **argv) {
                 logind = { .scratch = true, .logind = true },
                 driver_logind = { .config = "[Sleep]\nDriver=logind\n" },
                 logind_plain = { .logind = true },
+                logind_stall = { .scratch = true, .logind = true, .slowfs = true,
+                                 .config = "[Flush]\nTimeoutMs=2000\nOnTimeout=continue\n" },
                 mem_sleep_s2idle = { .config = "[Sleep]\nMemSleep=s2idle\n" },
                 logind_mem_sleep = { .logind = true, .sleep_conf = "[Sleep]\nMemorySleepMode=deep\n" },
                 logind_freeze = { .logind = true, .sleep_conf = "[Sleep]\nSuspendState=freeze\n" },
@@ -655,6 +700,7 @@ int main(int argc, char **argv) {
         ADD("logind-suspend-state-conflict", test_logind_suspend_state_conflict, logind_freeze);
         ADD("logind-knob-refused", test_logind_knob_refused, logind_plain);
         ADD("logind-pm-test-refused", test_logind_pm_test_refused, logind_plain);
+        ADD("logind-pm-test-kept-after-cancel", test_logind_pm_test_kept_after_cancel, logind_stall);
         ADD("logind-direct-bypasses", test_direct_bypasses_logind, logind_direct);
         ADD("logind-crash-handed-over-restart", test_logind_crash_handed_over_restart, logind_crash);
         ADD("logind-crash-handed-over-thaw-all", test_logind_crash_handed_over_thaw_all, logind_crash);

@@ -9,7 +9,12 @@ FRIDGE_PACKAGES=(
   libumockdev-dev umockdev
   dbus libxml2-utils
   systemd groff-base man-db
-  python3-dbusmock xvfb dunst imagemagick
+  # tests/integration/test-desktop.c: a display, a terminal, a notification
+  # server, typing and screenshots (xwd), a notification to wait for dunst,
+  # and convert for the PNG it keeps
+  xvfb xterm xdotool dunst x11-apps libnotify-bin imagemagick
+  # tests/integration/test-agent.c: the notification server mock
+  python3-dbusmock
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
@@ -19,6 +24,8 @@ FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
 # the guest's root file system is built with mmdebstrap, its image with
 # mkfs.ext4 -d.
 FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs)
+# The Debian package (tests/package): dpkg-buildpackage and lintian
+FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -53,6 +60,11 @@ fridge_build() {
 fridge_ensure_vm_packages() {
   local FRIDGE_PACKAGES=()
   fridge_ensure_packages "${FRIDGE_VM_PACKAGES[@]}" "$@"
+}
+
+fridge_ensure_package_packages() {
+  local FRIDGE_PACKAGES=()
+  fridge_ensure_packages "${FRIDGE_PACKAGE_PACKAGES[@]}"
 }
 
 fridge_ensure_system_packages() {

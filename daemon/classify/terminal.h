@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The caller's terminal: whoever holds the master side of the pseudo-
+ * terminal a client (fridgectl) runs on draws what the client prints and
+ * carries the keys (Esc) that cancel; a terminal emulator in a cgroup of
+ * its own (gnome-terminal-server, konsole, xterm in a scope) must stay
+ * running for the cycle to stay visible and cancellable. */
+
+/* How much of /proc one lookup may read: the processes whose fds it lists
+ * and the fd links it reads in all, so a machine with a million open fds
+ * costs a bounded walk (the worker's, never the loop's) */
+#define TERMINAL_PROCESSES_MAX 32768
+#define TERMINAL_FDS_MAX 262144
+/* The caller's ancestors looked at first: the terminal emulator, sshd,
+ * tmux and screen are usually one of them */
+#define TERMINAL_ANCESTORS_MAX 64
+
+/* /proc/PID/stat: field 4 (ppid) and field 7 (tty_nr), counted after the
+ * last ')' since comm may hold spaces and parentheses. -EBADMSG. */
+int terminal_parse_stat(const char *text, pid_t *ret_ppid, unsigned *ret_tty_nr);
+
+/* The pts number of a tty_nr (the kernel's new_encode_dev() of the
+ * terminal): majors 136 to 143 are the Unix98 pty slaves. -ENOTTY when
+ * there is no terminal (0) or it is no pseudo-terminal (a VT, a serial
+ * line). */
+int terminal_pts_of_tty_nr(unsigned tty_nr, unsigned *ret_index);
+
+/* A /proc/PID/fdinfo/FD text's "tty-index:" (ptmx fds have it), -ENOENT
+ * when it has none, -EBADMSG when it is not a number. */
+int terminal_parse_fdinfo_tty_index(const char *text, unsigned *ret_index);
+
+/* Whether an fd link's target is the pty multiplexer (/dev/ptmx, or
+ * /dev/pts/ptmx opened directly). */
+bool terminal_is_ptmx(const char *target);
+
+/* The process holding the master of pid's controlling terminal, under the
+ * proc root: pid's ancestors first, then every process, within the bounds
+ * above. Returns 1 with its pid and a reason ("terminal of the caller:
+ * xterm (pid 812) holds /dev/pts/3's master"; g_free), 0 when pid has no
+ * pseudo-terminal or no holder was found, <0 when pid's stat cannot be
+ * read. */
+int terminal_find_master(int proc_fd, pid_t pid, pid_t *ret_holder, char **ret_reason);

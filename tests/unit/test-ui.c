@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ui class: classes.d's [UI] and Processes=, its rank, the plan with ui
+ * cgroups, and the caller's terminal (tty_nr, fdinfo, the pty master). */
+#include <fcntl.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "classes.h"
+#include "classify.h"
+#include "detect.h"
+#include "plan.h"
+#include "process-rules.h"
+#include "terminal.h"
+#include "testdir.h"
+
+static ClassRules *rules_of(const char *text) {
+        ClassRules *r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
+        g_assert_cmpint(class_rules_add_text(r, "/etc/fridge/classes.d/t.conf", text), ==, 0);
+        return r;
+}
+
+static void test_class_string(void) {
+        g_assert_cmpstr(cgroup_class_to_string(CLASS_UI), ==, "ui");
+        g_assert_cmpint(cgroup_class_from_string("ui"), ==, CLASS_UI);
+        g_assert_cmpint(cgroup_class_from_string("UI"), ==, _CLASS_INVALID);
+}
+
+static void test_ui_group(void) {
+        g_autoptr(ClassRules) r = rules_of("[UI]\n"
+                                           "Units=org.gnome.Shell@*.service\n"
+                                           "Processes=Xorg; kwin_*\n");
+        g_assert_cmpuint(r->rules->len, ==, 3);
+        CgroupClass c;
+        const char *source;
+        g_assert_true(class_rules_match(r, "u/org.gnome.Shell@wayland.service", "org.gnome.Shell@wayland.service",
+                                        &c, &source));
+        g_assert_cmpint(c, ==, CLASS_UI);
+        g_assert_cmpstr(source, ==, "/etc/fridge/classes.d/t.conf:2");
+        /* a Processes= rule says nothing of names */
+        g_assert_false(class_rules_match(r, "u/Xorg.service", "Xorg.service", &c, &source));
+        g_assert_true(class_rules_have_processes(r));
+
+        ClassProcess procs[] = {
+                { .pid = 7, .comm = "bash", .exe = "bash" },
+                { .pid = 8, .comm = "kwin_wayland", .exe = "kwin_wayland" },
+        };
+        size_t index, n;
+        g_assert_true(class_rules_match_processes(r, procs, 2, &c, &source, &index, &n));
+        g_assert_cmpint(c, ==, CLASS_UI);
+        g_assert_cmpstr(source, ==, "/etc/fridge/classes.d/t.conf:3");
+        g_assert_cmpuint(index, ==, 1);
+        g_assert_cmpuint(n, ==, 1);
+        /* comm keeps 15 bytes: the exe's basename matches the whole name */
+        ClassProcess agent = { .pid = 9, .comm = "polkit-gnome-au", .exe = "polkit-gnome-authentication-agent-1" };
+        g_autoptr(ClassRules) r2 = rules_of("[UI]\nProcesses=polkit-gnome-authentication-agent-1\n");
+        g_assert_true(class_rules_match_processes(r2, &agent, 1, NULL, NULL, NULL, NULL));
+        agent.exe = NULL;
+        g_assert_false(class_rules_match_processes(r2, &agent, 1, NULL, NULL, NULL, NULL));
+}
+
+static void test_bad_processes(void) {
+        g_autoptr(ClassRules) r = NULL;
+        g_assert_cmpint(class_rules_new(&r), ==, 0);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcesses=/usr/bin/Xorg\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcesses=\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[Ui]\nProcesses=Xorg\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcess=Xorg\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcesses=Xorg[\n"), ==, -EINVAL);
+        g_assert_cmpuint(r->rules->len, ==, 0);
+        g_assert_false(class_rules_have_processes(r));
+}
+
+/* ui > nofreeze > late > early, whatever the order of the files */
+static void test_rank(void) {
+        g_autoptr(ClassRules) r = rules_of("[UI]\nUnits=x.service\nProcesses=Xorg\n"
+                                           "[NoFreeze]\nUnits=x.service;y.service\nProcesses=Xorg;keep\n"
+                                           "[Late]\nUnits=*.service\nProcesses=*\n"
+                                           "[Early]\nUnits=*\nProcesses=*\n");
+        CgroupClass c;
+        g_assert_true(class_rules_match(r, "s/x.service", "x.service", &c, NULL));
+        g_assert_cmpint(c, ==, CLASS_UI);
+        g_assert_true(class_rules_match(r, "s/y.service", "y.service", &c, NULL));
+        g_assert_cmpint(c, ==, CLASS_NOFREEZE);
+        g_assert_true(class_rules_match(r, "s/z.service", "z.service", &c, NULL));
+        g_assert_cmpint(c, ==, CLASS_LATE);
+        g_assert_true(class_rules_match(r, "s/z.scope", "z.scope", &c, NULL));
+        g_assert_cmpint(c, ==, CLASS_EARLY);
+
+        ClassProcess procs[] = { { 1, "a", "a" }, { 2, "keep", "keep" }, { 3, "Xorg", "Xorg" } };
+        size_t index, n;
+        g_assert_true(class_rules_match_processes(r, procs, 3, &c, NULL, &index, &n));
+        g_assert_cmpint(c, ==, CLASS_UI);
+        g_assert_cmpuint(index, ==, 2);
+        g_assert_cmpuint(n, ==, 1);
+        g_assert_true(class_rules_match_processes(r, procs, 2, &c, NULL, &index, &n));
+        g_assert_cmpint(c, ==, CLASS_NOFREEZE);
+        g_assert_cmpuint(index, ==, 1);
+}
+
+static void test_reason(void) {
+        g_autofree char *alone = process_rules_reason("d.conf:12", CLASS_UI, "Xorg", 400, 0);
+        g_assert_cmpstr(alone, ==, "config d.conf:12: Xorg (pid 400)");
+        g_autofree char *shared = process_rules_reason("d.conf:12", CLASS_UI, "Xorg", 400, 2);
+        g_assert_cmpstr(shared, ==, "config d.conf:12: Xorg (pid 400) keeps its cgroup running, and with it 2 other "
+                                    "processes");
+        g_autofree char *one = process_rules_reason("d.conf:12", CLASS_NOFREEZE, "Xorg", 400, 1);
+        g_assert_true(g_str_has_suffix(one, "and with it 1 other process"));
+        /* a class that freezes keeps nothing running */
+        g_autofree char *late = process_rules_reason("d.conf:3", CLASS_LATE, "rsync", 5, 3);
+        g_assert_cmpstr(late, ==, "config d.conf:3: rsync (pid 5)");
+
+        g_autofree char *deleted = process_rules_exe_name("/usr/lib/xorg/Xorg (deleted)");
+        g_assert_cmpstr(deleted, ==, "Xorg");
+        g_assert_null(process_rules_exe_name(""));
+        g_assert_null(process_rules_exe_name(NULL));
+}
+
+#define U CLASS_UI
+
+static PlanNode *node(const char *path, CgroupClass class, const char *reason, bool procs) {
+        PlanNode *n = NULL;
+        g_assert_cmpint(plan_node_new(path, class, reason, procs, &n), ==, 0);
+        return n;
+}
+
+static PlanNode *add(PlanNode *parent, const char *name, CgroupClass class, bool procs, const char *reason) {
+        g_autofree char *path = g_strdup_printf("%s/%s", parent->path, name);
+        return plan_node_add_child(parent, node(path, class, reason, procs));
+}
+
+static const PlanEntry *entry(const Plan *p, guint i) {
+        g_assert_cmpuint(i, <, p->entries->len);
+        return p->entries->pdata[i];
+}
+
+/* ui cgroups come after nofreeze ones and are in no stage */
+static void test_plan_with_ui(void) {
+        g_autoptr(PlanNode) root = node("user.slice", CLASS_EARLY, "default", false);
+        PlanNode *u = add(root, "user-1000.slice", CLASS_EARLY, false, "default");
+        add(u, "session-2.scope", U, true, "config d.conf:3: Xorg (pid 400)");
+        add(u, "app.service", CLASS_EARLY, true, "default");
+        add(u, "keep.service", CLASS_NOFREEZE, true, "config k.conf:2");
+        /* an inner ui cgroup with processes of its own keeps its reason */
+        PlanNode *term = add(u, "term.scope", U, true, "terminal of the caller: xterm (pid 9) holds /dev/pts/3's master");
+        add(term, "child", CLASS_EARLY, true, "default");
+        /* a subtree all ui is one entry */
+        PlanNode *shell = add(u, "shell.slice", U, false, "config d.conf:4");
+        add(shell, "a.service", U, true, "config d.conf:4");
+        add(shell, "b.service", U, true, "config d.conf:4");
+
+        PlanNode *roots[] = { root };
+        g_autoptr(Plan) p = plan_build(roots, 1);
+        g_assert_cmpuint(p->entries->len, ==, 6);
+        g_assert_cmpuint(p->n_early, ==, 2);
+        g_assert_cmpuint(p->n_late, ==, 0);
+        g_assert_cmpuint(p->n_ui, ==, 3);
+        g_assert_cmpstr(entry(p, 0)->cgroup, ==, "user.slice/user-1000.slice/app.service");
+        g_assert_cmpstr(entry(p, 1)->cgroup, ==, "user.slice/user-1000.slice/term.scope/child");
+        g_assert_cmpint(entry(p, 2)->class, ==, CLASS_NOFREEZE);
+        g_assert_cmpstr(entry(p, 3)->cgroup, ==, "user.slice/user-1000.slice/session-2.scope");
+        g_assert_cmpstr(plan_entry_class_name(entry(p, 3)), ==, "ui");
+        g_assert_cmpstr(entry(p, 3)->reason, ==, "config d.conf:3: Xorg (pid 400)");
+        g_assert_cmpstr(entry(p, 4)->cgroup, ==, "user.slice/user-1000.slice/shell.slice");
+        g_assert_cmpint(entry(p, 4)->class, ==, U);
+        g_assert_cmpstr(entry(p, 4)->reason, ==, "config d.conf:4");
+        g_assert_cmpstr(entry(p, 5)->cgroup, ==, "user.slice/user-1000.slice/term.scope");
+        g_assert_cmpint(entry(p, 5)->class, ==, U);
+        g_assert_true(g_str_has_prefix(entry(p, 5)->reason, "terminal of the caller"));
+}
+
+/* ---- the walk with Processes= and the caller's ui cgroups, on a fake
+ * cgroup mount and /proc ---- */
+
+typedef struct Fixture {
+        char *base;
+        int proc_fd, cgroup_fd;
+} Fixture;
+
+static void put_proc(Fixture *f, int pid, const char *comm, const char *exe) {
+        g_autofree char *c = g_strdup_printf("proc/%d/comm", pid), *e = g_strdup_printf("%s/proc/%d/exe", f->base, pid);
+        g_autofree char *text = g_strdup_printf("%s\n", comm);
+        testdir_put(f->base, c, text);
+        if (exe)
+                g_assert_cmpint(symlink(exe, e), ==, 0);
+}
+
+static Plan *walk_plan(Fixture *f, const ClassRules *rules, GHashTable *ui, GHashTable *private_reasons) {
+        char *roots[] = { (char *) "user.slice", NULL };
+        ClassifyInput in = { .cgroup_fd = f->cgroup_fd, .proc_fd = f->proc_fd, .roots = roots, .rules = rules,
+                             .ui = ui, .private_reasons = private_reasons };
+        g_autoptr(GPtrArray) trees = NULL;
+        g_assert_cmpint(classify_tree(&in, &trees), ==, 0);
+        return plan_build((PlanNode *const *) trees->pdata, trees->len);
+}
+
+static const PlanEntry *find(const Plan *p, const char *cgroup) {
+        for (guint i = 0; i < p->entries->len; i++)
+                if (g_str_equal(entry(p, i)->cgroup, cgroup))
+                        return entry(p, i);
+        g_error("no entry %s", cgroup);
+}
+
+static void test_walk_processes(void) {
+        Fixture f = { .base = g_dir_make_tmp("test-ui-XXXXXX", NULL) };
+        g_assert_nonnull(f.base);
+        /* an X11 session without user units: Xorg and two applications */
+        testdir_put(f.base, "cg/user.slice/cgroup.procs", "");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/cgroup.procs", "");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/session-2.scope/cgroup.procs", "400\n401\n402\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/session-2.scope/sub/cgroup.procs", "403\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/app.scope/cgroup.procs", "500\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/term.scope/cgroup.procs", "600\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/dunst.scope/cgroup.procs", "700\n");
+        put_proc(&f, 400, "Xorg", "/usr/lib/xorg/Xorg");
+        put_proc(&f, 401, "firefox", "/usr/lib/firefox/firefox");
+        put_proc(&f, 402, "gimp", NULL);
+        put_proc(&f, 403, "child", NULL);
+        put_proc(&f, 500, "Xorgish", "/usr/bin/Xorgish");
+        put_proc(&f, 600, "xterm", "/usr/bin/xterm");
+        put_proc(&f, 700, "dunst", "/usr/bin/dunst");
+        f.proc_fd = testdir_open(f.base, "proc");
+        f.cgroup_fd = testdir_open(f.base, "cg");
+
+        g_autoptr(ClassRules) rules = rules_of("[UI]\nProcesses=Xorg;dunst\n");
+        g_autoptr(GHashTable) ui = g_hash_table_new(g_str_hash, g_str_equal);
+        g_hash_table_insert(ui, (char *) "user.slice/user-1000.slice/term.scope",
+                            (char *) "terminal of the caller: xterm (pid 600) holds /dev/pts/3's master");
+        g_autoptr(GHashTable) private_reasons = detect_private_reasons_new();
+        g_autoptr(Plan) p = walk_plan(&f, rules, ui, private_reasons);
+
+        const PlanEntry *s = find(p, "user.slice/user-1000.slice/session-2.scope");
+        g_assert_cmpint(s->class, ==, CLASS_UI);
+        g_assert_cmpstr(s->reason, ==, "config /etc/fridge/classes.d/t.conf:2: Xorg (pid 400) keeps its cgroup "
+                                       "running, and with it 2 other processes");
+        /* another user reads it redacted */
+        g_assert_cmpstr(detect_reason_for(private_reasons, s->reason, 12345), ==,
+                        "config /etc/fridge/classes.d/t.conf:2: [hidden] (pid 0) keeps its cgroup running, and with "
+                        "it 2 other processes");
+        /* Processes= is not inherited: the child cgroup has no Xorg */
+        g_assert_cmpint(find(p, "user.slice/user-1000.slice/session-2.scope/sub")->class, ==, CLASS_EARLY);
+        g_assert_cmpint(find(p, "user.slice/user-1000.slice/app.scope")->class, ==, CLASS_EARLY);
+        const PlanEntry *d = find(p, "user.slice/user-1000.slice/dunst.scope");
+        g_assert_cmpint(d->class, ==, CLASS_UI);
+        g_assert_cmpstr(d->reason, ==, "config /etc/fridge/classes.d/t.conf:2: dunst (pid 700)");
+        const PlanEntry *t = find(p, "user.slice/user-1000.slice/term.scope");
+        g_assert_cmpint(t->class, ==, CLASS_UI);
+        g_assert_true(g_str_has_prefix(t->reason, "terminal of the caller: xterm (pid 600)"));
+
+        close(f.proc_fd);
+        close(f.cgroup_fd);
+        testdir_remove(f.base);
+        g_free(f.base);
+}
+
+/* ---- the caller's terminal ---- */
+
+static void test_parse_stat(void) {
+        pid_t ppid;
+        unsigned tty;
+        g_assert_cmpint(terminal_parse_stat("812 (bash) S 800 812 812 34819 900 4194304 1 2 3\n", &ppid, &tty), ==, 0);
+        g_assert_cmpint(ppid, ==, 800);
+        g_assert_cmpuint(tty, ==, 34819);
+        /* comm may hold ") " and spaces */
+        g_assert_cmpint(terminal_parse_stat("9 (a) S 1 (b) R 77 1 1 0 -1 0\n", &ppid, &tty), ==, 0);
+        g_assert_cmpint(ppid, ==, 77);
+        g_assert_cmpuint(tty, ==, 0);
+        g_assert_cmpint(terminal_parse_stat("9 (x) S 1 1 1\n", &ppid, &tty), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_stat("9 x S 1 1 1 0\n", &ppid, &tty), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_stat("9 (x) S y 1 1 0 1\n", &ppid, &tty), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_stat(NULL, &ppid, &tty), ==, -EBADMSG);
+}
+
+static void test_pts_of_tty_nr(void) {
+        unsigned index;
+        /* 136:3, /dev/pts/3 */
+        g_assert_cmpint(terminal_pts_of_tty_nr(34819, &index), ==, 0);
+        g_assert_cmpuint(index, ==, 3);
+        /* 137:5 is pts 261 */
+        g_assert_cmpint(terminal_pts_of_tty_nr((137u << 8) | 5, &index), ==, 0);
+        g_assert_cmpuint(index, ==, 261);
+        /* minors past 255 go to bits 20 and up */
+        g_assert_cmpint(terminal_pts_of_tty_nr((136u << 8) | 0x12 | (0x3u << 20), &index), ==, 0);
+        g_assert_cmpuint(index, ==, 0x312);
+        /* no terminal, a VT (4:1), a serial line (4:64) */
+        g_assert_cmpint(terminal_pts_of_tty_nr(0, &index), ==, -ENOTTY);
+        g_assert_cmpint(terminal_pts_of_tty_nr((4u << 8) | 1, &index), ==, -ENOTTY);
+        g_assert_cmpint(terminal_pts_of_tty_nr((4u << 8) | 64, &index), ==, -ENOTTY);
+        g_assert_cmpint(terminal_pts_of_tty_nr((144u << 8) | 1, &index), ==, -ENOTTY);
+        g_assert_cmpint(terminal_pts_of_tty_nr((unsigned) -1, &index), ==, -ENOTTY);
+}
+
+static void test_fdinfo(void) {
+        unsigned index;
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("pos:\t0\nflags:\t0100002\nmnt_id:\t25\nino:\t2\n"
+                                                        "tty-index:\t3\n", &index), ==, 0);
+        g_assert_cmpuint(index, ==, 3);
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("tty-index:\t17", &index), ==, 0);
+        g_assert_cmpuint(index, ==, 17);
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("pos:\t0\nflags:\t02\n", &index), ==, -ENOENT);
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("pos:\t0\nx-tty-index:\t3\n", &index), ==, -ENOENT);
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("tty-index:\tx\n", &index), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_fdinfo_tty_index("", &index), ==, -ENOENT);
+        g_assert_true(terminal_is_ptmx("/dev/ptmx"));
+        g_assert_true(terminal_is_ptmx("/dev/pts/ptmx"));
+        g_assert_false(terminal_is_ptmx("/dev/pts/3"));
+        g_assert_false(terminal_is_ptmx(NULL));
+}
+
+/* The real thing: this process holds a pty's master and a child of it
+ * runs on the pty as its controlling terminal; the child's terminal leads
+ * back here */
+static void test_find_master(void) {
+        int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (master < 0) {
+                g_test_skip("no pseudo-terminals here");
+                return;
+        }
+        g_assert_cmpint(grantpt(master), ==, 0);
+        g_assert_cmpint(unlockpt(master), ==, 0);
+        g_autofree char *name = g_strdup(ptsname(master));
+        int ready[2], release[2];
+        g_assert_cmpint(pipe(ready), ==, 0);
+        g_assert_cmpint(pipe(release), ==, 0);
+        pid_t child = fork();
+        g_assert_cmpint(child, >=, 0);
+        if (child == 0) {
+                close(ready[0]);
+                close(release[1]);
+                if (setsid() < 0)
+                        _exit(10 + errno);
+                int slave = open(name, O_RDWR);
+                if (slave < 0)
+                        _exit(100 + errno);
+                if (ioctl(slave, TIOCSCTTY, 0) < 0)
+                        _exit(200 + errno);
+                char c;
+                (void) !write(ready[1], "r", 1);
+                (void) !read(release[0], &c, 1); /* until the parent closes its end */
+                _exit(0);
+        }
+        close(ready[1]);
+        close(release[0]);
+        char c;
+        if (read(ready[0], &c, 1) != 1) {
+                int st;
+                g_assert_cmpint(waitpid(child, &st, 0), ==, child);
+                g_error("the child could not take %s as its terminal: exit %d", name, WEXITSTATUS(st));
+        }
+        int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        pid_t holder = 0;
+        g_autofree char *reason = NULL;
+        int r = terminal_find_master(proc_fd, child, &holder, &reason);
+        close(release[1]);
+        close(ready[0]);
+        int status;
+        g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+        g_assert_cmpint(r, ==, 1);
+        g_assert_cmpint(holder, ==, getpid());
+        g_autofree char *want = g_strdup_printf("(pid %d) holds %s's master", (int) getpid(), name);
+        g_assert_true(g_str_has_prefix(reason, "terminal of the caller: "));
+        g_assert_true(g_str_has_suffix(reason, want));
+
+        /* a process without a terminal has none to keep */
+        g_autofree char *none = NULL;
+        pid_t h2 = 0;
+        pid_t bare = fork();
+        if (bare == 0) {
+                setsid();
+                pause();
+                _exit(0);
+        }
+        /* setsid() has run once its stat shows the new session: wait for that, not for a time */
+        for (;;) {
+                g_autofree char *stat_path = g_strdup_printf("/proc/%d/stat", (int) bare), *text = NULL;
+                pid_t pp;
+                unsigned tty;
+                g_assert_true(g_file_get_contents(stat_path, &text, NULL, NULL));
+                g_assert_cmpint(terminal_parse_stat(text, &pp, &tty), ==, 0);
+                if (tty == 0)
+                        break;
+                g_usleep(1000);
+        }
+        g_assert_cmpint(terminal_find_master(proc_fd, bare, &h2, &none), ==, 0);
+        kill(bare, SIGKILL);
+        g_assert_cmpint(waitpid(bare, &status, 0), ==, bare);
+        close(proc_fd);
+        close(master);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/ui/class-string", test_class_string);
+        g_test_add_func("/ui/ui-group", test_ui_group);
+        g_test_add_func("/ui/bad-processes", test_bad_processes);
+        g_test_add_func("/ui/rank", test_rank);
+        g_test_add_func("/ui/reason", test_reason);
+        g_test_add_func("/ui/plan", test_plan_with_ui);
+        g_test_add_func("/ui/walk-processes", test_walk_processes);
+        g_test_add_func("/ui/parse-stat", test_parse_stat);
+        g_test_add_func("/ui/pts-of-tty-nr", test_pts_of_tty_nr);
+        g_test_add_func("/ui/fdinfo", test_fdinfo);
+        g_test_add_func("/ui/find-master", test_find_master);
+        return g_test_run();
+}
