@@ -360,6 +360,14 @@ static void expect_finished(Harness *h, uint64_t cycle, const char *result, cons
         g_assert_cmpstr(e, ==, error);
 }
 
+/* The agent running, and a cycle held in prepare by a delay inhibitor
+ * (closing *ret_delay lets it go on): Cancel can still stop it there */
+static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
+        start_agent(f);
+        *ret_delay = inhibit_delay(f->h);
+        return sleep_ok(f->h);
+}
+
 /* ---- cases ---- */
 
 /* One notification for the cycle: its id kept, the value rising, Cancel
@@ -367,9 +375,8 @@ static void expect_finished(Harness *h, uint64_t cycle, const char *result, cons
  * reason at the state write; then the result in its place */
 static void test_progress_and_result(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        start_agent(f);
-        int delay = inhibit_delay(f->h);
-        uint64_t cycle = sleep_ok(f->h);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
         /* fridged names what the cycle waits for */
         guint first = wait_note(f, 0, body_has, "Preparing: waiting for 1 delay inhibitor: test (holding the cycle in "
                                 "prepare, pid ", "naming the delay inhibitor");
@@ -416,9 +423,8 @@ static void test_logind_withdrawn_at_hand_over(Fixture *f, gconstpointer data) {
                 g_test_skip("LOGIND_STANDIN is not set");
                 return;
         }
-        start_agent(f);
-        int delay = inhibit_delay(f->h);
-        uint64_t cycle = sleep_ok(f->h);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
         guint first = wait_note(f, 0, offers_cancel, NULL, "offering Cancel before the hand-over");
         harness_control(f->h, "hold-write power/state");
         close(delay);
@@ -437,9 +443,8 @@ static void test_logind_withdrawn_at_hand_over(Fixture *f, gconstpointer data) {
 /* The user presses Cancel: the cycle is cancelled before anything sleeps */
 static void test_cancel_action(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        start_agent(f);
-        int delay = inhibit_delay(f->h);
-        uint64_t cycle = sleep_ok(f->h);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
         guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
         g_autoptr(GPtrArray) all = notes(f);
         uint32_t id = i == 0 ? 1 : ((Note *) all->pdata[i])->replaces;
@@ -525,9 +530,8 @@ static void test_fridged_restart(Fixture *f, gconstpointer data) {
  * report turns it into a failure, urgency critical */
 static void test_fridged_killed_mid_cycle(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        start_agent(f);
-        int delay = inhibit_delay(f->h);
-        uint64_t cycle = sleep_ok(f->h);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
         guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
         harness_kill_fridged(f->h, SIGKILL);
         guint gone = wait_note(f, i + 1, body_has, "fridged stopped during the cycle", "saying fridged stopped");
@@ -621,9 +625,8 @@ static void test_dunst_screenshot(Fixture *f, gconstpointer data) {
         g_autofree char *png = g_build_filename(f->h->dir, "blank.png", NULL);
         g_assert_cmpuint(screen_colours(display, png), ==, 1); /* nothing shown yet */
 
-        start_agent(f);
-        int delay = inhibit_delay(f->h);
-        uint64_t cycle = sleep_ok(f->h);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
         const char *dir = harness_env("AGENT_ARTIFACT_DIR");
         g_autofree char *shot = g_build_filename(dir ? dir : f->h->dir, "fridge-agent-dunst.png", NULL);
         unsigned colours = 0;
