@@ -12,6 +12,7 @@ struct CycleWatch {
         guint props_sub, signals_sub;
         char *owner;                    /* the name's owner, NULL while fridged is away */
         GCancellable *cancel;           /* the GetAll of the owner now */
+        GCancellable *cancel_calls;     /* the Cancel calls, which may outlive nothing of this */
         bool seen;                      /* fridged was on the bus once: its leaving is worth a line */
         AgentCycle cycle;
 };
@@ -149,6 +150,7 @@ int cycle_watch_new(GDBusConnection *system, const CycleWatchOps *ops, void *use
         w->bus = g_object_ref(system);
         w->ops = ops;
         w->userdata = userdata;
+        w->cancel_calls = g_cancellable_new();
         /* By the well-known name, so that the bus routes a new owner's
          * first signals to us at once; from_fridged() checks the sender */
         w->props_sub = g_dbus_connection_signal_subscribe(system, FRIDGE_BUS_NAME, "org.freedesktop.DBus.Properties",
@@ -170,29 +172,40 @@ CycleWatch *cycle_watch_free(CycleWatch *w) {
         g_dbus_connection_signal_unsubscribe(w->bus, w->props_sub);
         g_dbus_connection_signal_unsubscribe(w->bus, w->signals_sub);
         forget_owner(w);
+        g_cancellable_cancel(w->cancel_calls);
+        g_clear_object(&w->cancel_calls);
         agent_cycle_clear(&w->cycle);
         g_clear_object(&w->bus);
         g_free(w);
         return NULL;
 }
 
+typedef struct CancelCall {
+        CycleWatch *watch;
+        uint64_t cycle;
+} CancelCall;
+
 static void on_cancel_reply(GObject *source, GAsyncResult *res, gpointer userdata) {
-        g_autofree uint64_t *cycle = userdata;
+        g_autofree CancelCall *call = userdata;
         g_autoptr(GError) e = NULL;
         g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &e);
-        g_autofree char *remote = e ? g_dbus_error_get_remote_error(e) : NULL;
-        if (e)
-                g_dbus_error_strip_remote_error(e);
-        if (!reply)
-                g_message("Cancel of cycle %" G_GUINT64_FORMAT " refused: %s%s%s", *cycle,
-                          e->message, remote ? " " : "", remote ? remote : "");
-        else
-                g_message("Cycle %" G_GUINT64_FORMAT " cancelled", *cycle);
+        if (reply) {
+                g_message("Cycle %" G_GUINT64_FORMAT " cancelled", call->cycle);
+                return;
+        }
+        g_autofree char *remote = g_dbus_error_get_remote_error(e);
+        g_dbus_error_strip_remote_error(e);
+        g_message("Cancel of cycle %" G_GUINT64_FORMAT " refused: %s%s%s", call->cycle, e->message,
+                  remote ? " " : "", remote ? remote : "");
+        if (!g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                call->watch->ops->cancel_refused(call->watch->userdata, call->cycle, e->message);
 }
 
 /* A password prompt may take the user a while */
 void cycle_watch_cancel(CycleWatch *w, uint64_t cycle) {
+        CancelCall *call = g_new(CancelCall, 1);
+        *call = (CancelCall) { w, cycle };
         g_dbus_connection_call(w->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Cancel",
                                g_variant_new("(t)", cycle), NULL, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
-                               G_MAXINT, NULL, on_cancel_reply, g_memdup2(&cycle, sizeof(cycle)));
+                               G_MAXINT, w->cancel_calls, on_cancel_reply, call);
 }

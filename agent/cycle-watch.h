@@ -18,6 +18,8 @@ typedef struct CycleWatchOps {
                          const char *message);
         /* fridged left the bus (a restarted one reports the cycle it left) */
         void (*vanished)(void *userdata);
+        /* Cancel(cycle) was refused: fridged's or polkit's message */
+        void (*cancel_refused)(void *userdata, uint64_t cycle, const char *message);
 } CycleWatchOps;
 
 typedef struct CycleWatch CycleWatch;
@@ -28,5 +30,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleWatch, cycle_watch_free)
 
 /* The cycle as last reported (borrowed) */
 const AgentCycle *cycle_watch_cycle(const CycleWatch *w);
-/* Cancel(cycle), with polkit allowed to ask; a refusal is logged */
+/* Cancel(cycle), with polkit allowed to ask; a refusal is logged and
+ * reported through cancel_refused */
 void cycle_watch_cancel(CycleWatch *w, uint64_t cycle);

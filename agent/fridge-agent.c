@@ -31,6 +31,7 @@ typedef struct Agent {
         char *kind;
         uint64_t slept_usec;            /* UINT64_MAX until Resumed */
         char *wake_reason;
+        char *cancel_refused;           /* why the last Cancel was refused, shown until the cycle ends */
         int64_t last_update;            /* monotonic µs of the last progress update */
         guint update_timer;
 } Agent;
@@ -40,6 +41,7 @@ static void agent_forget_cycle(Agent *a) {
         g_clear_pointer(&a->slot, notify_slot_unref);
         g_clear_pointer(&a->kind, g_free);
         g_clear_pointer(&a->wake_reason, g_free);
+        g_clear_pointer(&a->cancel_refused, g_free);
         a->cycle = 0;
         a->slept_usec = UINT64_MAX;
 }
@@ -50,7 +52,10 @@ static void agent_show_progress(Agent *a) {
                 return;
         static const char *const cancel[] = { ACTION_CANCEL, "Cancel", NULL };
         g_autofree char *summary = text_summary(c->kind);
-        g_autofree char *body = text_body(c);
+        g_autofree char *text = text_body(c);
+        g_autofree char *refused = a->cancel_refused ? g_markup_escape_text(a->cancel_refused, -1) : NULL;
+        g_autofree char *body = refused ? g_strdup_printf("%s\nCancel was refused: %s", text, refused)
+                                        : g_strdup(text);
         NotifyRequest req = {
                 .summary = summary, .body = body, .actions = c->cancellable ? cancel : NULL,
                 .value = text_value(c->progress), .urgency = 1, .expire_ms = 0, .progress = true,
@@ -67,15 +72,7 @@ static gboolean on_update_timer(gpointer userdata) {
 }
 
 /* Throttled: the latest state goes out at most every UPDATE_INTERVAL_USEC */
-static void on_changed(void *userdata, const AgentCycle *c) {
-        Agent *a = userdata;
-        if (c->id != a->cycle) {
-                agent_forget_cycle(a);
-                a->cycle = c->id;
-                a->slot = notify_slot_new();
-                a->kind = g_strdup(c->kind);
-                a->last_update = 0;
-        }
+static void agent_schedule_update(Agent *a) {
         if (a->update_timer)
                 return;
         int64_t due = a->last_update ? a->last_update + UPDATE_INTERVAL_USEC : 0;
@@ -85,6 +82,18 @@ static void on_changed(void *userdata, const AgentCycle *c) {
                 return;
         }
         a->update_timer = g_timeout_add((guint) ((due - now + 999) / 1000), on_update_timer, a);
+}
+
+static void on_changed(void *userdata, const AgentCycle *c) {
+        Agent *a = userdata;
+        if (c->id != a->cycle) {
+                agent_forget_cycle(a);
+                a->cycle = c->id;
+                a->slot = notify_slot_new();
+                a->kind = g_strdup(c->kind);
+                a->last_update = 0;
+        }
+        agent_schedule_update(a);
 }
 
 static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason) {
@@ -132,6 +141,16 @@ static void on_vanished(void *userdata) {
         notify_show(a->notify, a->slot, &req);
 }
 
+/* The user pressed Cancel and nothing stopped: the notification says why */
+static void on_cancel_refused(void *userdata, uint64_t cycle, const char *message) {
+        Agent *a = userdata;
+        if (cycle != a->cycle)
+                return;
+        g_free(a->cancel_refused);
+        a->cancel_refused = g_strdup(message);
+        agent_schedule_update(a);
+}
+
 static void on_action(void *userdata, uint32_t id, const char *key) {
         Agent *a = userdata;
         if (!a->slot || a->slot->id != id || !g_str_equal(key, ACTION_CANCEL))
@@ -145,6 +164,7 @@ static const CycleWatchOps agent_watch_ops = {
         .resumed = on_resumed,
         .finished = on_finished,
         .vanished = on_vanished,
+        .cancel_refused = on_cancel_refused,
 };
 
 static gboolean on_term(gpointer userdata) {

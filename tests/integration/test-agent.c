@@ -368,6 +368,25 @@ static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
         return sleep_ok(f->h);
 }
 
+/* The server's ActionInvoked for the notification of Notify call `i`, as
+ * when the user presses Cancel; the notification's id */
+static uint32_t press_cancel(Fixture *f, guint i) {
+        g_autoptr(GPtrArray) all = notes(f);
+        uint32_t id = i == 0 ? 1 : ((Note *) all->pdata[i])->replaces; /* the mock's first id is 1 */
+        GVariantBuilder args;
+        g_variant_builder_init(&args, G_VARIANT_TYPE("av"));
+        g_variant_builder_add(&args, "v", g_variant_new_uint32(id));
+        g_variant_builder_add(&args, "v", g_variant_new_string("cancel"));
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
+                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
+                g_variant_new("(sssav)", NOTIFY_NAME, "ActionInvoked", "us", &args), NULL, G_DBUS_CALL_FLAGS_NONE,
+                -1, NULL, &e);
+        g_assert_no_error(e);
+        g_assert_nonnull(r);
+        return id;
+}
+
 /* ---- cases ---- */
 
 /* One notification for the cycle: its id kept, the value rising, Cancel
@@ -446,20 +465,7 @@ static void test_cancel_action(Fixture *f, gconstpointer data) {
         int delay;
         uint64_t cycle = start_held_cycle(f, &delay);
         guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
-        g_autoptr(GPtrArray) all = notes(f);
-        uint32_t id = i == 0 ? 1 : ((Note *) all->pdata[i])->replaces;
-
-        GVariantBuilder args;
-        g_variant_builder_init(&args, G_VARIANT_TYPE("av"));
-        g_variant_builder_add(&args, "v", g_variant_new_uint32(id));
-        g_variant_builder_add(&args, "v", g_variant_new_string("cancel"));
-        g_autoptr(GError) e = NULL;
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
-                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
-                g_variant_new("(sssav)", NOTIFY_NAME, "ActionInvoked", "us", &args), NULL, G_DBUS_CALL_FLAGS_NONE,
-                -1, NULL, &e);
-        g_assert_no_error(e);
-        g_assert_nonnull(r);
+        uint32_t id = press_cancel(f, i);
 
         expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
         close(delay);
@@ -482,6 +488,24 @@ static void test_cancel_action(Fixture *f, gconstpointer data) {
                 g_assert_true(g_file_get_contents(f->h->polkit_log, &plog, NULL, NULL));
                 g_assert_nonnull(strstr(plog, "io.fridge.sleep 65534 yes 1\n"));
         }
+}
+
+/* polkit says no: the cycle goes on, and the notification says why the
+ * Cancel did nothing */
+static void test_cancel_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        press_cancel(f, i);
+        guint j = wait_note(f, i + 1, body_has, "Cancel was refused: ", "saying the Cancel was refused");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n = all->pdata[j];
+        g_test_message("refused: %s", n->body);
+        g_assert_nonnull(strstr(n->body, "io.fridge.sleep"));
+        g_assert_true(offers_cancel(n, NULL)); /* it may still be tried, once allowed */
+        close(delay);
+        expect_finished(f->h, cycle, "done", "");
 }
 
 /* systemd-sleep's cycle (the hook's pre): no Cancel, and the reason */
@@ -655,6 +679,8 @@ int main(int argc, char **argv) {
                                  bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
                                  dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" },
                                  logind = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .logind = true },
+                                 denied = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
+                                            .polkit_table = "io.fridge.sleep 65534 no\n" },
                                  user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
                                           .polkit_table = "io.fridge.sleep 65534 yes\n" };
         harness_init(&argc, &argv);
@@ -663,6 +689,7 @@ int main(int argc, char **argv) {
         ADD("logind-withdrawn-at-hand-over", test_logind_withdrawn_at_hand_over, logind);
         ADD("cancel-action", test_cancel_action, mock);
         ADD("cancel-action-as-user", test_cancel_action, user);
+        ADD("cancel-refused", test_cancel_refused, denied);
         ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
         ADD("fridged-restart", test_fridged_restart, mock);
         ADD("fridged-killed-mid-cycle", test_fridged_killed_mid_cycle, mock);
