@@ -76,8 +76,11 @@ static const struct {
         { "hook",         COMMAND_HOOK },
         { "inhibit",      COMMAND_INHIBIT },
         { "inhibitors",   COMMAND_INHIBITORS },
+        { "plot",         COMMAND_PLOT },
+        { "can-sleep",    COMMAND_CAN_SLEEP },
 };
 
+static const char *const sleep_kinds[] = { "suspend", "hibernate", "hybrid-sleep" };
 /* systemd-sleep's kinds; fridged maps suspend-then-hibernate */
 static const char *const hook_kinds[] = { "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate" };
 
@@ -328,9 +331,18 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
         }
         if (a->command == COMMAND_HOOK)
                 return apply_hook_word(word, a, err, err_size);
-        if (a->command == COMMAND_CANCEL && !*have_cycle) {
-                if (parse_u64(word, &a->cycle) < 0)
-                        return usage_error(err, err_size, "cancel: \"%s\" is not a cycle id", word);
+        if (a->command == COMMAND_CAN_SLEEP && !a->sleep_kind) {
+                if (!word_in(word, sleep_kinds, ELEMENTSOF(sleep_kinds)))
+                        return usage_error(err, err_size,
+                                           "can-sleep: unknown kind \"%s\" (expected suspend, hibernate or "
+                                           "hybrid-sleep)", word);
+                a->sleep_kind = word;
+                return 0;
+        }
+        if ((a->command == COMMAND_CANCEL || a->command == COMMAND_PLOT) && !*have_cycle) {
+                if (parse_u64(word, &a->cycle) < 0 || (a->command == COMMAND_PLOT && a->cycle == 0))
+                        return usage_error(err, err_size, "%s: \"%s\" is not a cycle id",
+                                           a->command == COMMAND_PLOT ? "plot" : "cancel", word);
                 *have_cycle = true;
                 return 0;
         }

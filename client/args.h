@@ -25,6 +25,8 @@ typedef enum Command {
         COMMAND_HOOK,
         COMMAND_INHIBIT,
         COMMAND_INHIBITORS,
+        COMMAND_PLOT,
+        COMMAND_CAN_SLEEP,
 } Command;
 
 typedef enum BusKind {
@@ -45,7 +47,7 @@ typedef struct Args {
          * hibernate and hybrid-sleep; strings borrowed from argv */
         CycleOptions sleep;
 
-        /* cancel [CYCLE]; 0 means the running cycle. */
+        /* cancel [CYCLE]: 0 means the running cycle; plot [CYCLE]: the running or last one */
         uint64_t cycle;
 
         /* hold CLASS [--who=NAME] [--why=TEXT] -- CMD [ARGS…]
@@ -56,6 +58,9 @@ typedef struct Args {
         const char *why;                /* NULL: see args_hold_why() */
         char *const *exec_argv;         /* CMD [ARGS…]: the rest of argv after "--",
                                          * NULL-terminated like argv itself */
+
+        /* can-sleep [KIND]; NULL: every kind (borrowed) */
+        const char *sleep_kind;
 
         /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;

@@ -16,3 +16,5 @@ int cmd_hold(const Args *a, sd_bus *bus);
 int cmd_hook(const Args *a, sd_bus *bus);
 int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);
+int cmd_plot(const Args *a, sd_bus *bus);
+int cmd_can_sleep(const Args *a, sd_bus *bus);

@@ -35,6 +35,10 @@ static void print_help(FILE *f) {
               "                         starts; delay: a cycle waits for CMD, bounded);\n"
               "                         exit with CMD's status\n"
               "  inhibitors             List the inhibitors held\n"
+              "  plot [CYCLE]           Draw a cycle's timeline as SVG on stdout (default:\n"
+              "                         the running or the last cycle)\n"
+              "  can-sleep [KIND]       Whether you may sleep (KIND, or each): yes, no,\n"
+              "                         challenge (a password is needed) or na\n"
               "\n"
               "Options:\n"
               "  -h --help              Show this help\n"
@@ -103,6 +107,10 @@ static int run(const Args *a) {
                 return cmd_inhibit(a, bus);
         case COMMAND_INHIBITORS:
                 return cmd_inhibitors(a, bus);
+        case COMMAND_PLOT:
+                return cmd_plot(a, bus);
+        case COMMAND_CAN_SLEEP:
+                return cmd_can_sleep(a, bus);
         case COMMAND_NONE:
                 break;
         }

@@ -60,6 +60,10 @@ pid_t bus_caller_pid(sd_bus_message *msg);
                         return _r < 0 ? _r : 1;                                     \
         } while (0)
 
+/* Who may see a cycle that `owner` started (bus-timeline.c): 1 yes, 0
+ * polkit was asked (the handler returns 1), <0 refused with `error` set */
+int bus_cycle_visible(Bus *b, sd_bus_message *msg, uid_t owner, sd_bus_error *error);
+
 /* ManagerOps: a hold or an inhibitor ended */
 void bus_on_hold_released(void *userdata, uint64_t id);
 void bus_on_inhibitor_released(void *userdata, const char *sender);
@@ -71,4 +75,5 @@ int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error
 int bus_method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_get_cycle_timeline(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -144,6 +144,7 @@ int bus_method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         g_autofree char *why = NULL;
         if (pre) {
                 manager_set_client_pid(b->manager, pid);
+                manager_set_client_uid(b->manager, uid);
                 r = manager_hook_pre(b->manager, kind, on_hook_done, call, &id, &why);
         } else
                 r = manager_hook_post(b->manager, kind, on_hook_done, call, &id, &why);

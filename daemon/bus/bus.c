@@ -33,18 +33,27 @@ static const char *const state_property_names[_PROP_MAX] = {
 
 /* ---- Sleep ---- */
 
+/* Sleep's and CanSleep's first argument */
+static int read_kind(sd_bus_message *msg, const char **ret_name, SleepKind *ret, sd_bus_error *error) {
+        int r = sd_bus_message_read(msg, "s", ret_name);
+        if (r < 0)
+                return r;
+        *ret = sleep_kind_from_string(*ret_name);
+        if (*ret < 0)
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
+                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", *ret_name);
+        return 0;
+}
+
 static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *kind_name;
+        SleepKind kind;
         _cleanup_(cycle_options_clear) CycleOptions opts = {};
 
-        int r = sd_bus_message_read(msg, "s", &kind_name);
+        int r = read_kind(msg, &kind_name, &kind, error);
         if (r < 0)
                 return r;
-        SleepKind kind = sleep_kind_from_string(kind_name);
-        if (kind < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
-                                      "kind '%s' is not one of suspend, hibernate, hybrid-sleep", kind_name);
         r = bus_options_read(msg, kind_name, &opts, error);
         if (r < 0)
                 return r;
@@ -68,6 +77,7 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
         uint64_t id;
         g_autofree char *why = NULL;
         manager_set_client_pid(b->manager, pid);
+        manager_set_client_uid(b->manager, uid);
         r = manager_start(b->manager, kind, &opts, &id, &why);
         if (r != 0)
                 return bus_error_set(error, r, why);
@@ -76,6 +86,33 @@ static int method_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error
                            "held by %s", id, uid == (uid_t) -1 ? -1 : (int) uid, (int) pid,
                            sd_bus_message_get_sender(msg), ignored);
         return sd_bus_reply_method_return(msg, "t", id);
+}
+
+/* ---- CanSleep ---- */
+
+/* logind's CanSuspend for fridge, per caller: "na" when the kernel or the
+ * configuration does not offer the kind (polkit is not asked then), else
+ * what polkit says about the actions Sleep would need, without asking
+ * the user; with a block inhibitor held, sleeping also needs leave to
+ * ignore it, as logind asks for its ignore-inhibit action */
+static int method_can_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *kind_name, *reason;
+        SleepKind kind;
+
+        int r = read_kind(msg, &kind_name, &kind, error);
+        if (r < 0)
+                return r;
+        if (!g_str_equal(manager_can(b->manager, kind, &reason), "yes"))
+                return sd_bus_reply_method_return(msg, "s", "na");
+        g_autofree char *blocks = manager_block_holders(b->manager);
+        const char *actions[3] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE,
+                                   *blocks ? POLKIT_ACTION_IGNORE_INHIBITORS : NULL };
+        PolkitAnswer answer;
+        r = polkit_check_all(b->polkit, msg, actions, &answer, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;   /* asked: the call comes back with the answer */
+        return sd_bus_reply_method_return(msg, "s", polkit_answer_to_string(answer));
 }
 
 /* ---- properties ---- */
@@ -174,6 +211,11 @@ const sd_bus_vtable fridge_vtable[] = {
                                 bus_method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(ssssuu)", inhibitors), bus_method_list_inhibitors,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCycleTimeline", SD_BUS_ARGS("t", cycle),
+                                SD_BUS_RESULT("a{sv}", info, "a(stt)", phases, "a(ssttt)", cgroups, "a(tt)", flush),
+                                bus_method_get_cycle_timeline, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CanSleep", SD_BUS_ARGS("s", kind), SD_BUS_RESULT("s", answer), method_can_sleep,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),

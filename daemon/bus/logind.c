@@ -25,6 +25,14 @@ struct Logind {
         sd_bus_slot *sleep_call;        /* pending Suspend/Hibernate/HybridSleep */
         LogindSleepDoneFunc sleep_done;
         void *sleep_userdata;
+        /* the block inhibitor that mirrors fridge's own (logind_set_block) */
+        char *block_want;               /* its why as it should be, NULL: none */
+        char *block_why;                /* as held, with block_fd */
+        int block_fd;                   /* -1 when not held */
+        sd_bus_slot *block_call;        /* pending Inhibit for block_asked */
+        char *block_asked;
+        char *block_refused;            /* the why logind last refused: not asked again */
+        bool block_warned;              /* logind's absence was logged */
 };
 
 bool logind_present(const Logind *l) {
@@ -43,23 +51,36 @@ static void release_lock(Logind *l) {
         close(TAKE_FD(l->lock_fd));
 }
 
-static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Logind *l = userdata;
+/* Our copy of the fd of logind's answer to Inhibit, or -1 once the
+ * warning says why there is none (`what`, `consequence`: for it) */
+static int inhibit_reply_fd(sd_bus_message *reply, const char *what, const char *consequence) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         int fd;
-
-        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
         if (e) {
-                log_warning("logind refused fridged's delay lock: %s", e->message);
-                return 0;
+                log_warning("logind refused fridged's %s (%s)%s", what, e->message, consequence);
+                return -1;
         }
         if (sd_bus_message_read(reply, "h", &fd) < 0 || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-                log_warning("Cannot read the delay lock from logind's reply");
-                return 0;
+                log_warning("Cannot read the %s from logind's reply%s", what, consequence);
+                return -1;
         }
-        if (l->lock_fd >= 0)
-                close(l->lock_fd);
-        l->lock_fd = fd;
+        return fd;
+}
+
+/* The new fd is in before the old one goes: no gap */
+static void replace_fd(int *slot, int fd) {
+        if (*slot >= 0)
+                close(*slot);
+        *slot = fd;
+}
+
+static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        l->inhibit_call = sd_bus_slot_unref(l->inhibit_call);
+        int fd = inhibit_reply_fd(reply, "delay lock", "");
+        if (fd < 0)
+                return 0;
+        replace_fd(&l->lock_fd, fd);
         log_debug("Holding a logind delay lock");
         return 0;
 }
@@ -75,15 +96,91 @@ static void take_lock(Logind *l) {
                 log_warning_errno(r, "Cannot ask logind for a delay lock: %m");
 }
 
+/* ---- the mirror of fridge's block inhibitors ---- */
+
+static void release_block(Logind *l) {
+        l->block_call = sd_bus_slot_unref(l->block_call);
+        g_clear_pointer(&l->block_asked, g_free);
+        g_clear_pointer(&l->block_why, g_free);
+        if (l->block_fd >= 0) {
+                log_debug("Releasing fridged's logind block inhibitor");
+                close(TAKE_FD(l->block_fd));
+        }
+}
+
+static void sync_block(Logind *l);
+
+static int on_block_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Logind *l = userdata;
+        g_autofree char *asked = g_steal_pointer(&l->block_asked);
+
+        l->block_call = sd_bus_slot_unref(l->block_call);
+        int fd = inhibit_reply_fd(reply, "block inhibitor",
+                                  ": logind's own sleeps (systemctl suspend, a desktop's suspend button) do not "
+                                  "wait for fridge's block inhibitors; fridge's own cycles still do");
+        if (fd < 0) {
+                /* not asked again for the same why: a change may fare better */
+                g_free(l->block_refused);
+                l->block_refused = g_steal_pointer(&asked);
+                return 0;
+        }
+        replace_fd(&l->block_fd, fd);
+        g_free(l->block_why);
+        l->block_why = g_steal_pointer(&asked);
+        g_clear_pointer(&l->block_refused, g_free);
+        log_debug("Holding a logind block inhibitor: %s", l->block_why);
+        sync_block(l);
+        return 0;
+}
+
+/* One Inhibit at a time: a change meanwhile is taken up by its reply */
+static void sync_block(Logind *l) {
+        if (!l->block_want) {
+                release_block(l);
+                return;
+        }
+        if (!l->present) {
+                if (!l->block_warned)
+                        log_warning("logind is not on the bus: fridge's block inhibitors cannot stop its sleeps "
+                                    "(fridge's own cycles still wait for them)");
+                l->block_warned = true;
+                return;
+        }
+        if (l->block_call || g_strcmp0(l->block_want, l->block_why) == 0 ||
+            g_strcmp0(l->block_want, l->block_refused) == 0)
+                return;
+        int r = sd_bus_call_method_async(l->bus, &l->block_call, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
+                                         "Inhibit", on_block_reply, l, "ssss", "sleep", "fridge", l->block_want,
+                                         "block");
+        if (r < 0) {
+                log_warning_errno(r, "Cannot ask logind for a block inhibitor: %m");
+                return;
+        }
+        l->block_asked = g_strdup(l->block_want);
+}
+
+void logind_set_block(Logind *l, const char *why) {
+        if (!l || g_strcmp0(why, l->block_want) == 0)
+                return;
+        g_free(l->block_want);
+        l->block_want = g_strdup(why);
+        if (!why)
+                l->block_warned = false;
+        sync_block(l);
+}
+
 static void set_present(Logind *l, bool present) {
         if (present == l->present)
                 return;
         l->present = present;
         log_info("logind %s the bus", present ? "is on" : "left");
-        if (present)
+        if (present) {
                 take_lock(l);
-        else
+                sync_block(l);
+        } else {
                 release_lock(l);
+                release_block(l);
+        }
 }
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -92,8 +189,11 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
                 return 0;
         Logind *l = userdata;
         /* A new logind knows nothing of the old one's inhibitors */
-        if (*old_owner)
+        if (*old_owner) {
                 release_lock(l);
+                release_block(l);
+                g_clear_pointer(&l->block_refused, g_free);
+        }
         l->present = false;
         set_present(l, *new_owner != 0);
         return 0;
@@ -157,6 +257,7 @@ int logind_new(sd_bus *bus, LogindPrepareFunc on_prepare, void *userdata, Logind
         g_autoptr(Logind) l = g_new0(Logind, 1);
         l->bus = sd_bus_ref(bus);
         l->lock_fd = -1;
+        l->block_fd = -1;
         l->on_prepare = on_prepare;
         l->userdata = userdata;
 
@@ -181,6 +282,9 @@ Logind *logind_free(Logind *l) {
         if (!l)
                 return NULL;
         release_lock(l);
+        release_block(l);
+        g_free(l->block_want);
+        g_free(l->block_refused);
         sd_bus_slot_unref(l->owner_match);
         sd_bus_slot_unref(l->prepare_match);
         sd_bus_slot_unref(l->owner_call);

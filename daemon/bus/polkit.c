@@ -22,8 +22,11 @@ typedef struct Query {
         char *action;           /* the one refused, for the answer */
         sd_bus_slot *slot;
         uid_t uid;              /* the caller's, for its cap */
+        bool check;             /* CanSleep's: never interactive, and a challenge goes on to the next action */
         bool answered;
         bool allowed;
+        bool challenge;         /* the last answer: authentication would be required */
+        bool challenged;        /* some action of a check needs authentication */
         char *why;              /* when not allowed */
 } Query;
 
@@ -96,6 +99,8 @@ static int sender_uid(sd_bus_message *msg, uid_t *ret) {
 static void query_answer(Query *q, bool allowed, char *why) {
         q->answered = true;
         q->allowed = allowed;
+        q->challenge = false;
+        g_free(q->why);
         q->why = why;
 }
 
@@ -117,6 +122,7 @@ static void read_verdict(Query *q, sd_bus_message *reply) {
         query_answer(q, authorized, authorized ? NULL
                                     : challenge ? g_strdup("authentication is required")
                                                 : g_strdup("not authorized"));
+        q->challenge = !authorized && challenge;
 }
 
 static int ask_next(Query *q);
@@ -131,7 +137,9 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         g_free(q->action);
         q->action = g_strdup(q->actions[q->next]);
         int r = 0;
-        if (q->allowed && q->actions[++q->next]) {
+        /* A check asks on past a challenge: a later "no" is its answer */
+        q->challenged |= q->check && q->challenge;
+        if ((q->allowed || (q->check && q->challenge)) && q->actions[++q->next]) {
                 q->answered = false;
                 r = ask_next(q);
                 if (r >= 0)
@@ -154,7 +162,8 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 
 static int ask_next(Query *q) {
         sd_bus_message *msg = q->request;
-        uint32_t flags = sd_bus_message_get_allow_interactive_authorization(msg) ? POLKIT_ALLOW_USER_INTERACTION : 0;
+        uint32_t flags = !q->check && sd_bus_message_get_allow_interactive_authorization(msg)
+                                 ? POLKIT_ALLOW_USER_INTERACTION : 0;
         return sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, POLKIT_BUS_NAME, POLKIT_PATH,
                                         POLKIT_INTERFACE, "CheckAuthorization", on_check_reply, q,
                                         "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
@@ -171,10 +180,11 @@ static unsigned pending_of(Polkit *p, uid_t uid) {
         return n;
 }
 
-static int ask(Polkit *p, sd_bus_message *msg, uid_t uid, const char *const *actions) {
+static int ask(Polkit *p, sd_bus_message *msg, uid_t uid, const char *const *actions, bool check) {
         Query *q = g_new0(Query, 1);
         q->polkit = p;
         q->uid = uid;
+        q->check = check;
         q->request = sd_bus_message_ref(msg);
         q->actions = g_strdupv((char **) actions);
         int r = ask_next(q);
@@ -191,17 +201,11 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
         return polkit_verify_all(p, msg, actions, error);
 }
 
-int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error) {
-        g_autofree char *all = g_strjoinv(" and ", (char **) actions);
-        const char *action = all;
-        uid_t uid;
-        int r = sender_uid(msg, &uid);
-        if (r < 0)
-                return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
-                                      action, errno_text(r));
-        if (uid == 0)
-                return 1;
-
+/* 1: *ret is the answered query of `msg`, the caller's now; 0: polkit is
+ * asked (now or before: the call comes back with the answer); negative:
+ * refused or failed, with `error` set. `what` names the actions. */
+static int take_answer(Polkit *p, sd_bus_message *msg, uid_t uid, const char *const *actions, bool check,
+                       const char *what, Query **ret, sd_bus_error *error) {
         Query *q = p->current && p->current->request == msg ? p->current : g_hash_table_lookup(p->queries, msg);
         if (!q) {
                 unsigned pending = pending_of(p, uid);
@@ -209,22 +213,76 @@ int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions
                         return bus_error_setf(error, FRIDGE_ERROR_LIMITS_EXCEEDED,
                                               "uid %u already waits for %u authorizations; try again once "
                                               "polkit has answered them", (unsigned) uid, pending);
-                r = ask(p, msg, uid, actions);
+                int r = ask(p, msg, uid, actions, check);
                 return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot ask polkit about %s: %s",
-                                              action, errno_text(r))
+                                              what, errno_text(r))
                              : 0;
         }
         if (!q->answered)
                 return 0;   /* dispatched again before the answer: keep waiting */
+        if (q == p->current)
+                p->current = NULL;
+        else
+                g_hash_table_steal(p->queries, msg);
+        *ret = q;
+        return 1;
+}
+
+/* The caller's uid, or AccessDenied about `what` when it cannot be told */
+static int caller_uid(sd_bus_message *msg, const char *what, uid_t *ret, sd_bus_error *error) {
+        int r = sender_uid(msg, ret);
+        return r < 0 ? bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "cannot tell who is asking for %s: %s",
+                                      what, errno_text(r))
+                     : 0;
+}
+
+int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error) {
+        g_autofree char *all = g_strjoinv(" and ", (char **) actions);
+        uid_t uid;
+        int r = caller_uid(msg, all, &uid, error);
+        if (r < 0)
+                return r;
+        if (uid == 0)
+                return 1;
+        Query *q = NULL;
+        r = take_answer(p, msg, uid, actions, false, all, &q, error);
+        if (r <= 0)
+                return r;
         bool allowed = q->allowed;
         g_autofree char *why = g_steal_pointer(&q->why);
         g_autofree char *refused = g_steal_pointer(&q->action);
-        if (q == p->current)
-                g_clear_pointer(&p->current, query_free);
-        else
-                g_hash_table_remove(p->queries, msg);
+        query_free(q);
         if (allowed)
                 return 1;
         return bus_error_setf(error, FRIDGE_ERROR_ACCESS_DENIED, "uid %u is not authorized for %s: %s",
-                              (unsigned) uid, refused ? refused : action, why);
+                              (unsigned) uid, refused ? refused : all, why);
+}
+
+int polkit_check_all(Polkit *p, sd_bus_message *msg, const char *const *actions, PolkitAnswer *ret,
+                     sd_bus_error *error) {
+        g_autofree char *all = g_strjoinv(" and ", (char **) actions);
+        uid_t uid;
+        int r = caller_uid(msg, all, &uid, error);
+        if (r < 0)
+                return r;
+        if (uid == 0) {
+                *ret = POLKIT_ANSWER_YES;
+                return 1;
+        }
+        Query *q = NULL;
+        r = take_answer(p, msg, uid, actions, true, all, &q, error);
+        if (r <= 0)
+                return r;
+        /* a "no" anywhere is no; else a challenge anywhere is one */
+        *ret = !q->allowed && !q->challenge ? POLKIT_ANSWER_NO
+             : q->challenged ? POLKIT_ANSWER_CHALLENGE : POLKIT_ANSWER_YES;
+        query_free(q);
+        return 1;
+}
+
+const char *polkit_answer_to_string(PolkitAnswer a) {
+        static const char *const words[_POLKIT_ANSWER_MAX] = {
+                [POLKIT_ANSWER_YES] = "yes", [POLKIT_ANSWER_CHALLENGE] = "challenge", [POLKIT_ANSWER_NO] = "no",
+        };
+        return a >= 0 && a < _POLKIT_ANSWER_MAX ? words[a] : NULL;
 }

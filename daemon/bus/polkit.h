@@ -45,3 +45,18 @@ int polkit_verify(Polkit *p, sd_bus_message *msg, const char *action, sd_bus_err
 /* The same for every action of the NULL-terminated list, asked in turn
  * (the first refused one is named) */
 int polkit_verify_all(Polkit *p, sd_bus_message *msg, const char *const *actions, sd_bus_error *error);
+
+/* What polkit would answer the caller about every action of the list,
+ * asked without user interaction (logind's CanSuspend): yes for root
+ * unasked; no when any action is refused (or polkit cannot be asked);
+ * challenge when any needs authentication and none is refused. Returns as
+ * polkit_verify(), with *ret set on 1. */
+typedef enum PolkitAnswer {
+        POLKIT_ANSWER_YES,
+        POLKIT_ANSWER_CHALLENGE,
+        POLKIT_ANSWER_NO,
+        _POLKIT_ANSWER_MAX,
+} PolkitAnswer;
+int polkit_check_all(Polkit *p, sd_bus_message *msg, const char *const *actions, PolkitAnswer *ret,
+                     sd_bus_error *error);
+const char *polkit_answer_to_string(PolkitAnswer a);

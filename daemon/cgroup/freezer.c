@@ -50,9 +50,22 @@ struct Freezer {
         FreezerDone done;
         void *userdata;
 
+        FreezerObserver observer;
+        void *observer_data;
+
         GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
         GArray *frozen_ids;     /* uint64_t: their ids (inodes), in step with frozen */
 };
+
+static void observe(Freezer *f, const char *cgroup, FreezerEvent ev) {
+        if (f->observer)
+                f->observer(cgroup, ev, f->observer_data);
+}
+
+void freezer_set_observer(Freezer *f, FreezerObserver observer, void *userdata) {
+        f->observer = observer;
+        f->observer_data = userdata;
+}
 
 static void stage_entry_free(StageEntry *e) {
         if (!e)
@@ -174,6 +187,7 @@ static bool stage_check_entry(Freezer *f, StageEntry *e) {
                 return true;
         e->frozen = true;
         f->stage_frozen++;
+        observe(f, e->path, FREEZER_EVENT_FROZEN);
         if (f->progress)
                 f->progress(f, f->stage_frozen, f->stage->len, f->userdata);
         return f->stage_gen == gen;
@@ -364,6 +378,7 @@ static int stage_write(Freezer *f) {
                         continue; /* removed meanwhile: its events read as done below */
                 if (r < 0)
                         return log_warning_errno(r, "Failed to freeze %s: %m", e->shown);
+                observe(f, e->path, FREEZER_EVENT_FREEZE);
         }
         return 0;
 }
@@ -429,6 +444,8 @@ unsigned freezer_thaw_all(Freezer *f) {
                         continue;
                 }
                 n += r;
+                if (r > 0)
+                        observe(f, path, FREEZER_EVENT_THAWED);
                 g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
                 g_array_remove_index(f->frozen_ids, i);
         }

@@ -21,10 +21,22 @@ typedef void (*FreezerDone)(Freezer *f, int r, void *userdata);
 /* Called on the loop each time one more cgroup of the stage is frozen. */
 typedef void (*FreezerProgress)(Freezer *f, unsigned frozen, unsigned total, void *userdata);
 
+/* What became of one cgroup, for whoever keeps a cycle's timeline */
+typedef enum FreezerEvent {
+        FREEZER_EVENT_FREEZE,   /* cgroup.freeze 1 written */
+        FREEZER_EVENT_FROZEN,   /* cgroup.events said frozen */
+        FREEZER_EVENT_THAWED,   /* cgroup.freeze 0 written */
+} FreezerEvent;
+/* `cgroup` is relative to the cgroup root, unescaped; called on the loop */
+typedef void (*FreezerObserver)(const char *cgroup, FreezerEvent ev, void *userdata);
+
 /* cgroup_fd and proc_fd are borrowed; the ledger too (may be NULL in tests). */
 int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer **ret);
 Freezer *freezer_free(Freezer *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Freezer, freezer_free)
+
+/* Every cgroup's freeze, frozen and thaw go to `observer` from now on (NULL: nobody) */
+void freezer_set_observer(Freezer *f, FreezerObserver observer, void *userdata);
 
 /* One stage: each cgroup is added to the ledger, then its cgroup.freeze is
  * set to 1; all wait together. Only one stage at a time. An empty stage

@@ -210,3 +210,46 @@ char *inhibit_describe(const Inhibitors *r, InhibitMode mode, uint64_t before) {
                 g_string_append_printf(s, " and %u more", more);
         return g_string_free(s, FALSE);
 }
+
+/* `s` cut to `max` characters (UTF-8: D-Bus strings are), "…" marking a cut */
+static void append_cut(GString *out, const char *s, glong max) {
+        if (g_utf8_strlen(s, -1) <= max) {
+                g_string_append(out, s);
+                return;
+        }
+        g_autofree char *head = g_utf8_substring(s, 0, max - 1);
+        g_string_append(out, head);
+        g_string_append(out, "…");
+}
+
+/* Each holder's who and why are cut short, and the holders that would pass
+ * `max` bytes are counted instead: logind lists it, and a desktop shows it */
+char *inhibit_summary(const Inhibitors *r, InhibitMode mode, size_t max) {
+        g_autoptr(GPtrArray) all = inhibit_list(r);
+        unsigned n = inhibit_count(r, mode, 0), shown = 0;
+        if (n == 0)
+                return NULL;
+        GString *s = g_string_new(NULL);
+        g_string_printf(s, "%u inhibitor%s: ", n, n == 1 ? "" : "s");
+        /* room for " and N more" */
+        size_t room = max > 24 ? max - 24 : 0;
+        for (guint i = 0; i < all->len; i++) {
+                const Inhibitor *in = all->pdata[i];
+                if (!selected(in, mode, 0))
+                        continue;
+                g_autoptr(GString) one = g_string_new(shown ? ", " : "");
+                append_cut(one, in->who, INHIBIT_SUMMARY_WORD_MAX);
+                if (*in->why) {
+                        g_string_append(one, " (");
+                        append_cut(one, in->why, INHIBIT_SUMMARY_WORD_MAX);
+                        g_string_append_c(one, ')');
+                }
+                if (s->len + one->len > room)
+                        break;
+                g_string_append(s, one->str);
+                shown++;
+        }
+        if (shown < n)
+                g_string_append_printf(s, "%s%u more", shown ? " and " : "", n - shown);
+        return g_string_free(s, FALSE);
+}

@@ -81,5 +81,12 @@ uint64_t inhibit_next_id(const Inhibitors *r);
  * first, the first INHIBIT_DESCRIBE_MAX and " and N more"; "" when none. */
 char *inhibit_describe(const Inhibitors *r, InhibitMode mode, uint64_t before);
 
+/* "N inhibitors: who1 (why1), who2, …" of `mode`, oldest first, at most
+ * `max` bytes (>= 64): each who and why cut to INHIBIT_SUMMARY_WORD_MAX
+ * characters, the holders past the bound counted (" and N more"); NULL
+ * when none is held. */
+#define INHIBIT_SUMMARY_WORD_MAX 40
+char *inhibit_summary(const Inhibitors *r, InhibitMode mode, size_t max);
+
 /* Every inhibitor, oldest first; borrowed, valid until the registry changes. */
 GPtrArray *inhibit_list(const Inhibitors *r);

@@ -3,6 +3,8 @@
  * queued cycle or one waiting for its delay holders. */
 #include "manager-internal.h"
 
+#include <string.h>
+
 #include "log.h"
 #include "time-util.h"
 #include "util.h"
@@ -26,8 +28,32 @@ void manager_on_inhibitor_released(const Inhibitor *i, void *userdata) {
                 manager_cycle_work_done(c);
                 manager_schedule_step(m);
         }
+        manager_sync_logind_block(m);
         if (m->ops && m->ops->inhibitor_released)
                 m->ops->inhibitor_released(m->userdata, i->sender);
+}
+
+/* What logind lists and a desktop may show: bounded */
+#define LOGIND_BLOCK_WHY_PREFIX "fridge: "
+#define LOGIND_BLOCK_WHY_MAX 512
+
+/* fridge's block inhibitors stop fridge's cycles; logind's sleeps
+ * (systemctl suspend, a desktop's suspend button, the lid) never ask
+ * fridged, so one logind block inhibitor stands for them all. A cycle
+ * fridge hands over to logind (the logind driver) has passed fridge's own
+ * check already, or was allowed to ignore the blocks: from its start to
+ * its end the mirror is let go, so that it never makes logind refuse
+ * fridged's own SuspendWithFlags (logind from systemd 257 counts a block
+ * inhibitor of the caller's own uid). The hook's cycles come after logind
+ * decided: the mirror stays. */
+void manager_sync_logind_block(Manager *m) {
+        Cycle *c = m->cycle;
+        bool own_logind_cycle = c && c->settings && c->settings->driver == CYCLE_DRIVER_LOGIND &&
+                                c->state != CYCLE_STATE_NEW && c->state != CYCLE_STATE_QUEUED;
+        g_autofree char *summary = own_logind_cycle ? NULL
+                : inhibit_summary(m->inhibitors, INHIBIT_BLOCK, LOGIND_BLOCK_WHY_MAX - strlen(LOGIND_BLOCK_WHY_PREFIX));
+        g_autofree char *why = summary ? g_strconcat(LOGIND_BLOCK_WHY_PREFIX, summary, NULL) : NULL;
+        logind_set_block(m->logind, why);
 }
 
 /* Inhibitors and class holds share the caps: each keeps an fd open here,
@@ -53,7 +79,10 @@ int manager_inhibit(Manager *m, const Inhibitor *tmpl, int *ret_fd, uint64_t *re
         int r = manager_check_lease_caps(m, tmpl->uid, ret_message);
         if (r != 0)
                 return r;
-        return inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
+        r = inhibit_add(m->inhibitors, tmpl, ret_fd, ret_id, ret_message);
+        if (r == 0)
+                manager_sync_logind_block(m);
+        return r;
 }
 
 void manager_release_inhibitor(Manager *m, uint64_t id) {

@@ -29,6 +29,7 @@
 #include "power.h"
 #include "power-backend.h"
 #include "record.h"
+#include "timeline.h"
 #include "worker.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
@@ -86,6 +87,8 @@ typedef struct Cycle {
         PidRef client;                  /* the client that started it: its terminal is ui too */
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
+        Timeline *timeline;             /* what its picture needs (manager-timeline.c) */
+        uid_t owner;                    /* who started it (Sleep's caller), (uid_t) -1: unknown */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
         PowerSaved *before;             /* the kernel knobs before the cycle set the first, NULL until then */
         bool knobs_saved;               /* <state dir>/kernel holds them */
@@ -144,6 +147,8 @@ struct Manager {
         Inhibitors *inhibitors;
         char *next_client_cgroup;
         PidRef next_client;
+        uid_t next_client_uid;          /* the next cycle's owner, (uid_t) -1: unknown */
+        GQueue *timelines;              /* KeptTimeline: the last finished cycles', oldest first */
         const ManagerOps *ops;
         void *userdata;
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
@@ -214,6 +219,9 @@ void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);
+/* logind's block inhibitor made to match fridge's (manager-inhibitors.c):
+ * after every change of the inhibitors or of the cycle's state */
+void manager_sync_logind_block(Manager *m);
 /* FINISHED: CycleFinished goes out and the cycle is freed */
 void manager_cycle_finish(Manager *m);
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts);
@@ -240,6 +248,15 @@ bool manager_retry_kernel(Manager *m, const PowerRequest *req);
 void manager_enter_retry_waiting(Manager *m);
 void manager_enter_retry_preparing(Manager *m);
 void manager_set_progress(Manager *m, double fraction, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* manager-timeline.c: the cycle's timeline, fed by the transition, the
+ * freezer, the flush tick and the resume; kept when it finishes */
+void manager_timeline_start(Manager *m, Cycle *c);
+void manager_timeline_transition(Manager *m, CycleState to);
+void manager_timeline_flush_sample(Manager *m, uint64_t kib);
+void manager_timeline_flush_end(Manager *m);
+void manager_timeline_keep(Manager *m, Cycle *c);
+void manager_timelines_free(Manager *m);
 
 /* manager-exempt.c: an empty table of pinned exempt processes, by pid */
 GHashTable *manager_exempt_pids_new(void);

@@ -314,7 +314,9 @@ void manager_pm_keep_adopt(Manager *m, Cycle *c) {
 }
 
 void manager_set_logind(Manager *m, Logind *l) {
+        logind_set_block(m->logind, NULL);
         m->logind = l;
+        manager_sync_logind_block(m);
 }
 
 /* Whoever asked logind, fridge's clients hear SleepImminent before its

@@ -180,6 +180,7 @@ static void flush_update_progress(Manager *m) {
 
         if (flush_read_dirty(m->proc_fd, &now_kib) < 0)
                 return; /* progress is a nicety; the flush goes on */
+        manager_timeline_flush_sample(m, now_kib);
         manager_set_progress(m, progress_flush_fraction(c->flush_start_kib, now_kib), "%s %s",
                      c->state == CYCLE_STATE_FLUSHING ? "flushing" : "flushing again",
                      progress_format_kib(now_kib, size, sizeof(size)));
@@ -198,6 +199,7 @@ static void flush_done(int r, void *data, void *userdata) {
 
         c->worker = NULL;
         manager_cycle_work_done(c);
+        manager_timeline_flush_end(m);
         if (r < 0)
                 log_warning_errno(r, "Writeback reported an error; the data concerned may not be on disk: %m");
         manager_set_progress(m, 1.0, "flushed");
@@ -456,6 +458,7 @@ void manager_report_resumed(Manager *m) {
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " resumed after %.1f s (wake: %s)",
                                                c->id, (double) slept_usec / USEC_PER_SEC, reason);
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_RESUMED, msg, slept, reason_field, NULL);
+        timeline_kernel(c->timeline, slept_usec, reason);
         if (m->ops && m->ops->resumed)
                 m->ops->resumed(m->userdata, c->id, slept_usec, reason);
         manager_notify(m, MANAGER_CHANGED_LAST);

@@ -56,6 +56,7 @@ static void cycle_free(Cycle *c) {
         plan_free(c->plan);
         g_free(c->client_cgroup);
         pidref_done(&c->client);
+        timeline_free(c->timeline);
         g_free(c->progress_text);
         g_free(c->message);
         g_free(c);
@@ -156,6 +157,7 @@ void manager_transition(Manager *m, CycleState to) {
         /* The step is the old state's completion; the new one schedules its own */
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
         c->state = to;
+        manager_timeline_transition(m, to);
 
         Phase phase = cycle_state_phase(to);
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT ": %s -> %s%s%s%s", c->id,
@@ -165,6 +167,7 @@ void manager_transition(Manager *m, CycleState to) {
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(to));
         g_autofree char *from_field = g_strdup_printf("FRIDGE_PREVIOUS_STATE=%s", cycle_state_to_string(from));
         log_struct_event(LOG_DEBUG, FRIDGE_MESSAGE_CYCLE_STATE, msg, state_field, from_field, NULL);
+        manager_sync_logind_block(m);
         if (to != CYCLE_STATE_FINISHED) {
                 manager_record_update(m);
                 manager_notify(m, MANAGER_CHANGED_STATE);
@@ -238,6 +241,7 @@ void manager_cycle_finish(Manager *m) {
         m->last_id = c->id;
         m->last_kind = c->kind;
         m->last_result = c->result;
+        manager_timeline_keep(m, c);
         if (m->ops && m->ops->finished)
                 m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
         /* Only once CycleFinished is out (the bus flushes it): a crash in
@@ -254,6 +258,7 @@ void manager_cycle_finish(Manager *m) {
                                      c->message);
         cycle_free(c);
         log_set_cycle(0);
+        manager_sync_logind_block(m);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_PROGRESS | MANAGER_CHANGED_LAST);
 }
 
@@ -294,6 +299,7 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
                 manager_pm_keep_release(m, "another cycle starts");
         cycle_options_clear(opts);
         m->cycle = c;
+        manager_timeline_start(m, c);
         log_set_cycle(c->id);
 
         const char *driver_name = cycle_driver_to_string(driver);
@@ -495,6 +501,7 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
+        m->next_client_uid = (uid_t) -1;
         m->exempt_pids = manager_exempt_pids_new();
         m->next_client = PIDREF_NULL;
         m->event = sd_event_ref(p->event);
@@ -533,6 +540,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_timelines_free(m); /* first: the last thaw below must not reach a freed cycle */
         cycle_free(m->cycle);
         if (m->cycle)
                 log_set_cycle(0);

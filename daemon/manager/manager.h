@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "power-backend.h"
 #include "sleep-options.h"
+#include "timeline.h"
 
 /* The cycle state machine: the only sequencer. It knows nothing of D-Bus;
  * it reports through ManagerOps.
@@ -81,6 +82,15 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
 /* The process that starts the next cycle: its cgroup is never frozen, so
  * its progress bar keeps drawing. 0: none. Consumed by manager_start(). */
 void manager_set_client_pid(Manager *m, pid_t pid);
+
+/* The uid that starts the next cycle (Sleep's or the hook's caller): who
+ * may see its timeline. Consumed by the next cycle's start. */
+void manager_set_client_uid(Manager *m, uid_t uid);
+#define MANAGER_TIMELINES_KEPT 8
+/* Cycle `id`'s timeline (borrowed): the running cycle's, growing, or one
+ * of the last MANAGER_TIMELINES_KEPT finished ones; NULL when not kept.
+ * *ret_owner: the uid that started it, (uid_t) -1 when unknown. */
+const Timeline *manager_timeline(const Manager *m, uint64_t id, uid_t *ret_owner);
 
 /* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`;
  * looked up at every plan, so it follows the process if it moves. */
@@ -175,7 +185,9 @@ uint32_t manager_pending_authorizations_per_user(const Manager *m);
 uint32_t manager_hook_budget_ms(const Manager *m);
 
 /* The logind driver (borrowed; NULL: none). Sleep uses it with Driver=logind,
- * or Driver=auto while logind is on the bus. */
+ * or Driver=auto while logind is on the bus. While a block inhibitor is
+ * held the manager keeps one logind block inhibitor that mirrors them
+ * (logind_set_block), let go while its own logind-driven cycle runs. */
 void manager_set_logind(Manager *m, Logind *l);
 /* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
 void manager_on_prepare_for_sleep(void *manager, bool start);

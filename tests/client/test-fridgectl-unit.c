@@ -304,6 +304,12 @@ static void test_args_good(void) {
         g_assert_cmpint(PARSE(&a, err, "cancel", "18446744073709551615"), ==, 0);
         g_assert_cmpuint(a.cycle, ==, UINT64_MAX);
 
+        g_assert_cmpint(PARSE(&a, err, "plot"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_PLOT);
+        g_assert_cmpuint(a.cycle, ==, 0);
+        g_assert_cmpint(PARSE(&a, err, "plot", "12"), ==, 0);
+        g_assert_cmpuint(a.cycle, ==, 12);
+
         g_assert_cmpint(PARSE(&a, err, "--json", "monitor"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_MONITOR);
         g_assert_cmpint(PARSE(&a, err, "hibernate", "--", "--x"), <, 0);     /* "--x" positional */
@@ -416,6 +422,19 @@ static void test_args_inhibit(void) {
         BAD("--who only applies to hold and inhibit", "inhibitors", "--who=me");
 }
 
+static void test_args_can_sleep(void) {
+        Args a;
+        char err[256];
+        g_assert_cmpint(PARSE(&a, err, "can-sleep"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_CAN_SLEEP);
+        g_assert_null(a.sleep_kind);
+        g_assert_cmpint(PARSE(&a, err, "--json", "can-sleep", "hybrid-sleep"), ==, 0);
+        g_assert_cmpstr(a.sleep_kind, ==, "hybrid-sleep");
+        BAD("can-sleep: unknown kind \"nap\"", "can-sleep", "nap");
+        BAD("unexpected argument \"hibernate\"", "can-sleep", "suspend", "hibernate");
+        BAD("--dry-run only applies to suspend", "can-sleep", "--dry-run");
+}
+
 /* Every Sleep option of the table is a flag that lands in its own field,
  * with the table's range and words checked as fridged checks them */
 static void test_args_sleep_table(void) {
@@ -526,6 +545,10 @@ static void test_args_bad(void) {
         BAD("not a cycle id", "cancel", "seven");
         BAD("not a cycle id", "cancel", "18446744073709551616");
         BAD("unexpected argument", "cancel", "1", "2");
+        BAD("plot: \"0\" is not a cycle id", "plot", "0");
+        BAD("plot: \"last\" is not a cycle id", "plot", "last");
+        BAD("unexpected argument", "plot", "1", "2");
+        BAD("only applies to", "plot", "--dry-run");
         BAD("unexpected argument", "status", "now");
 
         BAD("unexpected argument", "plan", "all");
@@ -814,6 +837,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/args/help-sleep-options", test_help_sleep_options);
         g_test_add_func("/args/hold", test_args_hold);
         g_test_add_func("/args/inhibit", test_args_inhibit);
+        g_test_add_func("/args/can-sleep", test_args_can_sleep);
         g_test_add_func("/args/numbers", test_parse_numbers);
         g_test_add_func("/text/final-lines", test_final_lines);
         g_test_add_func("/text/freeze-timeout", test_freeze_timeout_lines);

@@ -25,8 +25,9 @@ expect() {
 }
 expect "suspend" fridgectl su
 expect "hibernate hybrid-sleep hold hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan hold inhibit inhibitors hook" fridgectl ""
-expect "plan" fridgectl --json pl
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors can-sleep hook" fridgectl ""
+expect "plan plot" fridgectl --json pl
+expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
 expect "early late nofreeze ui" fridgectl hold ""
 expect "late" fridgectl hold la
@@ -48,6 +49,8 @@ expect "pre post budget" fridgectl hook ""
 expect "" fridgectl hook budget ""
 expect "suspend suspend-then-hibernate" fridgectl hook pre sus
 expect "" fridgectl hook pre suspend ""
+expect "hibernate hybrid-sleep" fridgectl can-sleep h
+expect "" fridgectl can-sleep suspend ""
 expect "--queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
 [ $failed -eq 0 ] && echo "completion ok"

@@ -41,7 +41,8 @@ void freeze_fixture_setup(Fixture *f, gconstpointer data) {
         HarnessOptions o = { .config = config, .classes = co && co->classes ? co->classes : classes_conf,
                              .slowfs = co && co->slowfs, .real_cgroups = true,
                              .fakesys_args = co ? co->fakesys_args : NULL, .open_bus = co && co->open_bus,
-                             .unit_capabilities = co && co->unit_capabilities };
+                             .unit_capabilities = co && co->unit_capabilities,
+                             .polkit_table = co ? co->polkit_table : NULL };
         f->h = harness_new(&o);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
-/* The fixture of the freezing tests (test-freeze, test-blockers): scratch
+/* The fixture of the freezing tests (test-freeze, test-blockers, test-plot): scratch
  * cgroups a.service (early), b.service (late by classes.d), c.service
  * (nofreeze) with real processes and a writer in a.service, under a scratch
  * freeze root, and the real fridged on a private bus over fakesys. */
@@ -28,6 +28,7 @@ typedef struct CaseOptions {
         const char *const *fakesys_args;
         bool unit_capabilities;   /* fridged with the installed unit's capabilities only */
         bool open_bus;            /* clients as uid 65534 */
+        const char *polkit_table; /* NULL: no polkit on the bus */
 } CaseOptions;
 
 void freeze_fixture_setup(Fixture *f, gconstpointer data);

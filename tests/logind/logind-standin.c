@@ -9,11 +9,15 @@
  *
  * Manager.Inhibit(what, who, why, mode) → h: the caller gets the write end
  * of a pipe; the inhibitor lasts until every copy of it is closed.
- * Manager.ListInhibitors() → a(ssssuu): what, who, why, mode, 0, 0.
+ * Manager.ListInhibitors() → a(ssssuu): what, who, why, mode, and the
+ * holder's uid and pid.
  * Manager.SuspendWithFlags(t) (and Hibernate…, HybridSleep…) as below, but
  * with flag 1 (SD_LOGIND_ROOT_CHECK_INHIBITORS) refused while a block
  * inhibitor is held, as logind refuses root then; logged "sleep KIND
- * flags=N".
+ * flags=N". (Stricter than logind, which passes over the inhibitors of the
+ * caller's own uid.) A caller other than root is refused while a block
+ * inhibitor of another uid is held, as logind refuses it when polkit does
+ * not grant the ignore-inhibit action; logged "refused KIND uid=N".
  * Manager.Suspend(b) / Hibernate(b) / HybridSleep(b): answer at once, then
  * emit PrepareForSleep(true), wait for the delay inhibitors to close
  * (at most --delay-max-ms, like InhibitDelayMaxSec), run `HOOK ARGS pre
@@ -57,6 +61,8 @@
 
 typedef struct Inhibitor {
         char *what, *who, *why, *mode;
+        uid_t uid;
+        pid_t pid;
         sd_event_source *source; /* on the read end: hang-up = released */
 } Inhibitor;
 
@@ -117,6 +123,24 @@ static int on_inhibitor_hup(sd_event_source *s, int fd, uint32_t revents, void *
         return 0;
 }
 
+static void caller(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid) {
+        sd_bus_creds *creds = NULL;
+        *ret_uid = 0, *ret_pid = 0;
+        if (sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
+                (void) sd_bus_creds_get_euid(creds, ret_uid);
+                (void) sd_bus_creds_get_pid(creds, ret_pid);
+        }
+        sd_bus_creds_unref(creds);
+}
+
+/* Block inhibitors held by a uid other than `uid` */
+static unsigned blocks_of_others(uid_t uid) {
+        unsigned n = 0;
+        for (int i = 0; i < MAX_INHIBITORS; i++)
+                n += inhibitors[i].source && strcmp(inhibitors[i].mode, "block") == 0 && inhibitors[i].uid != uid;
+        return n;
+}
+
 static int method_inhibit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         const char *what, *who, *why, *mode;
         int p[2], r = sd_bus_message_read(m, "ssss", &what, &who, &why, &mode);
@@ -139,6 +163,7 @@ static int method_inhibit(sd_bus_message *m, void *userdata, sd_bus_error *error
         }
         (void) sd_event_source_set_io_fd_own(in->source, 1);
         in->what = strdup(what), in->who = strdup(who), in->why = strdup(why), in->mode = strdup(mode);
+        caller(m, &in->uid, &in->pid);
         logf_line("inhibit %s %s", who, mode);
         r = sd_bus_reply_method_return(m, "h", p[1]);
         close(p[1]);
@@ -153,7 +178,8 @@ static int method_list_inhibitors(sd_bus_message *m, void *userdata, sd_bus_erro
         for (int i = 0; r >= 0 && i < MAX_INHIBITORS; i++)
                 if (inhibitors[i].source)
                         r = sd_bus_message_append(reply, "(ssssuu)", inhibitors[i].what, inhibitors[i].who,
-                                                  inhibitors[i].why, inhibitors[i].mode, 0, 0);
+                                                  inhibitors[i].why, inhibitors[i].mode,
+                                                  (uint32_t) inhibitors[i].uid, (uint32_t) inhibitors[i].pid);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
@@ -270,6 +296,14 @@ static int start_sleep(sd_bus_message *m, const char *kind, sd_bus_error *error)
         if (sleeping_kind)
                 return sd_bus_error_set(error, "org.freedesktop.login1.OperationInProgress",
                                         "There's already a shutdown or sleep operation in progress");
+        uid_t uid;
+        pid_t pid;
+        caller(m, &uid, &pid);
+        if (uid != 0 && blocks_of_others(uid) > 0) {
+                logf_line("refused %s uid=%u", kind, (unsigned) uid);
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        "Operation denied due to active block inhibitor");
+        }
         if ((flags & 1) && held("block") > 0) {
                 logf_line("refused %s flags=%llu", kind, (unsigned long long) flags);
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,

@@ -2,6 +2,7 @@
 /* The inhibitor registry without a bus: pipes, caps, counts, descriptions. */
 #include <errno.h>
 #include <glib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -154,6 +155,43 @@ static void test_caps(void) {
         sd_event_unref(e);
 }
 
+/* logind's why for the mirror: "N inhibitors: who (why), …", bounded */
+static void test_summary(void) {
+        sd_event *e = NULL;
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        Seen s = { g_string_new(NULL) };
+        g_autoptr(Inhibitors) r = inhibit_new(e, on_released, &s);
+        int fds[8];
+
+        g_assert_null(inhibit_summary(r, INHIBIT_BLOCK, 128));
+        add(r, "locker", "lock", INHIBIT_DELAY, ":1.1", 10, &fds[0]);
+        g_assert_null(inhibit_summary(r, INHIBIT_BLOCK, 128));
+        add(r, "burner", "writing a disc", INHIBIT_BLOCK, ":1.1", 11, &fds[1]);
+        g_autofree char *one = inhibit_summary(r, INHIBIT_BLOCK, 128);
+        g_assert_cmpstr(one, ==, "1 inhibitor: burner (writing a disc)");
+        add(r, "backup", "", INHIBIT_BLOCK, ":1.1", 12, &fds[2]);
+        g_autofree char *two = inhibit_summary(r, INHIBIT_BLOCK, 128);
+        g_assert_cmpstr(two, ==, "2 inhibitors: burner (writing a disc), backup");
+        /* a long who or why is cut by characters, never inside one */
+        g_autofree char *longer = g_strnfill(60, 'x');
+        g_autofree char *wide = g_strjoinv("", (char *[]) { longer, "\u00e9\u00e9\u00e9", NULL });
+        add(r, wide, "é", INHIBIT_BLOCK, ":1.1", 13, &fds[3]);
+        for (int i = 4; i < 8; i++)
+                add(r, "more", "", INHIBIT_BLOCK, ":1.1", 14, &fds[i]);
+        g_autofree char *cut = inhibit_summary(r, INHIBIT_BLOCK, 128);
+        g_assert_true(g_utf8_validate(cut, -1, NULL));
+        g_assert_cmpuint(strlen(cut), <=, 128);
+        g_assert_true(g_str_has_prefix(cut, "7 inhibitors: burner (writing a disc), backup, xxx"));
+        g_assert_true(g_str_has_suffix(cut, " more"));
+        g_autofree char *tiny = inhibit_summary(r, INHIBIT_BLOCK, 40);
+        g_assert_cmpstr(tiny, ==, "7 inhibitors: 7 more");
+        for (int i = 0; i < 8; i++)
+                close(fds[i]);
+        g_string_free(s.released, TRUE);
+        r = inhibit_free(g_steal_pointer(&r));
+        sd_event_unref(e);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_WARNING);
@@ -161,5 +199,6 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/inhibit/counts-and-describe", test_counts_and_describe);
         g_test_add_func("/inhibit/describe-short", test_describe_short);
         g_test_add_func("/inhibit/caps", test_caps);
+        g_test_add_func("/inhibit/summary", test_summary);
         return g_test_run();
 }

@@ -372,6 +372,34 @@ static void test_kernel_retry(Fixture *f, gconstpointer data) {
         assert_states(f, path_);
 }
 
+/* The timeline follows the phases, a retry's included, and is kept with
+ * its owner once the cycle is over */
+static void test_timeline(Fixture *f, gconstpointer data) {
+        Config *c = defaults();
+        c->retries = 1;
+        c->retry_delay_ms = 10;
+        start_manager(f, c);
+        f->break_wakeup_at = "freezing-late";
+        manager_set_client_uid(f->m, 1000);
+        CycleOptions o = {};
+        uint64_t id = run_cycle(f, &o);
+        uid_t owner = 0;
+        const Timeline *t = manager_timeline(f->m, id, &owner);
+        g_assert_nonnull(t);
+        g_assert_cmpuint(owner, ==, 1000);
+        g_assert_cmpstr(t->result, ==, "done");
+        g_autoptr(GString) seen = g_string_new(NULL);
+        for (guint i = 0; i < t->phases->len; i++) {
+                const TimelinePhase *p = &g_array_index(t->phases, TimelinePhase, i);
+                g_assert_cmpuint(p->end, <=, t->end);
+                g_string_append_printf(seen, "%s%s", i ? " " : "", p->name);
+        }
+        g_assert_cmpstr(seen->str, ==, "prepare flush freeze-early flush-again freeze-late kernel retry "
+                                       "freeze-early flush-again freeze-late kernel thaw");
+        g_assert_cmpuint(t->samples->len, >=, 3); /* the flushes' ends at least */
+        g_assert_null(manager_timeline(f->m, id + 1, &owner));
+}
+
 /* On a backend with no kernel at all: its failure ends the cycle with the
  * backend's own words; a transient one is retried through the retry
  * states, until the retries are spent */
@@ -679,6 +707,7 @@ static const Case cases[] = {
         { "cancel/thawing", test_cancel_each_state, "thawing" },
         { "kernel-failure", test_kernel_failure, NULL },
         { "kernel-retry", test_kernel_retry, NULL },
+        { "timeline", test_timeline, NULL },
         { "fake-backend/failure", test_fake_backend, &fake_failure },
         { "fake-backend/retry", test_fake_backend, &fake_retry },
         { "fake-backend/retries-spent", test_fake_backend, &fake_retries_spent },

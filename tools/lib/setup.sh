@@ -7,7 +7,7 @@ FRIDGE_PACKAGES=(
   meson ninja-build gcc clang pkg-config python3
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3 bindfs
   libumockdev-dev umockdev
-  dbus libxml2-utils
+  dbus libxml2-utils librsvg2-bin imagemagick
   systemd groff-base man-db
   # tests/integration/test-desktop.c: a display, a terminal, a notification
   # server, typing and screenshots (xwd), a notification to wait for dunst,
