@@ -19,6 +19,8 @@ typedef enum StateProperty {
         PROP_LAST_RESULT,
         PROP_LAST_WAKE_REASON,
         PROP_CYCLE_SETTINGS,
+        PROP_CANCELLABLE,
+        PROP_STARTED_BY,
         _PROP_MAX,
 } StateProperty;
 

@@ -27,6 +27,8 @@ static const char *const state_property_names[_PROP_MAX] = {
         [PROP_LAST_RESULT] = "LastResult",
         [PROP_LAST_WAKE_REASON] = "LastWakeReason",
         [PROP_CYCLE_SETTINGS] = "CycleSettings",
+        [PROP_CANCELLABLE] = "Cancellable",
+        [PROP_STARTED_BY] = "StartedBy",
 };
 
 /* ---- Sleep ---- */
@@ -133,6 +135,13 @@ STRING_PROPERTY(property_get_phase, manager_phase)
 STRING_PROPERTY(property_get_progress_text, manager_progress_text)
 STRING_PROPERTY(property_get_last_result, manager_last_result)
 STRING_PROPERTY(property_get_last_wake_reason, manager_last_wake_reason)
+STRING_PROPERTY(property_get_started_by, manager_started_by)
+
+static int property_get_cancellable(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        return sd_bus_message_append(reply, "b", manager_cancellable(b->manager));
+}
 
 static int property_get_cycle_id(sd_bus *bus, const char *path, const char *interface, const char *property,
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -219,6 +228,8 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("Progress", "d", property_get_progress, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ProgressText", "s", property_get_progress_text, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CycleSettings", "as", property_get_cycle_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Cancellable", "b", property_get_cancellable, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("StartedBy", "s", property_get_started_by, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CanSuspend", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanSuspendReason", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanHibernate", "s", property_get_can, 0, 0),
@@ -262,6 +273,8 @@ static char *state_property_text(const Manager *m, StateProperty p) {
         case PROP_PHASE:            return g_strdup(manager_phase(m));
         case PROP_LAST_RESULT:      return g_strdup(manager_last_result(m));
         case PROP_LAST_WAKE_REASON: return g_strdup(manager_last_wake_reason(m));
+        case PROP_CANCELLABLE:      return g_strdup(manager_cancellable(m) ? "true" : "false");
+        case PROP_STARTED_BY:       return g_strdup(manager_started_by(m));
         case PROP_CYCLE_SETTINGS: {
                 g_auto(GStrv) l = manager_cycle_settings(m);
                 return g_strjoinv("\n", l);

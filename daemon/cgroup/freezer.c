@@ -463,6 +463,15 @@ unsigned freezer_n_frozen(const Freezer *f) {
         return f->frozen->len;
 }
 
+const char *freezer_first_pending(const Freezer *f) {
+        for (guint k = 0; k < f->stage->len; k++) {
+                const StageEntry *e = f->stage->pdata[k];
+                if (!e->frozen)
+                        return e->shown;
+        }
+        return NULL;
+}
+
 /* ---- what blocks a freeze: a snapshot for blockers.c ---- */
 
 int freezer_blockers(Freezer *f, Blockers **ret) {

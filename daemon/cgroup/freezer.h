@@ -58,3 +58,6 @@ int freezer_blockers(Freezer *f, Blockers **ret);
 
 /* How many cgroups are frozen by this freezer now. */
 unsigned freezer_n_frozen(const Freezer *f);
+/* A cgroup of the stage not frozen yet, as shown (escaped), borrowed;
+ * NULL when none is left */
+const char *freezer_first_pending(const Freezer *f);

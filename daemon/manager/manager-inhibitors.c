@@ -19,8 +19,10 @@ void manager_on_inhibitor_released(const Inhibitor *i, void *userdata) {
                 log_info("Cycle %" G_GUINT64_FORMAT ": the last block inhibitor is gone; starting", c->id);
                 manager_schedule_step(m);
         }
-        if (c && c->state == CYCLE_STATE_DELAYING && c->timer &&
-            inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) == 0) {
+        bool delaying = c && c->state == CYCLE_STATE_DELAYING && c->timer;
+        if (delaying && inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before) > 0)
+                manager_delay_progress(m);
+        else if (delaying) {
                 log_info("Cycle %" G_GUINT64_FORMAT ": delay inhibitors released after %.1f ms", c->id,
                          (double) (now(CLOCK_MONOTONIC) - c->delay_start) / USEC_PER_MSEC);
                 manager_cycle_work_done(c);

@@ -240,6 +240,8 @@ void manager_cycle_work_done(Cycle *c);
 /* Resumed and LastWakeReason, then on to RESUMING */
 void manager_report_resumed(Manager *m);
 void manager_enter_hook_sleeping(Manager *m);
+/* ProgressText while delay inhibitors hold the cycle: how many, and whose */
+void manager_delay_progress(Manager *m);
 void manager_enter_handed_over(Manager *m);
 /* The kernel phase failed: whether another attempt was set up (RETRY_WAITING) */
 bool manager_retry_kernel(Manager *m, const PowerRequest *req);

@@ -125,6 +125,14 @@ static int on_delay_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* What the delay waits on, named: a desktop shows it */
+void manager_delay_progress(Manager *m) {
+        Cycle *c = m->cycle;
+        unsigned n = inhibit_count(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        g_autofree char *who = inhibit_describe(m->inhibitors, INHIBIT_DELAY, c->delay_before);
+        manager_set_progress(m, 0.0, "waiting for %u delay inhibitor%s: %s", n, n == 1 ? "" : "s", who);
+}
+
 /* Delay holders were told (SleepImminent) and get until they close their
  * fds, bounded: only those held at the signal count, so one that takes a
  * new lock on the signal cannot stall the cycle until the timeout. */
@@ -145,7 +153,7 @@ static int delay_wait_start(Manager *m) {
         if (r < 0)
                 return r;
         c->delay_start = now(CLOCK_MONOTONIC);
-        manager_set_progress(m, 0.0, "waiting for %u delay inhibitor%s", n, n == 1 ? "" : "s");
+        manager_delay_progress(m);
         return 1;
 }
 
@@ -290,10 +298,18 @@ static const char *stage_name(Phase p) {
         return p == PHASE_FREEZE_EARLY ? "early" : "late";
 }
 
+/* Names a cgroup the stage still waits for: the one a desktop user may
+ * recognise (backup.service) when a freeze takes long */
 static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
         Manager *m = userdata;
-        manager_set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)", frozen, total,
-                     stage_name(manager_cycle_phase(m->cycle)));
+        const char *pending = freezer_first_pending(f);
+        const char *unit = pending ? strrchr(pending, '/') : NULL;
+        unit = unit ? unit + 1 : pending;
+        unsigned more = total - frozen - (pending ? 1 : 0);
+        g_autofree char *more_text = more ? g_strdup_printf(" and %u more", more) : g_strdup("");
+        g_autofree char *waiting = unit ? g_strdup_printf(": waiting for %s%s", unit, more_text) : g_strdup("");
+        manager_set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)%s", frozen, total,
+                     stage_name(manager_cycle_phase(m->cycle)), waiting);
 }
 
 /* ---- a stage that timed out: what blocks it, named off the loop ---- */
@@ -415,6 +431,8 @@ static void enter_freeze(Manager *m, Phase p) {
         if (r < 0)
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(p), errno_text(r));
+        else if (freezer_first_pending(c->freezer))
+                on_freeze_progress(c->freezer, 0, n, m);
 }
 
 /* ---- kernel ---- */

@@ -619,6 +619,25 @@ const char *manager_progress_text(const Manager *m) {
         return m->cycle && m->cycle->progress_text ? m->cycle->progress_text : "";
 }
 
+/* The hook's cycle cannot stop systemd-sleep, which sleeps whatever the
+ * pre answers; a Sleep through logind, from the moment logind was asked */
+bool manager_cancellable(const Manager *m) {
+        const Cycle *c = m->cycle;
+        if (!c || !cycle_state_cancellable(c->state))
+                return false;
+        switch (c->settings->driver) {
+        case CYCLE_DRIVER_DIRECT: return true;
+        case CYCLE_DRIVER_LOGIND: return !c->joined;
+        default:                  return false;
+        }
+}
+
+const char *manager_started_by(const Manager *m) {
+        if (!m->cycle)
+                return "";
+        return m->cycle->settings->driver == CYCLE_DRIVER_HOOK ? "hook" : "bus";
+}
+
 const char *manager_last_result(const Manager *m) {
         return cycle_result_to_string(m->last_result);
 }

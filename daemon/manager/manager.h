@@ -208,6 +208,13 @@ const char *manager_kind(const Manager *m);
 const char *manager_phase(const Manager *m);
 double manager_progress(const Manager *m);
 const char *manager_progress_text(const Manager *m);
+/* Whether Cancel would still stop the machine from sleeping: false past
+ * the point of no return, after the hand-over to logind, and for a cycle
+ * the sleep hook started (systemd-sleep sleeps anyway) */
+bool manager_cancellable(const Manager *m);
+/* Who started the running cycle: "bus" (Sleep), "hook" (systemd-sleep's
+ * hook, a sleep the system started); "" when idle */
+const char *manager_started_by(const Manager *m);
 const char *manager_last_result(const Manager *m);
 const char *manager_last_wake_reason(const Manager *m);
 /* "yes"|"no"|"na" and why, read from the kernel now. */

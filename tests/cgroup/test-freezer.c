@@ -779,6 +779,7 @@ static void test_freeze_timeout(Fixture *fx, gconstpointer data) {
 
         g_autofree char *why = describe_blockers(fx->freezer);
         g_test_message("blockers: %s", why);
+        g_assert_cmpstr(freezer_first_pending(fx->freezer), ==, cg[0]); /* what ProgressText names */
         g_autofree char *cg_part = g_strdup_printf("%s:", cg[0]);
         g_autofree char *pid_part = g_strdup_printf("pid %d (frz-fsync) state D", (int) stuck);
         g_autofree char *mount_part = g_strdup_printf("on FUSE mount %s", T.fuse_dir);

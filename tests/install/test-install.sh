@@ -25,6 +25,9 @@ meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
 expected="
 $FRIDGED_PATH
 $FRIDGECTL_PATH
+$FRIDGE_AGENT_PATH
+$USERUNITDIR/fridge-agent.service
+$AUTOSTARTDIR/fridge-agent.desktop
 $UNITDIR/fridged.service
 $UNITDIR/systemd-suspend.service.d/fridge.conf
 $UNITDIR/systemd-hibernate.service.d/fridge.conf
@@ -40,6 +43,7 @@ $VENDORDIR/classes.d/50-default.conf
 $VENDORDIR/classes.d/60-desktop.conf
 $MANDIR/man8/fridged.8
 $MANDIR/man1/fridgectl.1
+$MANDIR/man1/fridge-agent.1
 $MANDIR/man5/fridge.conf.5
 $BASHCOMPLETIONDIR/fridgectl
 "
@@ -48,7 +52,7 @@ for f in $expected; do
         [ -f "$dest$f" ] || fail "$f was not installed"
         n=$((n + 1))
 done
-for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$SLEEPDIR/fridge"; do
+for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$SLEEPDIR/fridge"; do
         [ -x "$dest$f" ] || fail "$f is not executable"
 done
 found=$(find "$dest" -type f | wc -l)
@@ -68,7 +72,23 @@ for k in suspend hibernate hybrid-sleep suspend-then-hibernate; do
                 || fail "systemd-$k.service.d/fridge.conf does not keep systemd from freezing user.slice"
 done
 grep -q "^\.TH" "$dest$MANDIR/man8/fridged.8" || fail "fridged.8 is not a man page"
-if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || echo "$dest$f"; done); then
+# fridge-agent starts with the graphical session, once: the user unit
+# where systemd runs the session, the autostart file elsewhere, which
+# systemd's xdg-autostart-generator then skips
+unit=$dest$USERUNITDIR/fridge-agent.service desktop=$dest$AUTOSTARTDIR/fridge-agent.desktop
+grep -qx "ExecStart=$FRIDGE_AGENT_PATH" "$unit" || fail "fridge-agent.service: ExecStart is not $FRIDGE_AGENT_PATH"
+grep -qx "PartOf=graphical-session.target" "$unit" || fail "fridge-agent.service is not PartOf=graphical-session.target"
+grep -qx "WantedBy=graphical-session.target" "$unit" || fail "fridge-agent.service is not WantedBy=graphical-session.target"
+grep -qx "Restart=on-failure" "$unit" || fail "fridge-agent.service: no Restart=on-failure"
+grep -qx "\[Desktop Entry\]" "$desktop" || fail "fridge-agent.desktop has no [Desktop Entry]"
+grep -qx "Type=Application" "$desktop" || fail "fridge-agent.desktop: Type is not Application"
+grep -qx "Exec=$FRIDGE_AGENT_PATH" "$desktop" || fail "fridge-agent.desktop: Exec is not $FRIDGE_AGENT_PATH"
+grep -qx "X-GNOME-HiddenUnderSystemd=true" "$desktop" \
+        || fail "fridge-agent.desktop would start a second agent beside the user unit (no X-GNOME-HiddenUnderSystemd=true)"
+if command -v desktop-file-validate >/dev/null; then
+        desktop-file-validate "$desktop" || fail "fridge-agent.desktop: desktop-file-validate"
+fi
+if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || echo "$dest$f"; done); then
         fail "a placeholder was left unsubstituted"
 fi
 echo "installed $n files"

@@ -13,6 +13,8 @@ FRIDGE_PACKAGES=(
   # server, typing and screenshots (xwd), a notification to wait for dunst,
   # and convert for the PNG it keeps
   xvfb xterm xdotool dunst x11-apps libnotify-bin imagemagick
+  # tests/integration/test-agent.c: the notification server mock
+  python3-dbusmock
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fridge-agent: a user's view of fridged's cycles. Every cycle it sees is
+ * one notification on the session bus, updated as the cycle goes (at most
+ * 4 times a second) with a Cancel action while Cancel can still stop the
+ * sleep, and turned into the result when the cycle ends.
+ */
+#include <glib-unix.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cycle-watch.h"
+#include "fridge-config.h"
+#include "notify.h"
+#include "text.h"
+
+#define UPDATE_INTERVAL_USEC (G_USEC_PER_SEC / 4)
+/* One agent a session: the user unit and the autostart file may both run */
+#define AGENT_BUS_NAME "io.fridge.Agent"
+#define ACTION_CANCEL "cancel"
+
+typedef struct Agent {
+        GMainLoop *loop;
+        int status;                     /* the exit status: 1 once a bus was lost */
+        CycleWatch *watch;
+        Notify *notify;
+        /* the cycle shown now */
+        uint64_t cycle;
+        NotifySlot *slot;
+        char *kind;
+        uint64_t slept_usec;            /* UINT64_MAX until Resumed */
+        char *wake_reason;
+        char *cancel_refused;           /* why the last Cancel was refused, shown until the cycle ends */
+        int64_t last_update;            /* monotonic µs of the last progress update */
+        guint update_timer;
+} Agent;
+
+static void agent_forget_cycle(Agent *a) {
+        g_clear_handle_id(&a->update_timer, g_source_remove);
+        g_clear_pointer(&a->slot, notify_slot_unref);
+        g_clear_pointer(&a->kind, g_free);
+        g_clear_pointer(&a->wake_reason, g_free);
+        g_clear_pointer(&a->cancel_refused, g_free);
+        a->cycle = 0;
+        a->slept_usec = UINT64_MAX;
+}
+
+static void agent_show_progress(Agent *a) {
+        const AgentCycle *c = cycle_watch_cycle(a->watch);
+        if (!a->slot || c->id != a->cycle || !agent_cycle_running(c))
+                return;
+        static const char *const cancel[] = { ACTION_CANCEL, "Cancel", NULL };
+        g_autofree char *summary = text_summary(c->kind);
+        g_autofree char *text = text_body(c);
+        g_autofree char *refused = a->cancel_refused ? g_markup_escape_text(a->cancel_refused, -1) : NULL;
+        g_autofree char *body = refused ? g_strdup_printf("%s\nCancel was refused: %s", text, refused)
+                                        : g_strdup(text);
+        NotifyRequest req = {
+                .summary = summary, .body = body, .actions = c->cancellable ? cancel : NULL,
+                .value = text_value(c->progress), .urgency = 1, .expire_ms = 0, .progress = true,
+        };
+        notify_show(a->notify, a->slot, &req);
+        a->last_update = g_get_monotonic_time();
+}
+
+static gboolean on_update_timer(gpointer userdata) {
+        Agent *a = userdata;
+        a->update_timer = 0;
+        agent_show_progress(a);
+        return G_SOURCE_REMOVE;
+}
+
+/* Throttled: the latest state goes out at most every UPDATE_INTERVAL_USEC */
+static void agent_schedule_update(Agent *a) {
+        if (a->update_timer)
+                return;
+        int64_t due = a->last_update ? a->last_update + UPDATE_INTERVAL_USEC : 0;
+        int64_t now = g_get_monotonic_time();
+        if (due <= now) {
+                agent_show_progress(a);
+                return;
+        }
+        a->update_timer = g_timeout_add((guint) ((due - now + 999) / 1000), on_update_timer, a);
+}
+
+static void on_changed(void *userdata, const AgentCycle *c) {
+        Agent *a = userdata;
+        if (c->id != a->cycle) {
+                agent_forget_cycle(a);
+                a->cycle = c->id;
+                a->slot = notify_slot_new();
+                a->kind = g_strdup(c->kind);
+                a->last_update = 0;
+        }
+        agent_schedule_update(a);
+}
+
+static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, const char *wake_reason) {
+        Agent *a = userdata;
+        if (cycle != a->cycle)
+                return;
+        a->slept_usec = slept_usec;
+        g_free(a->wake_reason);
+        a->wake_reason = g_strdup(wake_reason);
+}
+
+/* The result replaces the cycle's notification; a cycle never seen
+ * running (one that ended at once, or an earlier fridged's Interrupted
+ * one) gets a notification of its own */
+static void on_finished(void *userdata, uint64_t cycle, const char *result, const char *error,
+                        const char *message) {
+        Agent *a = userdata;
+        if (cycle != a->cycle) {
+                agent_forget_cycle(a);
+                a->slot = notify_slot_new();
+                a->kind = g_strdup(cycle_watch_cycle(a->watch)->kind);
+        }
+        g_autofree char *summary = text_result_summary(a->kind, result, error);
+        g_autofree char *body = text_result_body(result, error, message, a->slept_usec, a->wake_reason);
+        NotifyRequest req = {
+                .summary = summary, .body = body, .value = -1, .urgency = text_result_urgency(result),
+                .expire_ms = -1,
+        };
+        notify_show(a->notify, a->slot, &req);
+        agent_forget_cycle(a);
+}
+
+/* A notification that went on saying "Suspending…" would lie: the next
+ * fridged reports how the cycle ended (Interrupted) */
+static void on_vanished(void *userdata) {
+        Agent *a = userdata;
+        if (!a->slot)
+                return;
+        g_clear_handle_id(&a->update_timer, g_source_remove);
+        g_autofree char *summary = text_summary(a->kind);
+        NotifyRequest req = {
+                .summary = summary, .body = "fridged stopped during the cycle; waiting for it to come back",
+                .value = -1, .urgency = 1, .expire_ms = 0, .progress = true,
+        };
+        notify_show(a->notify, a->slot, &req);
+}
+
+/* The user pressed Cancel and nothing stopped: the notification says why */
+static void on_cancel_refused(void *userdata, uint64_t cycle, const char *message) {
+        Agent *a = userdata;
+        if (cycle != a->cycle)
+                return;
+        g_free(a->cancel_refused);
+        a->cancel_refused = g_strdup(message);
+        agent_schedule_update(a);
+}
+
+static void on_action(void *userdata, uint32_t id, const char *key) {
+        Agent *a = userdata;
+        if (!a->slot || a->slot->id != id || !g_str_equal(key, ACTION_CANCEL))
+                return;
+        g_message("Cancel of cycle %" G_GUINT64_FORMAT " asked for", a->cycle);
+        cycle_watch_cancel(a->watch, a->cycle);
+}
+
+static const CycleWatchOps agent_watch_ops = {
+        .changed = on_changed,
+        .resumed = on_resumed,
+        .finished = on_finished,
+        .vanished = on_vanished,
+        .cancel_refused = on_cancel_refused,
+};
+
+static gboolean on_term(gpointer userdata) {
+        g_main_loop_quit(userdata);
+        return G_SOURCE_CONTINUE;
+}
+
+/* Without its buses the agent is of no use: it exits 1, and the user
+ * unit's Restart=on-failure brings it back */
+static void on_bus_closed(GDBusConnection *c, gboolean remote_peer_vanished, GError *e, gpointer userdata) {
+        Agent *a = userdata;
+        g_message("Lost a bus connection: %s", e ? e->message : "closed");
+        a->status = 1;
+        g_main_loop_quit(a->loop);
+}
+
+static GDBusConnection *bus_get(GBusType type, const char *which) {
+        g_autoptr(GError) e = NULL;
+        GDBusConnection *c = g_bus_get_sync(type, NULL, &e);
+        if (!c)
+                g_printerr("fridge-agent: cannot connect to the %s bus: %s\n", which, e->message);
+        else
+                g_dbus_connection_set_exit_on_close(c, FALSE);
+        return c;
+}
+
+/* 0: this one runs; 1: another agent has the name already */
+static int own_name(GDBusConnection *session) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
+                session, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                g_variant_new("(su)", AGENT_BUS_NAME, 4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */), G_VARIANT_TYPE("(u)"),
+                G_DBUS_CALL_FLAGS_NONE, -1, NULL, &e);
+        if (!r) {
+                g_printerr("fridge-agent: cannot own %s: %s\n", AGENT_BUS_NAME, e->message);
+                return -1;
+        }
+        uint32_t reply;
+        g_variant_get(r, "(u)", &reply);
+        return reply == 1 /* DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER */ ? 0 : 1;
+}
+
+static int parse_args(int argc, char **argv) {
+        gboolean version = FALSE;
+        const GOptionEntry entries[] = {
+                { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+                {},
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+        g_option_context_set_summary(ctx, "Shows fridge's sleep cycles as desktop notifications, with Cancel.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        g_autoptr(GError) e = NULL;
+        if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
+                g_printerr("fridge-agent: %s\n", e->message);
+                return 2;
+        }
+        if (argc > 1) {
+                g_printerr("fridge-agent: unexpected argument '%s'\n", argv[1]);
+                return 2;
+        }
+        if (version) {
+                printf("fridge-agent %s\n", FRIDGE_VERSION);
+                return 0;
+        }
+        return -1;
+}
+
+int main(int argc, char **argv) {
+        setlocale(LC_ALL, "");
+        int r = parse_args(argc, argv);
+        if (r >= 0)
+                return r;
+
+        g_autoptr(GDBusConnection) system = bus_get(G_BUS_TYPE_SYSTEM, "system");
+        g_autoptr(GDBusConnection) session = system ? bus_get(G_BUS_TYPE_SESSION, "session") : NULL;
+        if (!session)
+                return 1;
+        r = own_name(session);
+        if (r != 0) {
+                if (r > 0)
+                        g_message("Another fridge-agent runs in this session (%s is taken); exiting", AGENT_BUS_NAME);
+                return r < 0 ? 1 : 0;
+        }
+
+        Agent a = { .loop = g_main_loop_new(NULL, FALSE), .slept_usec = UINT64_MAX };
+        g_signal_connect(system, "closed", G_CALLBACK(on_bus_closed), &a);
+        g_signal_connect(session, "closed", G_CALLBACK(on_bus_closed), &a);
+        (void) notify_new(session, on_action, &a, &a.notify);
+        (void) cycle_watch_new(system, &agent_watch_ops, &a, &a.watch);
+        g_unix_signal_add(SIGTERM, on_term, a.loop);
+        g_unix_signal_add(SIGINT, on_term, a.loop);
+        g_main_loop_run(a.loop);
+
+        g_signal_handlers_disconnect_by_data(system, &a);
+        g_signal_handlers_disconnect_by_data(session, &a);
+        agent_forget_cycle(&a);
+        cycle_watch_free(a.watch);
+        notify_free(a.notify);
+        g_main_loop_unref(a.loop);
+        return a.status;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What fridge-agent's notifications say. */
+#include "text.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#define USEC_PER_SEC UINT64_C(1000000)
+
+void agent_cycle_clear(AgentCycle *c) {
+        g_clear_pointer(&c->state, g_free);
+        g_clear_pointer(&c->kind, g_free);
+        g_clear_pointer(&c->phase, g_free);
+        g_clear_pointer(&c->progress_text, g_free);
+        g_clear_pointer(&c->started_by, g_free);
+        *c = (AgentCycle) {};
+}
+
+bool agent_cycle_running(const AgentCycle *c) {
+        return c->state && *c->state && !g_str_equal(c->state, "idle");
+}
+
+static const struct {
+        const char *kind, *going, *noun;
+} kinds[] = {
+        { "suspend",      "Suspending…",   "Suspend" },
+        { "hibernate",    "Hibernating…",  "Hibernation" },
+        { "hybrid-sleep", "Hybrid sleep…", "Hybrid sleep" },
+};
+
+static unsigned kind_index(const char *kind) {
+        for (unsigned i = 0; i < G_N_ELEMENTS(kinds); i++)
+                if (g_strcmp0(kind, kinds[i].kind) == 0)
+                        return i;
+        return 0; /* a kind this agent does not know yet: it sleeps all the same */
+}
+
+char *text_summary(const char *kind) {
+        return g_strdup(kinds[kind_index(kind)].going);
+}
+
+/* The Phase property in words; "queued" has no phase */
+static const char *phase_words(const AgentCycle *c) {
+        static const struct { const char *phase, *words; } phases[] = {
+                { "prepare",      "Preparing" },
+                { "flush",        "Writing data to disk" },
+                { "freeze-early", "Freezing applications" },
+                { "flush-again",  "Writing the last data to disk" },
+                { "freeze-late",  "Freezing services" },
+                { "kernel",       "Going to sleep" },
+                { "thaw",         "Waking up" },
+                { "retry",        "Waiting to try again" },
+        };
+        for (unsigned i = 0; i < G_N_ELEMENTS(phases); i++)
+                if (g_strcmp0(c->phase, phases[i].phase) == 0)
+                        return phases[i].words;
+        if (g_strcmp0(c->state, "queued") == 0)
+                return "Waiting for what blocks sleep";
+        return "Starting";
+}
+
+const char *text_no_cancel_reason(const AgentCycle *c) {
+        if (c->cancellable)
+                return NULL;
+        if (g_strcmp0(c->started_by, "hook") == 0)
+                return "The sleep was started by the system and cannot be stopped.";
+        if (g_strcmp0(c->phase, "thaw") == 0)
+                return NULL; /* over already: nothing to stop */
+        return "It can no longer be cancelled: the system is past the point of no return.";
+}
+
+char *text_body(const AgentCycle *c) {
+        GString *s = g_string_new(phase_words(c));
+        if (c->progress_text && *c->progress_text) {
+                g_autofree char *escaped = g_markup_escape_text(c->progress_text, -1);
+                g_string_append_printf(s, ": %s", escaped);
+        }
+        const char *why = text_no_cancel_reason(c);
+        if (why)
+                g_string_append_printf(s, "\n%s", why);
+        return g_string_free(s, FALSE);
+}
+
+int text_value(double progress) {
+        if (!(progress > 0.0)) /* NaN too */
+                return 0;
+        if (progress >= 1.0)
+                return 100;
+        return (int) floor(progress * 100.0);
+}
+
+char *text_duration(uint64_t usec) {
+        uint64_t s = usec / USEC_PER_SEC;
+        if (s < 60)
+                return g_strdup_printf("%.1f s", (double) usec / USEC_PER_SEC);
+        if (s < 3600)
+                return s % 60 ? g_strdup_printf("%" G_GUINT64_FORMAT " min %" G_GUINT64_FORMAT " s", s / 60, s % 60)
+                              : g_strdup_printf("%" G_GUINT64_FORMAT " min", s / 60);
+        uint64_t min = s / 60 % 60;
+        if (s < 86400)
+                return min ? g_strdup_printf("%" G_GUINT64_FORMAT " h %" G_GUINT64_FORMAT " min", s / 3600, min)
+                           : g_strdup_printf("%" G_GUINT64_FORMAT " h", s / 3600);
+        return g_strdup_printf("%" G_GUINT64_FORMAT " d %" G_GUINT64_FORMAT " h", s / 86400, s / 3600 % 24);
+}
+
+/* "io.fridge.Fridge1.Error.FreezeTimeout" → "FreezeTimeout" */
+static const char *error_short(const char *error) {
+        const char *dot = error ? strrchr(error, '.') : NULL;
+        return dot ? dot + 1 : error ? error : "";
+}
+
+char *text_result_summary(const char *kind, const char *result, const char *error) {
+        const char *noun = kinds[kind_index(kind)].noun;
+        if (g_strcmp0(result, "done") == 0)
+                return g_strdup_printf("Woke up from %s", g_str_equal(noun, "Suspend") ? "suspend"
+                                       : g_str_equal(noun, "Hibernation") ? "hibernation" : "hybrid sleep");
+        if (g_strcmp0(result, "aborted") == 0)
+                return g_strdup_printf("%s %s", noun, g_str_has_suffix(error ? error : "", ".Cancelled")
+                                                      ? "cancelled" : "stopped");
+        if (g_strcmp0(result, "dry-run") == 0)
+                return g_strdup_printf("%s rehearsed", noun);
+        return g_strdup_printf("%s failed", noun);
+}
+
+char *text_result_body(const char *result, const char *error, const char *message, uint64_t slept_usec,
+                       const char *wake_reason) {
+        g_autofree char *msg = g_markup_escape_text(message ? message : "", -1);
+        if (g_strcmp0(result, "done") == 0) {
+                g_autofree char *wake = g_markup_escape_text(wake_reason && *wake_reason ? wake_reason : "unknown",
+                                                             -1);
+                if (slept_usec == UINT64_MAX)
+                        return g_strdup_printf("The machine is awake again; woken by %s.", wake);
+                g_autofree char *d = text_duration(slept_usec);
+                return g_strdup_printf("Slept for %s; woken by %s.", d, wake);
+        }
+        if (g_strcmp0(result, "dry-run") == 0)
+                return g_strdup("A dry run: everything was frozen and thawed, and the machine did not sleep.");
+        if (g_strcmp0(result, "aborted") == 0 && g_str_equal(error_short(error), "Cancelled"))
+                return g_strdup_printf("Cancelled: %s. Everything runs again.", *msg ? msg : "by request");
+        return g_strdup_printf("%s: %s. Everything runs again.", *error_short(error) ? error_short(error) : "Failed",
+                               *msg ? msg : "no reason given");
+}
+
+uint8_t text_result_urgency(const char *result) {
+        return g_strcmp0(result, "failed") == 0 ? 2 : 1;
+}

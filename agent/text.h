@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What fridge-agent's notifications say, from what fridged reports. Pure:
+ * no bus, no clock; the unit test reads it. Bodies are the Notifications
+ * spec's markup: fridged's texts (cgroup names) are escaped. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A cycle as fridged's properties describe it (all strings owned) */
+typedef struct AgentCycle {
+        uint64_t id;            /* CycleId */
+        char *state;            /* State: idle, queued, running, sleeping, thawing */
+        char *kind;             /* Kind: suspend, hibernate, hybrid-sleep */
+        char *phase;            /* Phase */
+        double progress;        /* Progress, 0..1 */
+        char *progress_text;    /* ProgressText */
+        bool cancellable;       /* Cancellable */
+        char *started_by;       /* StartedBy: bus, hook */
+} AgentCycle;
+
+void agent_cycle_clear(AgentCycle *c);
+/* True while a cycle runs (State is neither idle nor empty) */
+bool agent_cycle_running(const AgentCycle *c);
+
+/* "Suspending…", "Hibernating…", "Hybrid sleep…" */
+char *text_summary(const char *kind);
+/* The phase in words, what it waits on, and why Cancel is not offered */
+char *text_body(const AgentCycle *c);
+/* Why Cancel cannot stop the sleep now; NULL when it can */
+const char *text_no_cancel_reason(const AgentCycle *c);
+/* The `value` hint: Progress as a whole percentage, 0..100 */
+int text_value(double progress);
+
+/* "3.0 s", "2 min 5 s", "1 h 4 min" */
+char *text_duration(uint64_t usec);
+/* The cycle's end: "Woke up from suspend", "Suspend cancelled" (error
+ * Cancelled), "Suspend stopped" (aborted otherwise: a wakeup event),
+ * "Suspend failed", "Suspend rehearsed" (a dry run) */
+char *text_result_summary(const char *kind, const char *result, const char *error);
+/* Slept for how long and what woke it, or why it failed or was cancelled;
+ * slept_usec UINT64_MAX: no Resumed came */
+char *text_result_body(const char *result, const char *error, const char *message, uint64_t slept_usec,
+                       const char *wake_reason);
+/* The urgency hint: 2 (critical) for a failure, else 1 */
+uint8_t text_result_urgency(const char *result);

@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fridge-agent against the real fridged (the harness's private "system"
+ * bus, fakesys) and a notification server on a private session bus:
+ * python3-dbusmock's notification_daemon template, whose Notify calls are
+ * read back through org.freedesktop.DBus.Mock.GetCalls, or a real dunst
+ * under Xvfb, whose screen is kept as a test artifact.
+ */
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fridge-config.h"
+#include "harness.h"
+#include "harness-private.h"
+
+#define PYTHON "/usr/bin/python3"
+#define NOTIFY_NAME "org.freedesktop.Notifications"
+#define NOTIFY_PATH "/org/freedesktop/Notifications"
+#define WAIT_MS 20000
+
+typedef struct Fixture {
+        Harness *h;
+        char *session_address;
+        GDBusConnection *session;
+        bool nobody;            /* the agent runs as uid 65534, as a desktop user would */
+        pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid;
+        int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
+        char *agent_log;
+} Fixture;
+
+/* One Notify call the mock recorded */
+typedef struct Note {
+        uint32_t replaces;
+        char *summary, *body;
+        char **actions;
+        int value;              /* -1: no value hint */
+        int urgency;            /* -1: none */
+} Note;
+
+static void note_free(Note *n) {
+        g_free(n->summary);
+        g_free(n->body);
+        g_strfreev(n->actions);
+        g_free(n);
+}
+
+/* ---- processes ---- */
+
+static pid_t spawn_logged(char **argv, const char *const *env, const char *log, int stdout_fd) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        g_assert_cmpint(fd, >=, 0);
+        HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = stdout_fd >= 0 ? stdout_fd : fd,
+                           .stderr_fd = fd, .extra_fd = -1, .env = env };
+        pid_t pid = harness_spawn(&s);
+        close(fd);
+        return pid;
+}
+
+/* Up to the first newline: dbus-daemon prints its address once it listens */
+static char *read_line(int fd) {
+        GString *s = g_string_new(NULL);
+        char c;
+        while (read(fd, &c, 1) == 1 && c != '\n')
+                g_string_append_c(s, c);
+        close(fd);
+        return g_string_free(s, FALSE);
+}
+
+/* The session bus of a user other than root: anyone may connect */
+static char *open_session_config(Fixture *f) {
+        g_autofree char *path = g_build_filename(f->h->dir, "session-bus.conf", NULL);
+        g_autofree char *text = g_strdup_printf(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig><type>session</type><listen>unix:path=%s/session-bus</listen><auth>EXTERNAL</auth>\n"
+                "<policy context=\"default\"><allow user=\"*\"/><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n", f->h->dir);
+        g_assert_true(g_file_set_contents(path, text, -1, NULL));
+        return g_strdup_printf("--config-file=%s", path);
+}
+
+static void start_session_bus(Fixture *f) {
+        g_autofree char *log = g_build_filename(f->h->dir, "session-bus.log", NULL);
+        g_autofree char *addr = g_strdup_printf("--address=unix:path=%s/session-bus", f->h->dir);
+        g_autofree char *config = f->nobody ? open_session_config(f) : g_strdup("--session");
+        char *argv[] = { "/usr/bin/dbus-daemon", config, "--nofork", addr, "--print-address=1", NULL };
+        int p[2];
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        f->session_pid = spawn_logged(argv, NULL, log, p[1]);
+        close(p[1]);
+        g_autofree char *line = read_line(p[0]);
+        g_assert_true(g_str_has_prefix(line, "unix:"));
+        f->session_address = g_strdup(line);
+        g_autoptr(GError) e = NULL;
+        f->session = g_dbus_connection_new_for_address_sync(
+                f->session_address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL, NULL, &e);
+        g_assert_no_error(e);
+}
+
+static void pump(Fixture *f, int ms) {
+        int64_t end = g_get_monotonic_time() + ms * G_TIME_SPAN_MILLISECOND;
+        while (g_get_monotonic_time() < end) {
+                while (g_main_context_iteration(NULL, FALSE))
+                        ;
+                (void) sd_bus_process(f->h->bus, NULL);
+                g_usleep(10 * G_TIME_SPAN_MILLISECOND);
+        }
+}
+
+static bool name_has_owner(Fixture *f, const char *name) {
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(f->session, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                            "org.freedesktop.DBus", "NameHasOwner",
+                                                            g_variant_new("(s)", name), G_VARIANT_TYPE("(b)"),
+                                                            G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+        gboolean has = FALSE;
+        if (r)
+                g_variant_get(r, "(b)", &has);
+        return has;
+}
+
+static void wait_name(Fixture *f, const char *name) {
+        for (int i = 0; i < WAIT_MS / 50; i++) {
+                if (name_has_owner(f, name))
+                        return;
+                pump(f, 50);
+        }
+        g_error("%s did not appear on the session bus within %d ms", name, WAIT_MS);
+}
+
+static const char *const *session_env(Fixture *f) {
+        static char *env[4];
+        for (unsigned i = 0; i < 3; i++)
+                g_free(env[i]);
+        env[0] = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", f->session_address);
+        env[1] = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address);
+        env[2] = g_strdup("G_MESSAGES_DEBUG=");
+        return (const char *const *) env;
+}
+
+static void start_mock(Fixture *f) {
+        g_autofree char *log = g_build_filename(f->h->dir, "mock.log", NULL);
+        char *argv[] = { PYTHON, "-m", "dbusmock", "--template", "notification_daemon", NULL };
+        f->mock_pid = spawn_logged(argv, session_env(f), log, -1);
+        wait_name(f, NOTIFY_NAME);
+}
+
+static void start_agent(Fixture *f) {
+        f->agent_log = g_build_filename(f->h->dir, "agent.log", NULL);
+        char *agent = (char *) harness_env("FRIDGE_AGENT");
+        char *argv[] = { agent, NULL };
+        char *as_nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", agent,
+                              NULL };
+        f->agent_pid = spawn_logged(f->nobody ? as_nobody : argv, session_env(f), f->agent_log, -1);
+}
+
+static char *agent_log(Fixture *f) {
+        g_autofree char *text = NULL;
+        (void) g_file_get_contents(f->agent_log, &text, NULL, NULL);
+        return g_strdup(text ? text : "");
+}
+
+static void assert_agent_alive(Fixture *f) {
+        int status;
+        g_assert_cmpint(waitpid(f->agent_pid, &status, WNOHANG), ==, 0);
+}
+
+static const char *skip_reason(bool dunst) {
+        const char *why = harness_skip_reason();
+        if (why)
+                return why;
+        if (!harness_env("FRIDGE_AGENT"))
+                return "FRIDGE_AGENT is not set";
+        if (dunst) {
+                static const char *const tools[] = { "/usr/bin/Xvfb", "/usr/bin/dunst", "/usr/bin/dunstctl",
+                                                     "/usr/bin/import", "/usr/bin/convert" };
+                for (size_t i = 0; i < G_N_ELEMENTS(tools); i++)
+                        if (access(tools[i], X_OK) < 0)
+                                return "xvfb, dunst or imagemagick is not installed";
+                return NULL;
+        }
+        g_autofree char *out = NULL;
+        char *argv[] = { PYTHON, "-c", "import dbusmock", NULL };
+        if (harness_run(argv, 30000, &out) != 0)
+                return "python3-dbusmock is not installed (" PYTHON " -c 'import dbusmock' failed)";
+        return NULL;
+}
+
+typedef struct CaseOptions {
+        bool mock;              /* a mock notification server from the start */
+        bool dunst;
+        const char *config;
+        const char *polkit_table;       /* with it, the agent runs as nobody */
+        bool logind;                    /* the logind stand-in: Sleep goes through logind */
+} CaseOptions;
+
+static void setup(Fixture *f, gconstpointer data) {
+        const CaseOptions *co = data;
+        const char *why = skip_reason(co->dunst);
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table,
+                             .open_bus = co->polkit_table != NULL, .logind = co->logind,
+                             .logind_hook_script = co->logind };
+        f->nobody = co->polkit_table != NULL;
+        if (f->nobody && access("/usr/bin/setpriv", X_OK) < 0) {
+                g_test_skip("setpriv (util-linux) is not installed");
+                return;
+        }
+        f->h = harness_new(&o);
+        if (co->logind && !harness_wait_logind_delay(f->h, "fridge", true, 10000))
+                g_error("fridged did not take a logind delay lock");
+        start_session_bus(f);
+        if (co->mock)
+                start_mock(f);
+}
+
+static void teardown(Fixture *f, gconstpointer data) {
+        if (f->h && g_test_failed()) {
+                harness_dump_fridged_log(f->h);
+                g_autofree char *log = f->agent_log ? agent_log(f) : NULL;
+                g_test_message("fridge-agent:\n%s", log ? log : "(not started)");
+        }
+        bool agent_ran = f->agent_pid > 0;
+        int agent_status = harness_stop_pid(&f->agent_pid, 5000);
+        (void) harness_stop_pid(&f->dunst_pid, 5000);
+        (void) harness_stop_pid(&f->xvfb_pid, 5000);
+        if (f->displayfd > 0)
+                close(f->displayfd);
+        (void) harness_stop_pid(&f->mock_pid, 5000);
+        g_clear_object(&f->session);
+        (void) harness_stop_pid(&f->session_pid, 5000);
+        g_free(f->session_address);
+        /* SIGTERM ends it cleanly: status 0, and under ASan no leak */
+        bool unclean = agent_ran && !g_test_failed() && agent_status != 0;
+        g_autofree char *log = unclean ? agent_log(f) : NULL;
+        g_free(f->agent_log);
+        harness_free(f->h);
+        if (unclean)
+                g_error("fridge-agent's wait status after SIGTERM is %d:\n%s", agent_status, log);
+}
+
+#define SKIP_IF_UNSET(f) do { if (!(f)->h) return; } while (0)
+
+/* ---- the mock's record ---- */
+
+static Note *note_parse(GVariant *args) {
+        Note *n = g_new0(Note, 1);
+        g_autoptr(GVariant) a1 = g_variant_get_child_value(args, 1), a3 = g_variant_get_child_value(args, 3),
+                            a4 = g_variant_get_child_value(args, 4), a5 = g_variant_get_child_value(args, 5),
+                            a6 = g_variant_get_child_value(args, 6);
+        g_autoptr(GVariant) replaces = g_variant_get_variant(a1), summary = g_variant_get_variant(a3),
+                            body = g_variant_get_variant(a4), actions = g_variant_get_variant(a5),
+                            hints = g_variant_get_variant(a6);
+        n->replaces = g_variant_get_uint32(replaces);
+        n->summary = g_variant_dup_string(summary, NULL);
+        n->body = g_variant_dup_string(body, NULL);
+        n->actions = g_variant_dup_strv(actions, NULL);
+        int32_t value;
+        guchar urgency;
+        n->value = g_variant_lookup(hints, "value", "i", &value) ? value : -1;
+        n->urgency = g_variant_lookup(hints, "urgency", "y", &urgency) ? urgency : -1;
+        return n;
+}
+
+/* Every Notify the mock answered, in order */
+static GPtrArray *notes(Fixture *f) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(f->session, NOTIFY_NAME, NOTIFY_PATH,
+                                                            "org.freedesktop.DBus.Mock", "GetCalls", NULL,
+                                                            G_VARIANT_TYPE("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                                            NULL, &e);
+        g_assert_no_error(e);
+        GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify) note_free);
+        g_autoptr(GVariant) calls = g_variant_get_child_value(r, 0);
+        for (gsize i = 0; i < g_variant_n_children(calls); i++) {
+                g_autoptr(GVariant) call = g_variant_get_child_value(calls, i);
+                g_autoptr(GVariant) method = g_variant_get_child_value(call, 1);
+                g_autoptr(GVariant) args = g_variant_get_child_value(call, 2);
+                if (g_str_equal(g_variant_get_string(method, NULL), "Notify"))
+                        g_ptr_array_add(out, note_parse(args));
+        }
+        return out;
+}
+
+static bool note_has_action(const Note *n, const char *key, const char *label) {
+        for (char **a = n->actions; a && a[0] && a[1]; a += 2)
+                if (g_str_equal(a[0], key) && g_str_equal(a[1], label))
+                        return true;
+        return false;
+}
+
+typedef bool (*NotePred)(const Note *n, const void *data);
+
+/* Waits (bounded) for a Notify from index `from` on that satisfies `pred`;
+ * its index */
+static guint wait_note(Fixture *f, guint from, NotePred pred, const void *data, const char *what) {
+        for (int i = 0; i < WAIT_MS / 50; i++) {
+                g_autoptr(GPtrArray) all = notes(f);
+                for (guint j = from; j < all->len; j++)
+                        if (pred(all->pdata[j], data))
+                                return j;
+                pump(f, 50);
+        }
+        g_autoptr(GPtrArray) all = notes(f);
+        for (guint j = 0; j < all->len; j++) {
+                const Note *n = all->pdata[j];
+                g_autofree char *actions = g_strjoinv(",", n->actions);
+                g_test_message("Notify %u: replaces %u, '%s' / '%s', actions [%s], value %d, urgency %d", j,
+                               n->replaces, n->summary, n->body, actions, n->value, n->urgency);
+        }
+        g_error("no notification %s within %d ms", what, WAIT_MS);
+}
+
+static bool summary_is(const Note *n, const void *s) {
+        return g_str_equal(n->summary, s);
+}
+
+static bool offers_cancel(const Note *n, const void *unused) {
+        return note_has_action(n, "cancel", "Cancel");
+}
+
+static bool body_has(const Note *n, const void *s) {
+        return strstr(n->body, s) != NULL;
+}
+
+static int inhibit_delay(Harness *h) {
+        sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int fd, r = sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Inhibit", &e,
+                                       &reply, "sss", "test", "holding the cycle in prepare", "delay");
+        if (r < 0)
+                g_error("Inhibit failed: %s", e.message);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
+}
+
+static uint64_t sleep_ok(Harness *h) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) != 0)
+                g_error("Sleep failed: %s: %s", err, msg);
+        return cycle;
+}
+
+static void expect_finished(Harness *h, uint64_t cycle, const char *result, const char *error) {
+        g_autofree char *r = NULL, *e = NULL, *m = NULL;
+        g_assert_true(harness_wait_finished(h, cycle, WAIT_MS, &r, &e, &m));
+        g_assert_cmpstr(r, ==, result);
+        g_assert_cmpstr(e, ==, error);
+}
+
+/* The agent running, and a cycle held in prepare by a delay inhibitor
+ * (closing *ret_delay lets it go on): Cancel can still stop it there */
+static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
+        start_agent(f);
+        *ret_delay = inhibit_delay(f->h);
+        return sleep_ok(f->h);
+}
+
+/* The server's ActionInvoked for the notification of Notify call `i`, as
+ * when the user presses Cancel; the notification's id */
+static uint32_t press_cancel(Fixture *f, guint i) {
+        g_autoptr(GPtrArray) all = notes(f);
+        uint32_t id = i == 0 ? 1 : ((Note *) all->pdata[i])->replaces; /* the mock's first id is 1 */
+        GVariantBuilder args;
+        g_variant_builder_init(&args, G_VARIANT_TYPE("av"));
+        g_variant_builder_add(&args, "v", g_variant_new_uint32(id));
+        g_variant_builder_add(&args, "v", g_variant_new_string("cancel"));
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
+                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
+                g_variant_new("(sssav)", NOTIFY_NAME, "ActionInvoked", "us", &args), NULL, G_DBUS_CALL_FLAGS_NONE,
+                -1, NULL, &e);
+        g_assert_no_error(e);
+        g_assert_nonnull(r);
+        return id;
+}
+
+/* ---- cases ---- */
+
+/* One notification for the cycle: its id kept, the value rising, Cancel
+ * offered while a Cancel could still stop the sleep and withdrawn with the
+ * reason at the state write; then the result in its place */
+static void test_progress_and_result(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        /* fridged names what the cycle waits for */
+        guint first = wait_note(f, 0, body_has, "Preparing: waiting for 1 delay inhibitor: test (holding the cycle in "
+                                "prepare, pid ", "naming the delay inhibitor");
+        harness_control(f->h, "hold-write power/state");
+        close(delay);
+        guint late = wait_note(f, first, body_has, "point of no return", "saying Cancel is withdrawn");
+        harness_control(f->h, "release-write power/state");
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, late, summary_is, "Woke up from suspend", "with the result");
+
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n0 = all->pdata[0], *nw = all->pdata[first], *nl = all->pdata[late], *ne = all->pdata[end];
+        g_assert_cmpuint(n0->replaces, ==, 0);
+        g_assert_cmpstr(n0->summary, ==, "Suspending…");
+        g_assert_true(offers_cancel(n0, NULL));
+        g_assert_true(offers_cancel(nw, NULL));
+        g_assert_false(offers_cancel(nl, NULL));
+        g_assert_nonnull(strstr(nl->body, "Going to sleep"));
+        int last = -1;
+        for (guint i = 1; i <= end; i++) {
+                const Note *n = all->pdata[i];
+                g_assert_cmpuint(n->replaces, ==, 1); /* the mock's first id */
+                if (i == end)
+                        break;
+                g_assert_cmpint(n->value, >=, 0);
+                g_assert_cmpint(n->value, <=, 100);
+                g_assert_cmpint(n->value, >=, last);
+                last = n->value;
+        }
+        g_assert_cmpint(nl->value, >, nw->value);
+        g_assert_cmpint(ne->value, ==, -1);
+        g_assert_cmpint(ne->urgency, ==, 1);
+        g_assert_nonnull(strstr(ne->body, "Slept for "));
+        g_assert_nonnull(strstr(ne->body, "woken by "));
+        g_assert_cmpuint(all->len, ==, end + 1);
+}
+
+/* Through logind (Driver=auto with logind on the bus) Cancel is offered
+ * until fridged asks logind to sleep; from then on systemd-sleep goes on
+ * whatever fridge says */
+static void test_logind_withdrawn_at_hand_over(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!harness_env("LOGIND_STANDIN")) {
+                g_test_skip("LOGIND_STANDIN is not set");
+                return;
+        }
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint first = wait_note(f, 0, offers_cancel, NULL, "offering Cancel before the hand-over");
+        harness_control(f->h, "hold-write power/state");
+        close(delay);
+        g_assert_true(harness_wait_logind_line(f->h, "hook pre suspend 0", WAIT_MS));
+        guint late = wait_note(f, first, body_has, "point of no return", "withdrawing Cancel after the hand-over");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n = all->pdata[late];
+        g_assert_false(offers_cancel(n, NULL));
+        g_assert_null(strstr(n->body, "started by the system")); /* fridge started it */
+        g_autofree char *started_by = harness_get_string(f->h, "StartedBy");
+        g_assert_cmpstr(started_by, ==, "bus");
+        harness_control(f->h, "release-write power/state");
+        expect_finished(f->h, cycle, "done", "");
+}
+
+/* The user presses Cancel: the cycle is cancelled before anything sleeps */
+static void test_cancel_action(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        uint32_t id = press_cancel(f, i);
+
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+        close(delay);
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_assert_cmpstr(state, ==, "idle");
+        g_autofree char *log = harness_fakesys_log(f->h);
+        g_assert_null(strstr(log, "power/state"));
+        guint end = wait_note(f, i, summary_is, "Suspend cancelled", "with the result");
+        g_autoptr(GPtrArray) after = notes(f);
+        const Note *n = after->pdata[end];
+        g_assert_cmpuint(n->replaces, ==, id);
+        g_assert_nonnull(strstr(n->body, "Cancelled: cancelled by user"));
+        g_autofree char *alog = agent_log(f);
+        g_assert_nonnull(strstr(alog, "cancelled"));
+        if (f->nobody) {
+                /* polkit decided, and may have asked for a password (flag 1:
+                 * interaction allowed): polkit's defaults let the active
+                 * session's user cancel without one */
+                g_autofree char *plog = NULL;
+                g_assert_true(g_file_get_contents(f->h->polkit_log, &plog, NULL, NULL));
+                g_assert_nonnull(strstr(plog, "io.fridge.sleep 65534 yes 1\n"));
+        }
+}
+
+/* polkit says no: the cycle goes on, and the notification says why the
+ * Cancel did nothing */
+static void test_cancel_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        press_cancel(f, i);
+        guint j = wait_note(f, i + 1, body_has, "Cancel was refused: ", "saying the Cancel was refused");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n = all->pdata[j];
+        g_test_message("refused: %s", n->body);
+        g_assert_nonnull(strstr(n->body, "io.fridge.sleep"));
+        g_assert_true(offers_cancel(n, NULL)); /* it may still be tried, once allowed */
+        close(delay);
+        expect_finished(f->h, cycle, "done", "");
+}
+
+/* systemd-sleep's cycle (the hook's pre): no Cancel, and the reason */
+static void test_hook_cycle_not_cancellable(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        start_agent(f);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "hook", "pre", "suspend"), ==, 0);
+        uint64_t cycle = 0;
+        g_assert_cmpint(sscanf(out, "cycle %" G_GUINT64_FORMAT, &cycle), ==, 1);
+        guint i = wait_note(f, 0, body_has, "The sleep was started by the system and cannot be stopped.",
+                            "saying the system started the sleep");
+        g_autofree char *out2 = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out2, "hook", "post", "suspend"), ==, 0);
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, i, summary_is, "Woke up from suspend", "with the result");
+        g_autoptr(GPtrArray) all = notes(f);
+        for (guint j = 0; j <= end; j++)
+                g_assert_false(offers_cancel(all->pdata[j], NULL));
+}
+
+/* fridged stops and comes back: the agent shows the next cycle */
+static void test_fridged_restart(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        start_agent(f);
+        uint64_t first = sleep_ok(f->h);
+        expect_finished(f->h, first, "done", "");
+        guint i = wait_note(f, 0, summary_is, "Woke up from suspend", "for the first cycle");
+
+        harness_kill_fridged(f->h, SIGTERM);
+        harness_restart_fridged(f->h);
+        uint64_t second = sleep_ok(f->h);
+        g_assert_cmpuint(second, >, first);
+        expect_finished(f->h, second, "done", "");
+        guint j = wait_note(f, i + 1, summary_is, "Woke up from suspend", "for the cycle after the restart");
+        g_autoptr(GPtrArray) all = notes(f);
+        g_assert_cmpuint(((Note *) all->pdata[j])->replaces, !=, ((Note *) all->pdata[i])->replaces);
+        assert_agent_alive(f);
+        g_autofree char *log = agent_log(f);
+        g_assert_nonnull(strstr(log, "fridged left the bus"));
+        g_assert_nonnull(strstr(log, "fridged is back on the bus"));
+}
+
+/* fridged killed in the middle of a cycle: the notification stops saying
+ * "Suspending…" as if it went on, and the next fridged's Interrupted
+ * report turns it into a failure, urgency critical */
+static void test_fridged_killed_mid_cycle(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        harness_kill_fridged(f->h, SIGKILL);
+        guint gone = wait_note(f, i + 1, body_has, "fridged stopped during the cycle", "saying fridged stopped");
+        close(delay);
+        harness_restart_fridged(f->h);
+        expect_finished(f->h, cycle, "failed", "io.fridge.Fridge1.Error.Interrupted");
+        guint end = wait_note(f, gone + 1, summary_is, "Suspend failed", "with the Interrupted result");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *g = all->pdata[gone], *e = all->pdata[end];
+        g_assert_false(offers_cancel(g, NULL));
+        g_assert_cmpuint(g->replaces, ==, 1);
+        g_assert_cmpuint(e->replaces, ==, 1);
+        g_assert_cmpint(e->urgency, ==, 2);
+        g_assert_nonnull(strstr(e->body, "Interrupted: "));
+        assert_agent_alive(f);
+}
+
+/* No notification server: the agent logs it once, waits, and shows the
+ * next cycle once a server is there */
+static void test_no_server(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        start_agent(f);
+        for (int k = 0; k < 2; k++) {
+                uint64_t c = sleep_ok(f->h);
+                expect_finished(f->h, c, "done", "");
+        }
+        /* the agent has tried by now: its line says so */
+        for (int k = 0; k < WAIT_MS / 50; k++) {
+                g_autofree char *log = agent_log(f);
+                if (strstr(log, "waiting for a notification server"))
+                        break;
+                pump(f, 50);
+        }
+        start_mock(f);
+        uint64_t c = sleep_ok(f->h);
+        expect_finished(f->h, c, "done", "");
+        (void) wait_note(f, 0, summary_is, "Woke up from suspend", "once a server is there");
+        assert_agent_alive(f);
+        g_autofree char *log = agent_log(f);
+        const char *at = strstr(log, "waiting for a notification server");
+        g_assert_nonnull(at);
+        g_assert_null(strstr(at + 1, "waiting for a notification server")); /* once */
+}
+
+/* ---- a real notification server ---- */
+
+static void start_display(Fixture *f, char **ret_display) {
+        g_autofree char *log = g_build_filename(f->h->dir, "xvfb.log", NULL);
+        int p[2];
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        g_autofree char *fd_arg = g_strdup_printf("%d", 3);
+        char *argv[] = { "/usr/bin/Xvfb", "-displayfd", fd_arg, "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset",
+                         NULL };
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = fd, .stderr_fd = fd, .extra_fd = p[1] };
+        f->xvfb_pid = harness_spawn(&s);
+        close(fd);
+        close(p[1]);
+        char buf[32] = "";
+        ssize_t n = read(p[0], buf, sizeof(buf) - 1); /* Xvfb writes the number once it listens */
+        f->displayfd = p[0];
+        g_assert_cmpint(n, >, 0);
+        buf[n] = 0;
+        *ret_display = g_strdup_printf(":%d", atoi(buf));
+}
+
+static unsigned screen_colours(const char *display, const char *png) {
+        char *shot[] = { "/usr/bin/import", "-display", (char *) display, "-window", "root", (char *) png, NULL };
+        g_autofree char *o1 = NULL, *o2 = NULL;
+        if (harness_run(shot, 30000, &o1) != 0)
+                return 0;
+        char *count[] = { "/usr/bin/convert", (char *) png, "-format", "%k", "info:", NULL };
+        if (harness_run(count, 30000, &o2) != 0)
+                return 0;
+        return (unsigned) strtoul(o2, NULL, 10);
+}
+
+/* dunst on Xvfb shows the agent's notification: the screen is kept as
+ * meson-logs/fridge-agent-dunst.png */
+static void test_dunst_screenshot(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *display = NULL;
+        start_display(f, &display);
+        g_autofree char *disp = g_strdup_printf("DISPLAY=%s", display);
+        g_autofree char *sess = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", f->session_address);
+        const char *const env[] = { disp, sess, "XDG_CONFIG_HOME=/nonexistent", NULL };
+        g_autofree char *log = g_build_filename(f->h->dir, "dunst.log", NULL);
+        char *argv[] = { "/usr/bin/dunst", "-verbosity", "info", NULL };
+        f->dunst_pid = spawn_logged(argv, env, log, -1);
+        wait_name(f, NOTIFY_NAME);
+        g_autofree char *png = g_build_filename(f->h->dir, "blank.png", NULL);
+        g_assert_cmpuint(screen_colours(display, png), ==, 1); /* nothing shown yet */
+
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        const char *dir = harness_env("AGENT_ARTIFACT_DIR");
+        g_autofree char *shot = g_build_filename(dir ? dir : f->h->dir, "fridge-agent-dunst.png", NULL);
+        unsigned colours = 0;
+        for (int i = 0; i < WAIT_MS / 100 && colours <= 1; i++) {
+                pump(f, 100);
+                colours = screen_colours(display, shot);
+        }
+        g_test_message("screenshot %s: %u colours", shot, colours);
+        g_assert_cmpuint(colours, >, 1);
+        char *count[] = { "/usr/bin/dunstctl", "count", "displayed", NULL };
+        g_autofree char *n = NULL;
+        const char *const cenv[] = { sess, NULL };
+        g_autofree char *clog = g_build_filename(f->h->dir, "dunstctl.out", NULL);
+        pid_t pid = spawn_logged(count, cenv, clog, -1);
+        g_assert_cmpint(harness_wait_pid(pid, 30000), ==, 0);
+        g_assert_true(g_file_get_contents(clog, &n, NULL, NULL));
+        g_assert_cmpuint(strtoul(n, NULL, 10), >=, 1);
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_cancel(f->h, cycle, &err, &msg), ==, 0);
+        close(delay);
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+}
+
+int main(int argc, char **argv) {
+        static const CaseOptions mock = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n" },
+                                 bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
+                                 dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" },
+                                 logind = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .logind = true },
+                                 denied = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
+                                            .polkit_table = "io.fridge.sleep 65534 no\n" },
+                                 user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
+                                          .polkit_table = "io.fridge.sleep 65534 yes\n" };
+        harness_init(&argc, &argv);
+#define ADD(name, fn, o) g_test_add("/agent/" name, Fixture, &o, setup, fn, teardown)
+        ADD("progress-and-result", test_progress_and_result, mock);
+        ADD("logind-withdrawn-at-hand-over", test_logind_withdrawn_at_hand_over, logind);
+        ADD("cancel-action", test_cancel_action, mock);
+        ADD("cancel-action-as-user", test_cancel_action, user);
+        ADD("cancel-refused", test_cancel_refused, denied);
+        ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
+        ADD("fridged-restart", test_fridged_restart, mock);
+        ADD("fridged-killed-mid-cycle", test_fridged_killed_mid_cycle, mock);
+        ADD("no-server", test_no_server, bare);
+        ADD("dunst-screenshot", test_dunst_screenshot, dunst);
+#undef ADD
+        return g_test_run();
+}
