@@ -50,6 +50,11 @@ for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./usr/lib/systemd/system/frid
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright; do
   grep -q " $f\$" <<<"$list" || { echo "FAIL: the package lacks $f"; exit 1; }
 done
+list=$(dpkg-deb -c "$work/one/fridge-agent_${version}_amd64.deb")
+for f in ./usr/bin/fridge-agent ./usr/lib/systemd/user/fridge-agent.service \
+         ./etc/xdg/autostart/fridge-agent.desktop ./usr/share/man/man1/fridge-agent.1.gz; do
+  grep -q " $f\$" <<<"$list" || { echo "FAIL: fridge-agent lacks $f"; exit 1; }
+done
 dpkg-deb -I "$work/one/fridge_${version}_amd64.deb" conffiles | grep -qx /etc/fridge/fridge.conf \
   || { echo "FAIL: /etc/fridge/fridge.conf is not a conffile"; exit 1; }
 echo "PASS"
