@@ -327,14 +327,14 @@ static void test_logind_sleep_one_cycle(Fixture *f, gconstpointer data) {
 }
 
 /* An inhibitor's fd (ours) from fridged's Inhibit, or logind's when `logind` */
-static int take_block(Harness *h, bool logind, const char *who) {
+static int take_inhibitor(Harness *h, bool logind, const char *who, const char *mode) {
         sd_bus_message *reply = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int fd, r = logind ? sd_bus_call_method(h->bus, "org.freedesktop.login1", "/org/freedesktop/login1",
                                                 "org.freedesktop.login1.Manager", "Inhibit", &e, &reply, "ssss",
-                                                "sleep", who, "testing", "block")
+                                                "sleep", who, "testing", mode)
                            : sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,
-                                                "Inhibit", &e, &reply, "sss", who, "testing", "block");
+                                                "Inhibit", &e, &reply, "sss", who, "testing", mode);
         if (r < 0)
                 g_error("Inhibit (%s) failed: %s", logind ? "logind" : "fridged", e.message);
         g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
@@ -342,6 +342,10 @@ static int take_block(Harness *h, bool logind, const char *who) {
         g_assert_cmpint(fd, >=, 0);
         sd_bus_message_unref(reply);
         return fd;
+}
+
+static int take_block(Harness *h, bool logind, const char *who) {
+        return take_inhibitor(h, logind, who, "block");
 }
 
 /* The logind driver asks logind to check its block inhibitors even for
@@ -565,8 +569,13 @@ static void test_logind_pm_test_refused(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL;
+        /* a delay inhibitor holds the cycle in prepare while the level goes:
+         * the kernel's change cannot race the cycle's write */
+        int delay = take_inhibitor(f->h, false, "holder", "delay");
         g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "pm-test", "s", "devices", NULL), ==, 0);
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "prepare", 10000));
         harness_control(f->h, "set power/pm_test [none] core processors platform freezer");
+        close(delay);
         expect_finished(f->h, cycle, "failed", "the kernel refused to set pm_test devices");
         g_autofree char *log = harness_logind_log(f->h);
         g_assert_null(strstr(log, "sleep suspend"));
