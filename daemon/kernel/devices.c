@@ -142,7 +142,9 @@ static void read_root_source(int class_fd, const char *entry, GHashTable *source
 /* libudev reads the wakeup class of /sys (or of umockdev's testbed); a
  * sysfs root elsewhere, the simulated kernel's, has a class of its own */
 static void read_root_sources(int sysfs_fd, GHashTable *sources) {
-        int fd = open_dir_beneath(sysfs_fd, WAKEUP_CLASS);
+        _cleanup_close_ int path_fd = open_dir_beneath(sysfs_fd, WAKEUP_CLASS);
+        /* O_PATH, which readdir cannot use */
+        int fd = path_fd < 0 ? -1 : openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return;
         struct stat here, udev;
