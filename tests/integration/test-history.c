@@ -207,6 +207,26 @@ static unsigned count_ids(const char *json) {
         return n;
 }
 
+/* ListCycles as uid 65534 through busctl, which allows interactive
+ * authorization: fridged asks polkit without it all the same (flags 0) */
+static void assert_asked_quietly(Harness *h, const char *answer) {
+        g_autofree char *cmd = g_strdup_printf("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- busctl "
+                                               "--allow-interactive-authorization=yes --address='%s' call "
+                                               "io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 ListCycles "
+                                               "u 0 2>&1", h->bus_address);
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+        g_autofree char *out = NULL, *log = NULL;
+        int status = harness_run(sh, 20000, &out);
+        g_test_message("ListCycles as nobody -> %d: %s", status, out);
+        g_assert_true(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        g_assert_true(g_file_get_contents(h->polkit_log, &log, NULL, NULL));
+        g_autofree char *line = g_strdup_printf("io.fridge.history 65534 %s 0\n", answer);
+        g_test_message("polkit was asked:\n%s", log);
+        g_assert_nonnull(strstr(log, line));
+        g_assert_null(strstr(log, "io.fridge.history 65534 yes 1"));
+        g_assert_null(strstr(log, "io.fridge.history 65534 no 1"));
+}
+
 /* uid 65534 sees the cycle it started, not root's; with io.fridge.history
  * it sees both */
 static void check_visibility(Fixture *f, const char *table, unsigned want) {
@@ -231,6 +251,7 @@ static void check_visibility(Fixture *f, const char *table, unsigned want) {
         g_assert_cmpuint(count_ids(json), ==, want);
         if (want == 1)
                 g_assert_null(strstr(json, other));
+        assert_asked_quietly(h, want == 1 ? "no" : "yes");
 }
 
 static void test_visibility_own(Fixture *f, gconstpointer data) {
