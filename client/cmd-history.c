@@ -95,7 +95,7 @@ static int print_table(sd_bus_message *reply) {
         }
         if (r < 0)
                 return r;
-        printf("%u cycles\n", n);
+        printf("%u cycle%s\n", n, n == 1 ? "" : "s");
         return sd_bus_message_exit_container(reply);
 }
 

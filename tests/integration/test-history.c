@@ -6,6 +6,7 @@
  * only its own cycles unless polkit allows io.fridge.history; the
  * simulated RTC's wake is reported with the time the state write took.
  */
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -138,7 +139,7 @@ static void test_survives_restart(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(plain, "dry-run"));
         g_assert_nonnull(strstr(plain, "2 cycles"));
         g_assert_cmpint(harness_fridgectl(h, 10000, &bounded, "history", "-n", "1"), ==, 0);
-        g_assert_nonnull(strstr(bounded, "1 cycles"));
+        g_assert_nonnull(strstr(bounded, "1 cycle\n"));
         g_assert_null(strstr(bounded, "dry-run"));
         g_assert_cmpint(harness_fridgectl(h, 10000, &json, "--json", "history", NULL), ==, 0);
         g_autofree char *id_new = g_strdup_printf("\"id\":%" G_GUINT64_FORMAT ",", second);
@@ -288,6 +289,57 @@ static void test_resume_rtc(Fixture *f, gconstpointer data) {
         Entry *e = &g_array_index(all, Entry, 0);
         g_assert_cmpuint(e->slept_usec, ==, slept);
         g_assert_cmpstr(e->wake_source, ==, "rtc0; irq 8");
+
+        /* what tools/try shows: fridgectl's resume line */
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 30000, &out, "suspend", "--wake-after", "3"), ==, 0);
+        g_assert_nonnull(strstr(out, "(wake: rtc0; irq 8)"));
+        g_assert_null(strstr(out, "resumed after 0.0 s"));
+}
+
+/* systemd's sleep path: the hook started the cycle, as root */
+static void test_hook_starter(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        g_assert_cmpint(harness_fridgectl(h, 30000, NULL, "hook", "pre", "suspend"), ==, 0);
+        g_assert_cmpint(harness_fridgectl(h, 30000, NULL, "hook", "post", "suspend"), ==, 0);
+        g_autoptr(GArray) all = list_cycles(h, 0);
+        g_assert_cmpuint(all->len, ==, 1);
+        Entry *e = &g_array_index(all, Entry, 0);
+        g_assert_cmpstr(e->starter, ==, "hook");
+        g_assert_cmpuint(e->uid, ==, 0);
+        g_assert_cmpstr(e->result, ==, "done");
+        g_assert_cmpstr(e->phase, ==, "");
+}
+
+/* A delay inhibitor holds the cycle in prepare, where it is cancelled:
+ * the entry and fridgectl history name the phase and the error */
+static void test_failing_phase(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int fd = -1;
+        g_assert_cmpint(sd_bus_call_method(h->bus, "io.fridge.Fridge1", "/io/fridge/Fridge1", "io.fridge.Fridge1",
+                                           "Inhibit", &e, &reply, "sss", "test", "hold in prepare", "delay"), >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        sd_bus_message_unref(reply);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+        g_assert_cmpint(harness_sleep(h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+        g_assert_true(harness_wait_property_signal(h, "Phase", "prepare", 10000));
+        g_assert_cmpint(harness_cancel(h, cycle, &err, &msg), ==, 0);
+        g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, NULL));
+        close(fd);
+        g_assert_cmpstr(result, ==, "aborted");
+        g_autoptr(GArray) all = list_cycles(h, 0);
+        Entry *entry = &g_array_index(all, Entry, 0);
+        g_assert_cmpstr(entry->error, ==, "io.fridge.Fridge1.Error.Cancelled");
+        g_assert_cmpstr(entry->phase, ==, "prepare");
+        g_assert_cmpstr(entry->wake_source, ==, "");
+        g_assert_cmpuint(entry->slept_usec, ==, 0);
+        g_autofree char *plain = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 10000, &plain, "history", NULL, NULL), ==, 0);
+        g_assert_nonnull(strstr(plain, "prepare: Cancelled: "));
 }
 
 #define ADD(path, fn) g_test_add("/history/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
@@ -299,5 +351,7 @@ int main(int argc, char **argv) {
         ADD("visibility-own", test_visibility_own);
         ADD("visibility-allowed", test_visibility_allowed);
         ADD("resume-rtc", test_resume_rtc);
+        ADD("hook-starter", test_hook_starter);
+        ADD("failing-phase", test_failing_phase);
         return g_test_run();
 }
