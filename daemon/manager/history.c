@@ -236,6 +236,19 @@ int history_add(History *h, const HistoryCycle *c, GKeyFile *kf) {
         return 0;
 }
 
+int history_load(const History *h, uint64_t id, GKeyFile **ret) {
+        g_autofree char *name = file_name(id);
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(h->dir_fd, name, &text);
+        if (r < 0)
+                return r;
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        if (!g_key_file_load_from_data(kf, text, (gsize) -1, G_KEY_FILE_NONE, NULL))
+                return -EBADMSG;
+        *ret = g_steal_pointer(&kf);
+        return 0;
+}
+
 guint history_count(const History *h) {
         return h ? h->cycles->len : 0;
 }

@@ -54,6 +54,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(History, history_free)
  * carry other groups, and the file replaces any of that id; then the
  * oldest beyond the bound go. */
 int history_add(History *h, const HistoryCycle *c, GKeyFile *kf);
+/* The whole stored file of cycle `id` ([Cycle] and every other group):
+ * -ENOENT when it is not kept, -EBADMSG when it is not a key file */
+int history_load(const History *h, uint64_t id, GKeyFile **ret);
 /* The cycles kept, newest first (borrowed; valid until the next add) */
 guint history_count(const History *h);
 const HistoryCycle *history_get(const History *h, guint newest_first_index);

@@ -21,13 +21,8 @@ const History *manager_history(const Manager *m) {
         return m->history;
 }
 
-/* The groups of the modules beside [Cycle], then the store */
-static void history_store(Manager *m, const HistoryCycle *entry) {
-        g_autoptr(GKeyFile) kf = g_key_file_new();
-        /* ---- other groups of the cycle's file go here ----
-         * The timeline (daemon/manager/timeline.c) adds its groups with
-         * timeline_to_keyfile(c->timeline, kf); history.c owns [Cycle]
-         * only and keeps every other group as it is. */
+/* `kf` carries the groups of the modules beside [Cycle] */
+static void history_store(Manager *m, const HistoryCycle *entry, GKeyFile *kf) {
         int r = history_add(m->history, entry, kf);
         if (r < 0)
                 log_warning_errno(r, "Cannot add cycle %" G_GUINT64_FORMAT " to the history: %m", entry->id);
@@ -60,7 +55,13 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
                 .slept_usec = slept ? c->slept_usec : 0,
                 .wake_source = slept ? c->wake_reason : (char *) "",
         };
-        history_store(m, &entry);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        /* ---- the other groups of the cycle's file go here ----
+         * The timeline (daemon/manager/timeline.c) adds its own with
+         * timeline_to_keyfile(c->timeline, kf); history.c writes [Cycle]
+         * and keeps every other group as it is, and history_load() gives
+         * the whole file back (timeline_from_keyfile) by cycle id. */
+        history_store(m, &entry, kf);
 }
 
 static bool history_has(const History *h, uint64_t id) {
@@ -88,5 +89,7 @@ void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const c
                 .phase = rec->phase,
                 .message = (char *) message,
         };
-        history_store(m, &entry);
+        /* nothing but the record is left of it */
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        history_store(m, &entry, kf);
 }

@@ -2,6 +2,7 @@
 /* The history store: a cycle's [Cycle] group round trip, other groups
  * kept, the bound (oldest first), and malformed or foreign files skipped
  * with a warning that names them. */
+#include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -99,11 +100,15 @@ static void test_round_trip(void) {
         g_assert_cmpuint(back->slept_usec, ==, 3000000);
         g_assert_cmpstr(back->wake_source, ==, "rtc0; irq 8");
 
-        g_autofree char *path = history_file(&d, "7.cycle");
-        g_autoptr(GKeyFile) on_disk = g_key_file_new();
-        g_assert_true(g_key_file_load_from_file(on_disk, path, G_KEY_FILE_NONE, NULL));
+        g_autoptr(GKeyFile) on_disk = NULL;
+        g_assert_cmpint(history_load(h, 7, &on_disk), ==, 0);
         g_autofree char *phases = g_key_file_get_string(on_disk, "Timeline", "Phases", NULL);
         g_assert_cmpstr(phases, ==, "flush=0..10");
+        g_autofree char *kind = g_key_file_get_string(on_disk, HISTORY_GROUP, "Kind", NULL);
+        g_assert_cmpstr(kind, ==, "suspend");
+        GKeyFile *none = NULL;
+        g_assert_cmpint(history_load(h, 8, &none), ==, -ENOENT);
+        g_assert_null(none);
         g_assert_cmpstr(warnings->str, ==, "");
         h = history_free(h);
         dir_close(&d);
