@@ -164,6 +164,19 @@ static int load_all(History *h) {
         return 0;
 }
 
+/* The oldest go first; a file that will not go is forgotten all the same
+ * (it is read again, and removed, at the next start) */
+static void prune(History *h) {
+        while (h->cycles->len > h->max_cycles) {
+                const HistoryCycle *old = g_ptr_array_index(h->cycles, 0);
+                g_autofree char *name = file_name(old->id);
+                if (unlinkat(h->dir_fd, name, 0) < 0 && errno != ENOENT)
+                        log_warning_errno(-errno, "Cannot remove %s/%s from the history: %m", h->where, name);
+                g_ptr_array_remove_index(h->cycles, 0);
+        }
+        (void) fsync(h->dir_fd);
+}
+
 int history_open(int dir_fd, const char *where, unsigned max_cycles, History **ret) {
         if (mkdirat(dir_fd, HISTORY_DIR, 0755) < 0 && errno != EEXIST)
                 return -errno;
@@ -177,6 +190,7 @@ int history_open(int dir_fd, const char *where, unsigned max_cycles, History **r
         int r = load_all(h);
         if (r < 0)
                 return r;
+        prune(h); /* MaxCycles= may have been lowered */
         *ret = g_steal_pointer(&h);
         return 0;
 }
@@ -190,19 +204,6 @@ History *history_free(History *h) {
         g_free(h->where);
         g_free(h);
         return NULL;
-}
-
-/* The oldest go first; a file that will not go is forgotten all the same
- * (it is read again, and removed, at the next start) */
-static void prune(History *h) {
-        while (h->cycles->len > h->max_cycles) {
-                const HistoryCycle *old = g_ptr_array_index(h->cycles, 0);
-                g_autofree char *name = file_name(old->id);
-                if (unlinkat(h->dir_fd, name, 0) < 0 && errno != ENOENT)
-                        log_warning_errno(-errno, "Cannot remove %s/%s from the history: %m", h->where, name);
-                g_ptr_array_remove_index(h->cycles, 0);
-        }
-        (void) fsync(h->dir_fd);
 }
 
 static HistoryCycle *cycle_copy(const HistoryCycle *c) {

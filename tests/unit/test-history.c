@@ -140,9 +140,10 @@ static void test_bound(void) {
         g_assert_true(g_file_test(kept, G_FILE_TEST_EXISTS));
         h = history_free(h);
 
-        /* a smaller bound at the next start: the oldest go at the next add */
+        /* a smaller bound at the next start applies at once */
         g_assert_cmpint(history_open(d.fd, d.path, 2, &h), ==, 0);
-        g_assert_cmpuint(history_count(h), ==, 3);
+        g_assert_cmpuint(history_count(h), ==, 2);
+        g_assert_false(g_file_test(kept, G_FILE_TEST_EXISTS));
         add(h, 6);
         g_assert_cmpuint(history_count(h), ==, 2);
         g_assert_cmpuint(history_get(h, 1)->id, ==, 5);
