@@ -199,6 +199,15 @@ static void test_power_cut(Fixture *f, gconstpointer data) {
         /* ids go on after both */
         uint64_t next = RUN_CYCLE(h, "dry-run", "dry-run", "b", 1, NULL);
         g_assert_cmpuint(next, ==, 42);
+
+        /* and after the history's, should next-cycle-id be lost */
+        stop_fridged(h);
+        g_autofree char *next_id = g_build_filename(h->dir, "lib", "next-cycle-id", NULL);
+        g_assert_cmpint(g_unlink(next_id), ==, 0);
+        harness_restart_fridged(h);
+        g_assert_cmpuint(RUN_CYCLE(h, "dry-run", "dry-run", "b", 1, NULL), ==, 43);
+        g_autoptr(GArray) after = list_cycles(h, 0);
+        g_assert_cmpuint(after->len, ==, 4);
 }
 
 static unsigned count_ids(const char *json) {
