@@ -12,9 +12,14 @@
 
 void manager_history_open(Manager *m, const char *persistent_dir) {
         int r = history_open(m->persistent_fd, persistent_dir, m->config->history_max_cycles, &m->history);
-        if (r < 0)
+        if (r < 0) {
                 log_warning_errno(r, "Cannot open the history in %s/history (%m); past cycles will not be kept",
                                   persistent_dir);
+                return;
+        }
+        /* A lost next-cycle-id must not let a new cycle take a kept one's id */
+        if (history_count(m->history) > 0 && history_get(m->history, 0)->id >= m->next_id)
+                m->next_id = history_get(m->history, 0)->id + 1;
 }
 
 const History *manager_history(const Manager *m) {
