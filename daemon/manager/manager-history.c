@@ -61,11 +61,15 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
                 .wake_source = slept ? c->wake_reason : (char *) "",
         };
         g_autoptr(GKeyFile) kf = g_key_file_new();
-        /* ---- the other groups of the cycle's file go here ----
-         * The timeline (daemon/manager/timeline.c) adds its own with
-         * timeline_to_keyfile(c->timeline, kf); history.c writes [Cycle]
+        /* ---- the other groups of the cycle's file ----
+         * The timeline's ([Timeline], [Phases], …), kept in memory by
+         * manager_timeline_keep() just before; history.c writes [Cycle]
          * and keeps every other group as it is, and history_load() gives
-         * the whole file back (timeline_from_keyfile) by cycle id. */
+         * the whole file back by cycle id (timeline_from_keyfile()). */
+        uid_t owner;
+        const Timeline *t = manager_timeline(m, c->id, &owner);
+        if (t)
+                timeline_to_keyfile(t, kf);
         history_store(m, &entry, kf);
 }
 

@@ -129,6 +129,15 @@ static void test_survives_restart(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(newest->uid, ==, 0);
         g_assert_cmpuint(oldest->id, ==, first);
         g_assert_cmpstr(oldest->result, ==, "dry-run");
+        /* the cycle's file carries the timeline's groups beside [Cycle] */
+        g_autofree char *name = g_strdup_printf("%" G_GUINT64_FORMAT ".cycle", second);
+        g_autofree char *file = g_build_filename(h->dir, "lib", "history", name, NULL);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_assert_true(g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, NULL));
+        g_assert_true(g_key_file_has_group(kf, "Cycle"));
+        g_assert_true(g_key_file_has_group(kf, "Timeline"));
+        g_assert_true(g_key_file_has_group(kf, "Phases"));
+
         g_autoptr(GArray) one = list_cycles(h, 1);
         g_assert_cmpuint(one->len, ==, 1);
         g_assert_cmpuint(g_array_index(one, Entry, 0).id, ==, second);
