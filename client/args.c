@@ -18,6 +18,7 @@ typedef enum OptionId {
         OPT_WHO,
         OPT_WHY,
         OPT_MODE,
+        OPT_LINES,
         OPT_SLEEP,              /* one of sleep_options[] */
 } OptionId;
 
@@ -27,6 +28,7 @@ typedef enum OptionScope {
         SCOPE_SLEEP,            /* suspend, hibernate, hybrid-sleep */
         SCOPE_HOLDER,           /* hold, inhibit: who holds and why */
         SCOPE_INHIBIT,
+        SCOPE_HISTORY,
         _SCOPE_MAX,
 } OptionScope;
 
@@ -49,6 +51,7 @@ static const Option options[] = {
         { "who",            0,   true,  SCOPE_HOLDER, OPT_WHO },
         { "why",            0,   true,  SCOPE_HOLDER, OPT_WHY },
         { "mode",           0,   true,  SCOPE_INHIBIT, OPT_MODE },
+        { "lines",          'n', true,  SCOPE_HISTORY, OPT_LINES },
 };
 
 /* What the usage error says when an option is used elsewhere. */
@@ -56,6 +59,7 @@ static const char *const scope_commands[_SCOPE_MAX] = {
         [SCOPE_SLEEP] = "suspend, hibernate and hybrid-sleep",
         [SCOPE_HOLDER]  = "hold and inhibit",
         [SCOPE_INHIBIT] = "inhibit",
+        [SCOPE_HISTORY] = "history",
 };
 
 static const char *const classes[] = { "early", "late", "nofreeze", "ui" };
@@ -78,6 +82,7 @@ static const struct {
         { "inhibitors",   COMMAND_INHIBITORS },
         { "plot",         COMMAND_PLOT },
         { "can-sleep",    COMMAND_CAN_SLEEP },
+        { "history",      COMMAND_HISTORY },
 };
 
 static const char *const sleep_kinds[] = { "suspend", "hibernate", "hybrid-sleep" };
@@ -154,6 +159,7 @@ static bool command_in_scope(Command c, OptionScope scope) {
         case SCOPE_SLEEP: return command_is_sleep(c);
         case SCOPE_HOLDER:  return command_runs_cmd(c);
         case SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
+        case SCOPE_HISTORY: return c == COMMAND_HISTORY;
         default:          return true;
         }
 }
@@ -269,6 +275,11 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
                         return usage_error(err, err_size, "--mode: expected \"block\" or \"delay\", got \"%s\"",
                                            value);
                 a->inhibit_mode = value;
+                return 0;
+        case OPT_LINES:
+                if (parse_u32(value, &a->history_max) < 0 || a->history_max == 0)
+                        return usage_error(err, err_size, "--lines: expected a number of cycles from 1 to %u, got "
+                                           "\"%s\"", UINT32_MAX, value);
                 return 0;
         case OPT_BUS:
                 if (strcmp(value, "system") == 0)

@@ -27,6 +27,7 @@ typedef enum Command {
         COMMAND_INHIBITORS,
         COMMAND_PLOT,
         COMMAND_CAN_SLEEP,
+        COMMAND_HISTORY,
 } Command;
 
 typedef enum BusKind {
@@ -61,6 +62,8 @@ typedef struct Args {
 
         /* can-sleep [KIND]; NULL: every kind (borrowed) */
         const char *sleep_kind;
+        /* history [-n N]: the newest N cycles; 0: every one kept */
+        uint32_t history_max;
 
         /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;

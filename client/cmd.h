@@ -18,3 +18,4 @@ int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);
 int cmd_can_sleep(const Args *a, sd_bus *bus);
+int cmd_history(const Args *a, sd_bus *bus);

@@ -9,10 +9,6 @@
 #include "exit-code.h"
 #include "macro.h"
 
-static bool isempty(const char *s) {
-        return !s || !*s;
-}
-
 /* asprintf() leaves the pointer undefined on failure; callers want NULL. */
 __attribute__((format(printf, 1, 2)))
 static char *strdup_printf(const char *fmt, ...) {

@@ -39,14 +39,17 @@ static void print_help(FILE *f) {
               "                         the running or the last cycle)\n"
               "  can-sleep [KIND]       Whether you may sleep (KIND, or each): yes, no,\n"
               "                         challenge (a password is needed) or na\n"
+              "  history                List past cycles, newest first (id, kind, start,\n"
+              "                         result, time asleep, wake source; phase and error\n"
+              "                         of a failed one)\n"
               "\n"
               "Options:\n"
               "  -h --help              Show this help\n"
               "     --version           Show the version\n"
               "     --bus=system|session  Bus to talk on (default: system)\n"
               "     --bus-address=ADDR  Connect to the bus at this D-Bus address\n"
-              "     --json              JSON only on stdout: one object per line (plan: one\n"
-              "                         array)\n"
+              "     --json              JSON only on stdout: one object per line (plan and\n"
+              "                         history: one array)\n"
               "     --no-progress       Plain lines instead of a progress bar\n"
               "\n"
               "Options for suspend, hibernate and hybrid-sleep:\n",
@@ -57,6 +60,9 @@ static void print_help(FILE *f) {
               "     --who=NAME          Who holds it (default: CMD's name)\n"
               "     --why=TEXT          Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")\n"
               "     --mode=block|delay  inhibit only: the kind of inhibitor (default: block)\n"
+              "\n"
+              "Options for history:\n"
+              "  -n --lines=N           Only the newest N cycles (default: all kept)\n"
               "\n"
               "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
               "cycle (Ctrl-C again: stop waiting and leave it running).\n"
@@ -111,6 +117,8 @@ static int run(const Args *a) {
                 return cmd_plot(a, bus);
         case COMMAND_CAN_SLEEP:
                 return cmd_can_sleep(a, bus);
+        case COMMAND_HISTORY:
+                return cmd_history(a, bus);
         case COMMAND_NONE:
                 break;
         }

@@ -7,6 +7,7 @@
  * ownership convention they serve. */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -58,4 +59,8 @@ static inline void strv_freep(char ***l) {
 
 static inline const char *strempty(const char *s) {
         return s ? s : "";
+}
+
+static inline bool isempty(const char *s) {
+        return !s || !*s;
 }

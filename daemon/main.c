@@ -32,6 +32,7 @@ typedef struct Args {
         const char *vendor_dir;
         const char *cgroup_root;
         const char *state_dir;
+        const char *persistent_dir;
         const char *sleep_conf_root;
         bool thaw_all;
 } Args;
@@ -47,6 +48,8 @@ static void help(void) {
                "  --vendor-dir=DIR       vendor defaults, e.g. classes.d (default %s)\n"
                "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
                "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
+               "  --persistent-dir=DIR   the running cycle's record, cycle ids and the history: what\n"
+               "                         outlives a reboot (default /var/lib/fridge)\n"
                "  --sleep-conf-root=DIR  where systemd-sleep's etc/systemd/sleep.conf is (default /)\n"
                "  --thaw-all             thaw what the ledger lists, put back the kernel settings an\n"
                "                         interrupted cycle changed, then exit\n"
@@ -58,7 +61,7 @@ static void help(void) {
 
 static int parse_args(int argc, char *argv[], Args *a) {
         enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION, ARG_VENDOR,
-               ARG_CGROUP, ARG_STATE, ARG_SLEEP_CONF, ARG_THAW_ALL };
+               ARG_CGROUP, ARG_STATE, ARG_PERSISTENT, ARG_SLEEP_CONF, ARG_THAW_ALL };
         static const struct option options[] = {
                 { "bus", required_argument, NULL, ARG_BUS },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
@@ -68,6 +71,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 { "vendor-dir", required_argument, NULL, ARG_VENDOR },
                 { "cgroup-root", required_argument, NULL, ARG_CGROUP },
                 { "state-dir", required_argument, NULL, ARG_STATE },
+                { "persistent-dir", required_argument, NULL, ARG_PERSISTENT },
                 { "sleep-conf-root", required_argument, NULL, ARG_SLEEP_CONF },
                 { "thaw-all", no_argument, NULL, ARG_THAW_ALL },
                 { "verbose", no_argument, NULL, 'v' },
@@ -92,6 +96,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 case ARG_VENDOR:      a->vendor_dir = optarg; break;
                 case ARG_CGROUP:      a->cgroup_root = optarg; break;
                 case ARG_STATE:       a->state_dir = optarg; break;
+                case ARG_PERSISTENT:  a->persistent_dir = optarg; break;
                 case ARG_SLEEP_CONF:  a->sleep_conf_root = optarg; break;
                 case ARG_THAW_ALL:    a->thaw_all = true; break;
                 case 'v':             log_set_max_level(LOG_DEBUG); break;
@@ -222,6 +227,7 @@ static int daemon_setup(Daemon *d, const Args *a) {
         const char *const class_dirs[] = { vendor_classes, admin_classes, NULL };
         ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
                             .cgroup_root = a->cgroup_root, .state_dir = a->state_dir,
+                            .persistent_dir = a->persistent_dir,
                             .sleep_conf_root = a->sleep_conf_root,
                             .class_dirs = class_dirs, .config = g_steal_pointer(&config) };
         r = manager_new(&p, &d->manager); /* takes the config, even when it fails */
@@ -317,7 +323,7 @@ static int thaw_all(const Args *a) {
 int main(int argc, char *argv[]) {
         Args args = { .bus_kind = "system", .sysfs_root = "/", .proc_root = "/proc",
                       .config_dir = FRIDGE_CONFIG_DIR, .vendor_dir = FRIDGE_VENDOR_DIR,
-                      .state_dir = "/run/fridge" };
+                      .state_dir = "/run/fridge", .persistent_dir = "/var/lib/fridge" };
         int r = parse_args(argc, argv, &args);
         if (r <= 0)
                 return r < 0 ? 2 : 0;

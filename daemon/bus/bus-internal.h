@@ -77,3 +77,5 @@ int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *err
 int bus_method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_get_cycle_timeline(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+/* bus-history.c */
+int bus_method_list_cycles(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -217,6 +217,8 @@ const sd_bus_vtable fridge_vtable[] = {
                                 bus_method_get_cycle_timeline, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CanSleep", SD_BUS_ARGS("s", kind), SD_BUS_RESULT("s", answer), method_can_sleep,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListCycles", SD_BUS_ARGS("u", max), SD_BUS_RESULT("aa{sv}", cycles),
+                                bus_method_list_cycles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("SleepImminent", SD_BUS_ARGS("t", cycle, "s", kind), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Resumed", SD_BUS_ARGS("t", cycle, "t", slept_usec, "s", wake_reason), 0),
         SD_BUS_SIGNAL_WITH_ARGS("CycleFinished",

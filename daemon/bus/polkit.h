@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 /* Authorization of the methods that change something: root may always;
@@ -22,6 +23,8 @@
 #define POLKIT_ACTION_MANAGE    "io.fridge.manage"
 /* Sleeping although fridge's block inhibitors are held */
 #define POLKIT_ACTION_IGNORE_INHIBITORS "io.fridge.ignore-inhibitors"
+/* Seeing every user's cycles in the history, not only one's own */
+#define POLKIT_ACTION_HISTORY   "io.fridge.history"
 
 /* Calls of one uid waiting for polkit at once ([Limits]
  * PendingAuthorizationsPerUser=, this by default): a flood while polkit is

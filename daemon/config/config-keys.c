@@ -68,6 +68,8 @@ const ConfigKey config_keys[] = {
             "how many calls of one user may wait for polkit's answer at once"),
         U32("Limits", "PendingPlansPerUser", pending_plans_per_user, 1, 64, "16",
             "how many GetPlan calls of one user (root excepted) may wait for a plan at once"),
+        U32("History", "MaxCycles", history_max_cycles, 1, 10000, "100",
+            "how many past cycles the history keeps (the oldest go first)"),
         /* TuxOnIce's own range for image_size_limit (a long clamped to -2..INT_MAX) */
         { .group = "TuxOnIce", .name = "ImageSizeLimit", .type = CONFIG_KEY_I32,
           .offset = LANDS(tuxonice.image_size_limit, int32_t), .min = -2, .max = INT32_MAX, .empty_ok = TRUE,

@@ -50,6 +50,7 @@ typedef struct Config {
         uint32_t inhibitors_per_user;             /* and class holds, root excepted */
         uint32_t pending_authorizations_per_user; /* calls waiting for polkit at once */
         uint32_t pending_plans_per_user;          /* GetPlan calls waiting for a build, root excepted */
+        uint32_t history_max_cycles;              /* past cycles kept in the state directory */
         TuxOnIceConfig tuxonice;
 } Config;
 

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "devices.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <libudev.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +18,7 @@
 #define POWER_WAKEUP_IRQ     "sys/power/pm_wakeup_irq"
 #define POWER_FAILED_DEV     "sys/power/suspend_stats/last_failed_dev"
 #define POWER_FAILED_ERRNO   "sys/power/suspend_stats/last_failed_errno"
+#define WAKEUP_CLASS         "sys/class/wakeup"
 
 typedef struct udev Udev;
 typedef struct udev_enumerate UdevEnumerate;
@@ -96,6 +101,70 @@ static void read_sources(GHashTable *sources) {
                 read_source(udev, udev_list_entry_get_name(item), sources);
 }
 
+/* The last part of where symlink `path` below `dir_fd` points; NULL when none */
+static char *link_name(int dir_fd, const char *path) {
+        char target[PATH_MAX];
+        ssize_t n = readlinkat(dir_fd, path, target, sizeof(target) - 1);
+        if (n <= 0)
+                return NULL;
+        target[n] = '\0';
+        return g_path_get_basename(target);
+}
+
+/* As source_label(), from the class directory's own files and links */
+static char *root_source_label(int class_fd, const char *entry, const char *name) {
+        g_autofree char *device = g_strdup_printf("%s/device", entry);
+        g_autofree char *driver = g_strdup_printf("%s/device/driver", entry);
+        g_autofree char *pname = link_name(class_fd, device);
+        g_autofree char *dname = link_name(class_fd, driver);
+        g_autoptr(GString) label = g_string_new(name);
+        if (pname && !g_str_equal(pname, name))
+                g_string_append_printf(label, " on %s", pname);
+        if (dname)
+                g_string_append_printf(label, " (%s)", dname);
+        return g_string_free(g_steal_pointer(&label), FALSE);
+}
+
+static void read_root_source(int class_fd, const char *entry, GHashTable *sources) {
+        g_autofree char *name_path = g_strdup_printf("%s/name", entry);
+        g_autofree char *count_path = g_strdup_printf("%s/event_count", entry);
+        _cleanup_free_ char *name = NULL;
+        uint64_t count;
+        if (read_file_at(class_fd, name_path, &name) < 0 || !*g_strstrip(name) ||
+            read_parsed_at(class_fd, count_path, parse_uint64, &count) < 0)
+                return;
+        WakeupSource *w = g_new0(WakeupSource, 1);
+        w->label = root_source_label(class_fd, entry, name);
+        w->count = count;
+        g_hash_table_replace(sources, g_strdup_printf(WAKEUP_CLASS "/%s", entry), w);
+}
+
+/* libudev reads the wakeup class of /sys (or of umockdev's testbed); a
+ * sysfs root elsewhere, the simulated kernel's, has a class of its own */
+static void read_root_sources(int sysfs_fd, GHashTable *sources) {
+        _cleanup_close_ int path_fd = open_dir_beneath(sysfs_fd, WAKEUP_CLASS);
+        /* O_PATH, which readdir cannot use */
+        int fd = path_fd < 0 ? -1 : openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        struct stat here, udev;
+        if (fstat(fd, &here) < 0 || (stat("/" WAKEUP_CLASS, &udev) == 0 && here.st_dev == udev.st_dev &&
+                                     here.st_ino == udev.st_ino)) {
+                close(fd);
+                return;
+        }
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return;
+        }
+        struct dirent *de;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        read_root_source(dirfd(d), de->d_name, sources);
+        closedir(d);
+}
+
 /* The text of a small sysfs file without its newline; NULL when it is
  * absent, unreadable (pm_wakeup_irq is ENODATA until an IRQ woke us) or
  * empty. */
@@ -126,6 +195,7 @@ WakeupSnapshot *devices_wakeup_snapshot(int sysfs_fd) {
         WakeupSnapshot *s = g_new0(WakeupSnapshot, 1);
         s->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) wakeup_source_free);
         read_sources(s->sources);
+        read_root_sources(sysfs_fd, s->sources);
         read_power_stats(sysfs_fd, s);
         return s;
 }

@@ -6,7 +6,8 @@
 /* Wakeup sources: which one woke the machine is the one whose event count
  * moved across the state write. The sources come from libudev (subsystem
  * `wakeup`: attributes name and event_count, the parent device and its
- * driver), so tests give a umockdev testbed; pm_wakeup_irq and
+ * driver), so tests give a umockdev testbed; a sysfs root other than /
+ * (the simulated kernel) adds its own SYSFS/sys/class/wakeup; pm_wakeup_irq and
  * suspend_stats/last_failed_{dev,errno} are read below SYSFS/sys/power. */
 
 typedef struct WakeupSnapshot WakeupSnapshot;

@@ -60,7 +60,7 @@ typedef struct PowerCycle {
  * returned. */
 typedef struct PowerRequest {
         const PowerBackend *backend;
-        uint64_t slept_usec;            /* how long the machine slept (CLOCK_BOOTTIME - CLOCK_MONOTONIC) */
+        uint64_t slept_usec;            /* how long the machine slept: power_slept_usec() */
         uint64_t returned_usec;         /* CLOCK_MONOTONIC when the blocking write returned */
         char *wake_reason;              /* the wakeup sources that moved; NULL: unknown */
         /* The write that is the point of no return, named when it does not

@@ -334,6 +334,11 @@ static int power_prepare_kernel(PowerSysfsRequest *r, PowerSysfsHook before, boo
         return 0;
 }
 
+uint64_t power_slept_usec(uint64_t boot0, uint64_t mono0, uint64_t boot1, uint64_t mono1) {
+        uint64_t db = boot1 > boot0 ? boot1 - boot0 : 0, dm = mono1 > mono0 ? mono1 - mono0 : 0;
+        return db > dm + POWER_SUSPEND_COUNTED_USEC ? db - dm : dm;
+}
+
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write) {
         bool alarm_set = false;
 
@@ -356,9 +361,7 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
                         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
                         r->base.wake_reason = devices_wake_reason(snap0, after);
                 }
-                /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
-                uint64_t db = boot1 - boot0, dm = mono1 - mono0;
-                r->base.slept_usec = db > dm ? db - dm : 0;
+                r->base.slept_usec = power_slept_usec(boot0, mono0, boot1, mono1);
         }
 
         /* Leave the kernel as we found it, whatever happened above */

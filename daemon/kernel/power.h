@@ -135,6 +135,15 @@ typedef int (*PowerSysfsHook)(PowerSysfsRequest *r);
  * r->failed_step). */
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write);
 
+/* A growth of CLOCK_BOOTTIME - CLOCK_MONOTONIC smaller than this is the
+ * jitter of reading two clocks, not a suspend the kernel counted */
+#define POWER_SUSPEND_COUNTED_USEC (10 * 1000)
+/* Time asleep across a state write, from both clocks before and after it:
+ * the growth of CLOCK_BOOTTIME - CLOCK_MONOTONIC where the kernel counted
+ * a suspend (the monotonic clock stopped), otherwise how long the write
+ * blocked (s2idle without suspended timekeeping, pm_test, fakesys). */
+uint64_t power_slept_usec(uint64_t boot0, uint64_t mono0, uint64_t boot1, uint64_t mono1);
+
 /* For a stop while the state write is pending (the worker will never get
  * to its own clean-up): puts the knobs back as r->before has them and
  * clears the RTC alarm. Reads only the fields the worker never changes. Takes any request that starts with a

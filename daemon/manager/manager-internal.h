@@ -88,7 +88,8 @@ typedef struct Cycle {
 
         uint64_t started_usec;          /* CLOCK_REALTIME, for the cycle record */
         Timeline *timeline;             /* what its picture needs (manager-timeline.c) */
-        uid_t owner;                    /* who started it (Sleep's caller), (uid_t) -1: unknown */
+        uid_t owner;                    /* who started it (Sleep's or the hook's caller), (uid_t) -1: unknown */
+        bool by_hook;                   /* the sleep hook started it */
         const char *recorded_phase;     /* what the record says now: a state of the same phase writes nothing */
         PowerSaved *before;             /* the kernel knobs before the cycle set the first, NULL until then */
         bool knobs_saved;               /* <state dir>/kernel holds them */
@@ -133,7 +134,10 @@ struct Manager {
         char *cgroup_root;
         Ledger *ledger;
         char *sleep_conf_root;          /* systemd-sleep's settings are read under it */
-        int state_fd;                   /* --state-dir: the cycle record, -1 when unusable */
+        int state_fd;                   /* --state-dir: the saved kernel knobs, -1 when unusable */
+        int persistent_fd;              /* --persistent-dir: the cycle record and ids, -1 when unusable */
+        History *history;               /* below persistent_fd; NULL when unusable */
+        char *boot_id;                  /* this boot's, NULL: unknown */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
         Freezer *freezer;
@@ -208,7 +212,13 @@ void manager_record_update(Manager *m);
 void manager_knobs_save(Manager *m, Cycle *c);
 /* On disk while the knobs may be off c->before, removed after */
 void manager_record_knobs(Manager *m, Cycle *c);
-void manager_load_record(Manager *m, const char *state_dir);
+void manager_load_record(Manager *m, const char *state_dir, const char *persistent_dir);
+/* manager-history.c: the history below the persistent directory */
+void manager_history_open(Manager *m, const char *persistent_dir);
+/* A finished cycle's entry */
+void manager_history_add_cycle(Manager *m, const Cycle *c);
+/* The entry of an interrupted cycle, reported at start-up */
+void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const char *message);
 /* manager-sleep-path.c: at the move to ENDING, instead of putting the
  * knobs back; true when the keep took them */
 bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "power-saved.h"
 #include "record.h"
@@ -60,12 +61,14 @@ void manager_record_update(Manager *m) {
         const char *phase = record_phase_name(c);
         /* Two fsyncs a write: states of one phase (resuming after sleeping,
          * ending where the cycle was) say nothing new to a restart */
-        if (m->state_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
+        if (m->persistent_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
         c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
-                            .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid() };
-        int r = record_write(m->state_fd, &rec);
+                            .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid(),
+                            .boot_id = m->boot_id, .by_hook = c->by_hook, .starter_uid = c->owner,
+                            .starter_pid = c->client.pid };
+        int r = record_write(m->persistent_fd, &rec);
         if (r < 0)
                 c->recorded_phase = NULL; /* the next state tries again */
         if (r < 0)
@@ -73,39 +76,63 @@ void manager_record_update(Manager *m) {
                                   c->id);
 }
 
+static int open_dir(const char *dir, const char *lost) {
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return log_warning_errno(-errno, "Cannot create %s (%m); %s", dir, lost);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_warning_errno(-errno, "Cannot open %s (%m); %s", dir, lost);
+        return fd;
+}
+
+/* This boot's id: a record of another boot is of a cycle the machine went
+ * down in */
+static char *read_boot_id(int proc_fd) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(proc_fd, "sys/kernel/random/boot_id", &text);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the boot id (%m); a power cut will read as a crash");
+                return NULL;
+        }
+        return g_strdup(strstrip_right(text));
+}
+
 /* The interrupted cycle's id was taken: ids go on after it */
-void manager_load_record(Manager *m, const char *state_dir) {
-        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
-                log_warning_errno(-errno, "Cannot create %s (%m); interrupted cycles will not be reported",
-                                  state_dir);
-                return;
-        }
-        m->state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (m->state_fd < 0) {
-                log_warning_errno(-errno, "Cannot open %s (%m); interrupted cycles will not be reported",
-                                  state_dir);
-                return;
-        }
+void manager_load_record(Manager *m, const char *state_dir, const char *persistent_dir) {
+        m->state_fd = open_dir(state_dir, "kernel settings will not be put back after a crash");
         /* Before any new cycle can change them again */
-        (void) power_saved_restore(m->state_fd, m->sysfs_fd);
-        int r = record_read_next_id(m->state_fd, &m->next_id);
+        if (m->state_fd >= 0)
+                (void) power_saved_restore(m->state_fd, m->sysfs_fd);
+        m->boot_id = read_boot_id(m->proc_fd);
+        m->persistent_fd = open_dir(persistent_dir, "interrupted cycles will not be reported");
+        if (m->persistent_fd < 0)
+                return;
+        int r = record_read_next_id(m->persistent_fd, &m->next_id);
         if (r < 0)
-                log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", state_dir);
-        r = record_read(m->state_fd, &m->interrupted);
+                log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", persistent_dir);
+        r = record_read(m->persistent_fd, &m->interrupted);
         if (r < 0)
-                log_warning_errno(r, "Ignoring the unreadable cycle record in %s: %m", state_dir);
+                log_warning_errno(r, "Ignoring the unreadable cycle record in %s: %m", persistent_dir);
         if (m->interrupted && m->interrupted->id >= m->next_id)
                 m->next_id = m->interrupted->id + 1;
+        manager_history_open(m, persistent_dir);
+}
+
+static char *interrupted_message(const Manager *m, const CycleRecord *rec) {
+        if (rec->boot_id && m->boot_id && !g_str_equal(rec->boot_id, m->boot_id))
+                return g_strdup_printf("the machine went down during the cycle (phase %s, in an earlier boot)",
+                                       rec->phase);
+        return g_strdup_printf("fridged stopped during phase %s of the previous run (pid %d); %s", rec->phase,
+                               (int) rec->pid,
+                               m->startup_thaw_failed ? "some cgroups it froze could not be thawed yet (see the log)"
+                                                      : "everything it froze was thawed");
 }
 
 void manager_report_interrupted(Manager *m) {
         g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
         if (!rec)
                 return;
-        g_autofree char *message = g_strdup_printf(
-                "fridged stopped during phase %s of the previous run (pid %d); %s", rec->phase, (int) rec->pid,
-                m->startup_thaw_failed ? "some cgroups it froze could not be thawed yet (see the log)"
-                                       : "everything it froze was thawed");
+        g_autofree char *message = interrupted_message(m, rec);
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
                                                rec->kind, message);
         g_autofree char *phase_field = g_strdup_printf("FRIDGE_PHASE=%s", rec->phase);
@@ -121,8 +148,9 @@ void manager_report_interrupted(Manager *m) {
         if (m->ops && m->ops->finished)
                 m->ops->finished(m->userdata, rec->id, RESULT_FAILED, FRIDGE_ERROR_INTERRUPTED, message);
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
+        manager_history_add_interrupted(m, rec, message);
         /* Removed only now: a crash before the report reports it next time */
-        int r = m->cycle ? 0 : record_remove(m->state_fd);
+        int r = m->cycle || m->persistent_fd < 0 ? 0 : record_remove(m->persistent_fd);
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
 }

@@ -105,11 +105,10 @@ static void hook_resumed(Manager *m) {
         Cycle *c = m->cycle;
         g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(m->sysfs_fd);
         c->wake_reason = devices_wake_reason(c->wakeup_sources, after);
-        uint64_t boot = now(CLOCK_BOOTTIME) - c->pre_boottime;
+        uint64_t boot = now(CLOCK_BOOTTIME);
         c->resumed_usec = now(CLOCK_MONOTONIC);
-        uint64_t mono = c->resumed_usec - c->pre_monotonic;
-        /* Only CLOCK_BOOTTIME runs on while the machine sleeps */
-        c->slept_usec = boot > mono ? boot - mono : 0;
+        /* systemd-sleep's write lies between the pre and the post */
+        c->slept_usec = power_slept_usec(c->pre_boottime, c->pre_monotonic, boot, c->resumed_usec);
         manager_report_resumed(m);
         if (m->cycle == c && c->knob_failure)
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_KERNEL, "%s", c->knob_failure);

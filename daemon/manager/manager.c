@@ -247,7 +247,8 @@ void manager_cycle_finish(Manager *m) {
         /* Only once CycleFinished is out (the bus flushes it): a crash in
          * between reports the cycle again after the restart rather than never */
         manager_record_knobs(m, c); /* FINISHED: the kernel phase's saved settings go */
-        int r = m->state_fd >= 0 ? record_remove(m->state_fd) : 0;
+        manager_history_add_cycle(m, c); /* before the record goes: a crash between reports it again */
+        int r = m->persistent_fd >= 0 ? record_remove(m->persistent_fd) : 0;
         if (r < 0)
                 log_warning_errno(r, "Failed to remove the cycle record: %m");
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
@@ -292,6 +293,7 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         c->client_cgroup = g_steal_pointer(&m->next_client_cgroup);
         c->client = m->next_client;
         m->next_client = PIDREF_NULL;
+        c->by_hook = driver == CYCLE_DRIVER_HOOK;
         (void) cycle_settings_new(m->config, opts, driver, kind == SLEEP_SUSPEND, &c->settings);
         if (driver == CYCLE_DRIVER_HOOK)
                 manager_pm_keep_adopt(m, c);
@@ -313,7 +315,7 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(c->state));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, settings_field,
                          state_field, NULL);
-        int r = m->state_fd >= 0 ? record_write_next_id(m->state_fd, m->next_id) : 0;
+        int r = m->persistent_fd >= 0 ? record_write_next_id(m->persistent_fd, m->next_id) : 0;
         if (r < 0)
                 log_warning_errno(r, "Failed to save the next cycle id: %m");
         return c;
@@ -500,7 +502,7 @@ static void manager_load_rules(Manager *m, const char *const *dirs) {
 
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
-        m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = -1;
+        m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = m->persistent_fd = -1;
         m->next_client_uid = (uid_t) -1;
         m->exempt_pids = manager_exempt_pids_new();
         m->next_client = PIDREF_NULL;
@@ -525,7 +527,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
 
         manager_load_rules(m, p->class_dirs);
         manager_setup_freezing(m, p);
-        manager_load_record(m, p->state_dir);
+        manager_load_record(m, p->state_dir, p->persistent_dir ? p->persistent_dir : p->state_dir);
 
         int r = sd_event_add_defer(m->event, &m->step, on_step, m);
         if (r < 0)
@@ -568,6 +570,10 @@ Manager *manager_free(Manager *m) {
                 close(m->proc_fd);
         if (m->state_fd >= 0)
                 close(m->state_fd);
+        if (m->persistent_fd >= 0)
+                close(m->persistent_fd);
+        history_free(m->history);
+        g_free(m->boot_id);
         cycle_record_free(m->interrupted);
         config_free(m->config);
         g_free(m->last_wake_reason);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cycle.h"
+#include "history.h"
 #include "logind.h"
 #include "pidref.h"
 #include "inhibit.h"
@@ -58,6 +59,8 @@ typedef struct ManagerParams {
         const char *proc_root;
         const char *cgroup_root;        /* NULL: the cgroup2 mount from mountinfo */
         const char *state_dir;          /* the ledger's directory, e.g. /run/fridge */
+        const char *persistent_dir;     /* the cycle record, ids and history, e.g. /var/lib/fridge;
+                                         * NULL: state_dir */
         const char *sleep_conf_root;    /* where systemd-sleep's etc/systemd/sleep.conf is; NULL: / */
         const char *const *class_dirs;  /* classes.d directories, lowest priority first */
         Config *config;                 /* taken */
@@ -91,6 +94,8 @@ void manager_set_client_uid(Manager *m, uid_t uid);
  * of the last MANAGER_TIMELINES_KEPT finished ones; NULL when not kept.
  * *ret_owner: the uid that started it, (uid_t) -1 when unknown. */
 const Timeline *manager_timeline(const Manager *m, uint64_t id, uid_t *ret_owner);
+/* The past cycles (history.h), newest first; borrowed */
+const History *manager_history(const Manager *m);
 
 /* The cgroup of `pid` is never frozen (the bus daemon's), for `reason`;
  * looked up at every plan, so it follows the process if it moves. */

@@ -21,14 +21,19 @@ CycleRecord *cycle_record_free(CycleRecord *r) {
                 return NULL;
         g_free(r->kind);
         g_free(r->phase);
+        g_free(r->boot_id);
         g_free(r);
         return NULL;
 }
 
 int record_write(int dir_fd, const CycleRecord *r) {
         g_autofree char *text = g_strdup_printf("ID=%" PRIu64 "\nKIND=%s\nPHASE=%s\nSTARTED_USEC=%" PRIu64
-                                                "\nPID=%d\n", r->id, r->kind, r->phase, r->started_usec,
-                                                (int) r->pid);
+                                                "\nPID=%d\nBOOT_ID=%s\nSTARTER=%s\nSTARTER_UID=%" PRId64
+                                                "\nSTARTER_PID=%d\n", r->id, r->kind, r->phase,
+                                                r->started_usec, (int) r->pid, r->boot_id ? r->boot_id : "",
+                                                r->by_hook ? "hook" : "caller",
+                                                r->starter_uid == (uid_t) -1 ? (int64_t) -1 : (int64_t) r->starter_uid,
+                                                (int) r->starter_pid);
         return write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
 }
 
@@ -44,6 +49,17 @@ static const char *field(char **lines, const char *key) {
 static int parse_u64_field(char **lines, const char *key, uint64_t *ret) {
         const char *v = field(lines, key);
         return v ? parse_uint64(v, ret) : -EBADMSG;
+}
+
+/* Optional: a record of an older fridged has none of them */
+static void read_starter(char **lines, CycleRecord *rec) {
+        const char *boot = field(lines, "BOOT_ID"), *starter = field(lines, "STARTER");
+        uint64_t uid, pid;
+        rec->boot_id = boot && *boot ? g_strdup(boot) : NULL;
+        rec->by_hook = g_strcmp0(starter, "hook") == 0;
+        rec->starter_uid = parse_u64_field(lines, "STARTER_UID", &uid) >= 0 && uid < UINT32_MAX ? (uid_t) uid
+                                                                                                : (uid_t) -1;
+        rec->starter_pid = parse_u64_field(lines, "STARTER_PID", &pid) >= 0 && pid <= INT32_MAX ? (pid_t) pid : 0;
 }
 
 int record_read(int dir_fd, CycleRecord **ret) {
@@ -67,6 +83,7 @@ int record_read(int dir_fd, CycleRecord **ret) {
         rec->kind = g_strdup(kind);
         rec->phase = g_strdup(phase);
         rec->pid = (pid_t) pid;
+        read_starter(lines, rec);
         *ret = g_steal_pointer(&rec);
         return 0;
 }

@@ -2,14 +2,17 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* STATE_DIR/cycle: the running cycle (id, kind, phase, start time, pid),
+/* PERSISTENT_DIR/cycle: the running cycle (id, kind, phase, start time,
+ * fridged's pid, the boot it runs in, who started it),
  * rewritten atomically (write, fsync, rename, fsync the directory) when a
  * cycle starts and at each phase, removed when it finishes. A fridged that
- * finds one at start-up knows a cycle was interrupted (SIGKILL, a crash, a
- * power cut) and reports it. STATE_DIR/next-cycle-id keeps ids from
+ * finds one at start-up knows a cycle was interrupted (SIGKILL, a crash; a
+ * power cut when the boot differs) and reports it.
+ * PERSISTENT_DIR/next-cycle-id keeps ids from
  * repeating across restarts. Both files are small "KEY=value" lines. */
 
 typedef struct CycleRecord {
@@ -17,7 +20,11 @@ typedef struct CycleRecord {
         char *kind;
         char *phase;
         uint64_t started_usec;  /* CLOCK_REALTIME */
-        pid_t pid;
+        pid_t pid;              /* fridged's */
+        char *boot_id;          /* the boot it ran in (kernel/random/boot_id); NULL: unknown */
+        bool by_hook;           /* the sleep hook started it, not a caller of Sleep */
+        uid_t starter_uid;      /* the caller's; (uid_t) -1: unknown */
+        pid_t starter_pid;      /* the caller's; 0: unknown */
 } CycleRecord;
 
 CycleRecord *cycle_record_free(CycleRecord *r);

@@ -435,6 +435,26 @@ static void test_args_can_sleep(void) {
         BAD("--dry-run only applies to suspend", "can-sleep", "--dry-run");
 }
 
+static void test_args_history(void) {
+        char err[256];
+        Args a;
+
+        g_assert_cmpint(PARSE(&a, err, "history"), ==, 0);
+        g_assert_cmpint(a.command, ==, COMMAND_HISTORY);
+        g_assert_cmpuint(a.history_max, ==, 0);
+        g_assert_cmpint(PARSE(&a, err, "history", "-n", "5"), ==, 0);
+        g_assert_cmpuint(a.history_max, ==, 5);
+        g_assert_cmpint(PARSE(&a, err, "--json", "history", "--lines=12"), ==, 0);
+        g_assert_cmpuint(a.history_max, ==, 12);
+        g_assert_true(a.json);
+        BAD("--lines: expected a number of cycles from 1 to", "history", "-n", "0");
+        BAD("--lines: expected a number of cycles from 1 to", "history", "-n", "-3");
+        BAD("--lines: expected a number of cycles from 1 to", "history", "--lines=many");
+        BAD("--lines needs a value", "history", "-n");
+        BAD("--lines only applies to history", "inhibitors", "-n", "3");
+        BAD("unexpected argument \"7\"", "history", "7");
+}
+
 /* Every Sleep option of the table is a flag that lands in its own field,
  * with the table's range and words checked as fridged checks them */
 static void test_args_sleep_table(void) {
@@ -849,6 +869,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/plan/hidden", test_plan_hidden);
         g_test_add_func("/plan/json", test_plan_json);
         g_test_add_func("/keys/lone-escape", test_lone_escape);
+        g_test_add_func("/args/history", test_args_history);
 
         return g_test_run();
 }

@@ -27,6 +27,8 @@ struct sysfile fakesys_files[N_FILES] = {
         [F_WAKEUP_IRQ] = { "power/pm_wakeup_irq", K_STAT, .mode = 0444 },
         [F_FAILED_DEV] = { "power/suspend_stats/last_failed_dev", K_STAT, .mode = 0444 },
         [F_FAILED_ERRNO] = { "power/suspend_stats/last_failed_errno", K_STAT, .mode = 0444 },
+        [F_RTC_SOURCE_NAME] = { "class/wakeup/wakeup0/name", K_STAT, .mode = 0444 },
+        [F_RTC_SOURCE_COUNT] = { "class/wakeup/wakeup0/event_count", K_STAT, .mode = 0444 },
         [F_TOI_DO_HIBERNATE] = { "power/tuxonice/do_hibernate", K_TOI_HIBERNATE, .mode = 0200 },
         [F_TOI_LAST_RESULT] = { "power/tuxonice/last_result", K_TOI_UL },
         [F_TOI_IMAGE_SIZE_LIMIT] = { "power/tuxonice/image_size_limit", K_TOI_LONG, .min = -2, .smax = INT_MAX },
@@ -253,6 +255,19 @@ static const char *pm_test_level(char *buf, size_t len)
         return buf;
 }
 
+/* The RTC alarm ended the sleep: its wakeup source counts an event and
+ * its interrupt (the CMOS RTC's IRQ 8 on a PC) is the one that woke us */
+static void rtc_woke(void)
+{
+        unsigned long long n = 0;
+
+        if (!fakesys_files[F_RTC_SOURCE_COUNT].present)
+                return;
+        (void)fakesys_parse_ull(fakesys_files[F_RTC_SOURCE_COUNT].value, ULLONG_MAX - 1, &n);
+        snprintf(fakesys_files[F_RTC_SOURCE_COUNT].value, VALUE_MAX, "%llu", n + 1);
+        g_strlcpy(fakesys_files[F_WAKEUP_IRQ].value, FAKESYS_RTC_IRQ, VALUE_MAX);
+}
+
 /* A real (simulated) sleep: ends at sleep-ms, at the RTC alarm, or at a
  * `wakeup` command; exactly one wakeup event is counted either way. */
 static void simulated_sleep(const struct sysfile *f, const char *val)
@@ -272,6 +287,8 @@ static void simulated_sleep(const struct sysfile *f, const char *val)
         while (!fakesys.quitting && fakesys.wake_gen == gen &&
                pthread_cond_timedwait(&fakesys.cond, &fakesys.lock, &dl) != ETIMEDOUT)
                 ;
+        if (fakesys.wake_gen == gen && fakesys.alarm && fakesys.alarm <= (long long)time(NULL))
+                rtc_woke();
         fakesys_expire_alarm();
         if (fakesys.wake_gen == gen)
                 wakeup_event();

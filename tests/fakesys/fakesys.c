@@ -222,6 +222,8 @@ static void init_files(void)
         set_value(F_FREEZE_TIMEOUT, "20000");
         set_value(F_SYNC_ON_SUSPEND, "1");
         set_value(F_FAILED_ERRNO, "0");
+        set_value(F_RTC_SOURCE_NAME, "rtc0");
+        set_value(F_RTC_SOURCE_COUNT, "0");
         /* TuxOnIce 3.3's defaults */
         set_value(F_TOI_LAST_RESULT, "0");
         set_value(F_TOI_IMAGE_SIZE_LIMIT, "0");
@@ -281,7 +283,11 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                         break;
                 case O_NOPM: fakesys_files[F_PM_TEST].present = false; break;
                 case O_NOMEM: fakesys_files[F_MEM_SLEEP].present = false; break;
-                case O_NORTC: fakesys_files[F_WAKEALARM].present = false; break;
+                case O_NORTC:
+                        fakesys_files[F_WAKEALARM].present = false;
+                        fakesys_files[F_RTC_SOURCE_NAME].present = false;
+                        fakesys_files[F_RTC_SOURCE_COUNT].present = false;
+                        break;
                 case O_NOWC: fakesys_files[F_WAKEUP_COUNT].present = false; break;
                 case O_ALLOW: *allow_other = true; break;
                 case O_TOI:

@@ -22,6 +22,8 @@ enum {
         F_STATE, F_MEM_SLEEP, F_DISK, F_PM_TEST, F_WAKEUP_COUNT, F_IMAGE_SIZE,
         F_RESUME, F_FREEZE_TIMEOUT, F_SYNC_ON_SUSPEND, F_WAKEALARM,
         F_WAKEUP_IRQ, F_FAILED_DEV, F_FAILED_ERRNO,
+        /* the RTC's wakeup source: what fridged names as the wake source */
+        F_RTC_SOURCE_NAME, F_RTC_SOURCE_COUNT,
         /* power/tuxonice, only with --tuxonice */
         F_TOI_DO_HIBERNATE, F_TOI_LAST_RESULT, F_TOI_IMAGE_SIZE_LIMIT, F_TOI_ALGORITHM,
         F_TOI_COMPRESSION, F_TOI_ENABLE_ESCAPE, F_TOI_VERSION, N_FILES
@@ -32,6 +34,7 @@ enum {
 enum { NODE_NONE = -1, NODE_CONTROL = 100, NODE_LOG, NODE_DIR };
 
 #define VALUE_MAX 256
+#define FAKESYS_RTC_IRQ "8"
 
 struct sysfile {
         const char *path;       /* relative to sys/ */

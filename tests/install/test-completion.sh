@@ -24,8 +24,8 @@ expect() {
         fi
 }
 expect "suspend" fridgectl su
-expect "hibernate hybrid-sleep hold hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors can-sleep hook" fridgectl ""
+expect "hibernate hybrid-sleep hold history hook" fridgectl h
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep hook" fridgectl ""
 expect "plan plot" fridgectl --json pl
 expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
@@ -53,5 +53,9 @@ expect "hibernate hybrid-sleep" fridgectl can-sleep h
 expect "" fridgectl can-sleep suspend ""
 expect "--queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
+expect "--lines=" fridgectl history --l
+expect "" fridgectl history -n ""
+expect "" fridgectl history --lines ""
+expect "" fridgectl history 3 ""
 [ $failed -eq 0 ] && echo "completion ok"
 exit $failed

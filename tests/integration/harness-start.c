@@ -320,8 +320,9 @@ void harness_start_fridged(Harness *h) {
                 g_assert_cmpint(g_mkdir_with_parents(no_cgroups, 0755), ==, 0);
                 a_cgroup = g_strdup_printf("--cgroup-root=%s", no_cgroups);
         }
-        /* never the host's /run/fridge ledger nor /usr/lib/fridge classes */
+        /* never the host's /run/fridge ledger, /var/lib/fridge history nor /usr/lib/fridge classes */
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
+        g_autofree char *a_persistent = g_strdup_printf("--persistent-dir=%s/lib", h->dir);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
         g_autofree char *setpriv = h->unit_capabilities ? g_find_program_in_path("setpriv") : NULL;
@@ -333,8 +334,8 @@ void harness_start_fridged(Harness *h) {
                 g_ptr_array_add(argv, (char *) "--");
         }
         g_autofree char *a_sleep = g_strdup_printf("--sleep-conf-root=%s/sleep-root", h->dir);
-        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_vendor, a_sleep,
-                          (char *) "-v" };
+        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_persistent, a_vendor,
+                          a_sleep, (char *) "-v" };
         for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
                 g_ptr_array_add(argv, fixed[i]);
         if (a_cgroup)

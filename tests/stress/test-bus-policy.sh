@@ -50,7 +50,7 @@ for _ in $(seq 100); do [ -s "$T/address" ] && break; sleep 0.05; done
 addr=$(head -n1 "$T/address")
 [ -n "$addr" ] || fail "dbus-daemon did not start"
 
-args=(--bus-address="$addr" --state-dir="$T/state" --cgroup-root="$T/nocg" --sysfs-root="$T/sys"
+args=(--bus-address="$addr" --state-dir="$T/state" --persistent-dir="$T/lib" --cgroup-root="$T/nocg" --sysfs-root="$T/sys"
       --config-dir="$T/conf" --vendor-dir="$T/vendor")
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 

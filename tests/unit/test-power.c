@@ -190,10 +190,24 @@ static void test_tuxonice_apply_names_the_failed_file(Fixture *f, gconstpointer 
         g_assert_cmpstr(what, ==, TUXONICE_ENABLE_ESCAPE);
 }
 
+/* Time asleep: the suspended time where the monotonic clock stopped, else
+ * how long the write blocked (s2idle, pm_test, the simulated kernel) */
+static void test_slept_usec(void) {
+        const uint64_t b0 = 50 * USEC_PER_SEC, m0 = 40 * USEC_PER_SEC;
+        /* suspended 3 s: BOOTTIME ran on 3.2 s, MONOTONIC 0.2 s */
+        g_assert_cmpuint(power_slept_usec(b0, m0, b0 + 3200000, m0 + 200000), ==, 3000000);
+        /* the kernel counted nothing: both ran 3 s, the write blocked 3 s */
+        g_assert_cmpuint(power_slept_usec(b0, m0, b0 + 3000000, m0 + 3000000), ==, 3000000);
+        /* the jitter of reading two clocks is no suspend */
+        g_assert_cmpuint(power_slept_usec(b0, m0, b0 + 100005, m0 + 100000), ==, 100000);
+        g_assert_cmpuint(power_slept_usec(b0, m0, b0 + 99990, m0 + 100000), ==, 100000);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_EMERG);
         g_test_add("/power/caps", Fixture, NULL, setup, test_caps, teardown);
+        g_test_add_func("/power/slept-usec", test_slept_usec);
         g_test_add("/power/no-disk", Fixture, NULL, setup, test_no_disk, teardown);
         g_test_add("/power/malformed-optional", Fixture, NULL, setup, test_malformed_optional, teardown);
         g_test_add("/power/missing-state", Fixture, NULL, setup, test_missing_state, teardown);

@@ -102,7 +102,7 @@ done
 BUS=$(head -n1 /run/bus.address)
 export BUS
 
-fridged --bus-address="$BUS" --state-dir=/run/fridge --config-dir=/etc/fridge \
+fridged --bus-address="$BUS" --state-dir=/run/fridge --persistent-dir=/run/fridge-lib --config-dir=/etc/fridge \
   --vendor-dir=/usr/lib/fridge 2>/run/fridged.log &
 FRIDGED_PID=$!
 
