@@ -8,13 +8,26 @@
  * lets sleep (io.fridge.sleep). The one rule every cycle-reading method
  * asks, so the history's can replace it. 1: yes; 0: polkit was asked
  * (return 1 from the handler); <0: refused, with `error` set. */
+/* As ListCycles shows cycles: to root, to the uid that started the cycle,
+ * and to callers polkit allows io.fridge.history without asking (a
+ * picture is no reason for a password prompt). 1: visible; 0: polkit's
+ * answer is awaited, the call comes again; < 0 with `error` set. */
 int bus_cycle_visible(Bus *b, sd_bus_message *msg, uid_t owner, sd_bus_error *error) {
         uid_t uid;
         pid_t pid;
         bus_caller_creds(msg, &uid, &pid);
         if (uid == 0 || (uid != (uid_t) -1 && uid == owner))
                 return 1;
-        return polkit_verify(b->polkit, msg, POLKIT_ACTION_SLEEP, error);
+        const char *const actions[] = { POLKIT_ACTION_HISTORY, NULL };
+        PolkitAnswer answer;
+        int r = polkit_check_all(b->polkit, msg, actions, &answer, error);
+        if (r <= 0)
+                return r;
+        if (answer == POLKIT_ANSWER_YES)
+                return 1;
+        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                 "only root, the user who started it and users allowed %s may see a cycle",
+                                 POLKIT_ACTION_HISTORY);
 }
 
 static int append_info(sd_bus_message *reply, const Timeline *t) {
@@ -65,10 +78,12 @@ int bus_method_get_cycle_timeline(sd_bus_message *msg, void *userdata, sd_bus_er
         if (r < 0)
                 return r;
         const Timeline *t = manager_timeline(b->manager, id, &owner);
+        g_autoptr(Timeline) stored = t ? NULL : manager_timeline_load(b->manager, id, &owner);
+        if (!t)
+                t = stored;
         if (!t)
                 return bus_error_setf(error, FRIDGE_ERROR_NO_SUCH_CYCLE,
-                                      "cycle %" G_GUINT64_FORMAT " is neither running nor one of the last %u",
-                                      id, MANAGER_TIMELINES_KEPT);
+                                      "cycle %" G_GUINT64_FORMAT " is neither running nor kept in the history", id);
         /* With polkit's answer the call is dispatched again, and looks again */
         r = bus_cycle_visible(b, msg, owner, error);
         if (r <= 0)

@@ -5,6 +5,8 @@
  * on disk. */
 #include "manager-internal.h"
 
+#include "history.h"
+
 #include "cgroups.h"
 #include "flush.h"
 #include "time-util.h"
@@ -100,4 +102,19 @@ const Timeline *manager_timeline(const Manager *m, uint64_t id, uid_t *ret_owner
                 }
         }
         return NULL;
+}
+
+/* Older cycles', from the history's file: read on the loop as the
+ * history's own writes are (a few KiB below /var/lib) */
+Timeline *manager_timeline_load(const Manager *m, uint64_t id, uid_t *ret_owner) {
+        g_autoptr(GKeyFile) kf = NULL;
+        g_autoptr(HistoryCycle) hc = NULL;
+        Timeline *t = NULL;
+        if (!m->history || history_load(m->history, id, &kf) < 0 || history_cycle_from_keyfile(kf, &hc) < 0)
+                return NULL;
+        /* An interrupted cycle's file has no timeline ([Timeline] is timeline.c's) */
+        if (!g_key_file_has_group(kf, "Timeline") || timeline_from_keyfile(kf, &t) < 0)
+                return NULL;
+        *ret_owner = hc->uid;
+        return t;
 }

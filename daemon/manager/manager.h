@@ -94,6 +94,8 @@ void manager_set_client_uid(Manager *m, uid_t uid);
  * of the last MANAGER_TIMELINES_KEPT finished ones; NULL when not kept.
  * *ret_owner: the uid that started it, (uid_t) -1 when unknown. */
 const Timeline *manager_timeline(const Manager *m, uint64_t id, uid_t *ret_owner);
+/* An older cycle's timeline from the history (owned), NULL when none is kept */
+Timeline *manager_timeline_load(const Manager *m, uint64_t id, uid_t *ret_owner);
 /* The past cycles (history.h), newest first; borrowed */
 const History *manager_history(const Manager *m);
 

@@ -201,7 +201,7 @@ static void test_no_such_cycle(Fixture *f, gconstpointer data) {
         g_assert_cmpint(harness_call(f->h, FRIDGE_INTERFACE, "GetCycleTimeline", NULL, &err, &msg, "t", cycle + 1),
                         <, 0);
         g_assert_cmpstr(err, ==, "io.fridge.Fridge1.Error.NoSuchCycle");
-        g_assert_nonnull(strstr(msg, "neither running nor one of the last 8"));
+        g_assert_nonnull(strstr(msg, "neither running nor kept in the history"));
         g_assert_cmpint(harness_fridgectl(f->h, 30000, NULL, "plot", id, NULL), ==, 4);
 }
 
@@ -214,7 +214,14 @@ static bool timeline_kept(Harness *h, uint64_t cycle) {
 }
 
 /* Memory holds the last 8, whatever ran before */
-static void test_keeps_last_eight(Fixture *f, gconstpointer data) {
+static void restart_fridged(Harness *h) {
+        harness_kill_fridged(h, SIGTERM);
+        harness_restart_fridged(h);
+}
+
+/* Past the last 8 kept in memory the history answers, after a restart
+ * too; past the history's bound (MaxCycles=9 here) nothing does */
+static void test_older_from_history(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t first = 0, cycle = 0;
         for (int i = 0; i < 10; i++) {
@@ -225,22 +232,32 @@ static void test_keeps_last_eight(Fixture *f, gconstpointer data) {
                 g_assert_cmpstr(res, ==, "dry-run");
                 first = first ? first : cycle;
         }
-        g_assert_false(timeline_kept(f->h, first));
-        g_assert_false(timeline_kept(f->h, first + 1));
-        for (uint64_t c = first + 2; c <= cycle; c++)
-                g_assert_true(timeline_kept(f->h, c));
+        for (int round = 0; round < 2; round++) {
+                g_assert_false(timeline_kept(f->h, first));
+                for (uint64_t c = first + 1; c <= cycle; c++)
+                        g_assert_true(timeline_kept(f->h, c));
+                if (round == 0)
+                        restart_fridged(f->h); /* nothing in memory: all from the history */
+        }
+        /* the history's copy is the whole picture */
+        g_autofree char *id = g_strdup_printf("%" G_GUINT64_FORMAT, first + 1);
+        g_autofree char *svg = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 20000, &svg, "plot", id, NULL), ==, 0);
+        g_assert_nonnull(strstr(svg, "freeze-early"));
+        g_assert_nonnull(strstr(svg, "</svg>"));
 }
 
-/* Another user sees a cycle root started only when polkit lets it sleep */
+/* Another user sees a cycle root started only when polkit allows
+ * io.fridge.history (as ListCycles shows it), asked without interaction */
 static void test_hidden_from_others(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = run_cycle(f);
         g_autofree char *id = g_strdup_printf("%" G_GUINT64_FORMAT, cycle);
         const char *const args[] = { "plot", id, NULL };
-        harness_expect_denied_as_nobody(f->h, args, "io.fridge.sleep");
+        harness_expect_denied_as_nobody(f->h, args, "io.fridge.history");
 }
 
-static void test_shown_to_sleepers(Fixture *f, gconstpointer data) {
+static void test_shown_with_history_action(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = run_cycle(f);
         g_autofree char *id = g_strdup_printf("%" G_GUINT64_FORMAT, cycle);
@@ -254,13 +271,16 @@ int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, data) \
         g_test_add("/plot/" name, Fixture, data, freeze_fixture_setup, fn, freeze_fixture_teardown)
-        static const CaseOptions nobody_denied = { .open_bus = true, .polkit_table = "io.fridge.sleep 65534 no\n" };
+        /* io.fridge.sleep is no longer what shows another user's cycle */
+        static const CaseOptions nobody_denied = { .open_bus = true,
+                                                   .polkit_table = "io.fridge.sleep 65534 yes\nio.fridge.history 65534 no\n" };
         static const CaseOptions nobody_sleeps = { .open_bus = true,
-                                                   .polkit_table = "io.fridge.sleep 65534 yes\n" };
+                                                   .polkit_table = "io.fridge.history 65534 yes\n" };
+        static const CaseOptions history_nine = { .extra_config = "[History]\nMaxCycles=9\n" };
         ADD("svg", test_plot, NULL);
         ADD("no-such-cycle", test_no_such_cycle, NULL);
-        ADD("keeps-last-eight", test_keeps_last_eight, NULL);
+        ADD("older-from-history", test_older_from_history, &history_nine);
         ADD("hidden-from-others", test_hidden_from_others, &nobody_denied);
-        ADD("shown-to-sleepers", test_shown_to_sleepers, &nobody_sleeps);
+        ADD("shown-with-history-action", test_shown_with_history_action, &nobody_sleeps);
         return g_test_run();
 }
