@@ -197,6 +197,15 @@ bool harness_slowfs_syncfs_blocks(Harness *h, int within_ms) {
         return true;
 }
 
+bool harness_slowfs_stall_flushes(Harness *h) {
+        harness_slowfs_make_dirty(h, 1024 * 1024);
+        harness_slowfs_hold(h);
+        if (harness_slowfs_syncfs_blocks(h, 500))
+                return true;
+        harness_slowfs_release(h);
+        return false;
+}
+
 pid_t harness_slowfs_stuck_in_fsync(Harness *h, const char *procs, const char *file, const char *comm) {
         int written[2], go[2];
         g_assert_cmpint(pipe2(written, O_CLOEXEC), ==, 0);

@@ -243,6 +243,10 @@ bool harness_task_in_state_d(pid_t pid);
  * child process (left blocked until release when it does). Kernels with
  * SB_I_NO_DATA_INTEGRITY on FUSE (6.18) do not wait. */
 bool harness_slowfs_syncfs_blocks(Harness *h, int within_ms);
+/* 1 MiB dirty on slowfs, held, and syncfs() waiting for it: every flush
+ * stalls until harness_slowfs_release(). False (released again) on a
+ * kernel where syncfs() does not wait: the case skips. */
+bool harness_slowfs_stall_flushes(Harness *h);
 
 /* Runs a program with a timeout, capturing stdout. Returns the wait status
  * (or -1 on timeout, the child is then killed). */
