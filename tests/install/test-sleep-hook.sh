@@ -37,5 +37,13 @@ took=$(($(date +%s) - start))
 grep -q "did not finish within 0.950 s" "$tmp/err" || fail "a timeout is not logged: $(cat "$tmp/err")"
 
 run "$tmp/missing" pre suspend || fail "status $? when fridgectl is missing"
+
+# fridged masked: fridgectl is not even asked
+mkdir "$tmp/bin"
+printf '#!/bin/sh\n[ "$1 $2" = "is-enabled fridged.service" ] && echo masked\n' >"$tmp/bin/systemctl"
+chmod +x "$tmp/bin/systemctl"
+: >"$tmp/args"
+PATH="$tmp/bin:$PATH" run "$tmp/ok" pre suspend || fail "status $? with fridged masked"
+[ ! -s "$tmp/args" ] || fail "fridgectl was asked with fridged masked: $(cat "$tmp/args")"
 run "$tmp/ok" bogus suspend || fail "status $? for an unknown phase"
 echo "sleep hook ok (hang bounded in ${took} s)"
