@@ -39,7 +39,7 @@ meson install -C "$cache/build" --no-rebuild --destdir "$cache/fridge-root" >"$c
   || { cat "$cache/install.log" >&2; die "meson install failed"; }
 
 stamp=$( (cat "$cache/rootfs.stamp"; echo "$rel"; cd "$cache/fridge-root" && find . -type f -print0 | sort -z | xargs -0 sha1sum;
-          cd "$here" && find guest scenarios image.sh guest-init.sh -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
+          cd "$here" && find guest scenarios image.sh guest-init.sh ../../debian/tests -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
 if [ -f "$img.stamp" ] && [ "$(cat "$img.stamp")" = "$stamp" ] && [ -s "$img" ] && [ -s "$cache/initrd.gz" ]; then
   exit 0
 fi
@@ -74,6 +74,9 @@ cc -O2 -Wall -Werror -o "$st/usr/lib/fridge-system-test/desktop-client" "$here/g
   $(pkg-config --cflags --libs libsystemd) || die "cannot build the desktop client"
 mkdir -p "$st/usr/lib/fridge-system-test/scenarios"
 cp "$here"/scenarios/*.sh "$st/usr/lib/fridge-system-test/scenarios/"
+# the package's autopkgtests, run by the autopkgtest scenario against what is installed
+mkdir -p "$st/usr/lib/fridge-system-test/autopkgtest"
+cp "$here"/../../debian/tests/* "$st/usr/lib/fridge-system-test/autopkgtest/"
 install -D -m 644 "$here/guest/fridge-system-test.service" "$st/etc/systemd/system/fridge-system-test.service"
 mkdir -p "$st/etc/systemd/system/multi-user.target.wants"
 ln -sf ../fridge-system-test.service "$st/etc/systemd/system/multi-user.target.wants/fridge-system-test.service"

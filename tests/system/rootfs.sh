@@ -12,7 +12,7 @@ die() { echo "error: $*" >&2; exit 1; }
 mkdir -p "$1"
 cache=$(cd "$1" && pwd)
 
-packages=systemd,systemd-sysv,dbus,dbus-bin,dbus-user-session,udev,polkitd,kmod,libpam-systemd,procps,util-linux,passwd,bindfs,fuse3,libglib2.0-0,libfuse3-3
+packages=systemd,systemd-sysv,dbus,dbus-bin,dbus-user-session,udev,polkitd,kmod,libpam-systemd,procps,util-linux,passwd,bindfs,fuse3,libglib2.0-0,libfuse3-3,libxml2-utils
 stamp="bookworm minbase $packages"
 
 exec 9>"$cache/.rootfs.lock"

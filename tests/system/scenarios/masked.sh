@@ -1,4 +1,4 @@
-# Scenario: an admin turns fridge off with `systemctl mask fridged`.
+# Scenario 11: an admin turns fridge off with `systemctl mask fridged`.
 # `systemctl suspend` (pm_test devices) still works: bus activation of the
 # masked unit would fail only after a while, so fridge's hook sees the mask
 # and returns at once, asking nothing; nothing is frozen and no cycle is
