@@ -61,7 +61,9 @@ int notify_new(GDBusConnection *session, NotifyActionFunc action, void *userdata
         n->userdata = userdata;
         n->cancel = g_cancellable_new();
         g_queue_init(&n->queue);
-        n->action_sub = g_dbus_connection_signal_subscribe(session, NULL, NOTIFY_NAME, "ActionInvoked", NOTIFY_PATH,
+        /* From the notification server only: any client of the session
+         * bus may send a signal of that name, and a click means Cancel */
+        n->action_sub = g_dbus_connection_signal_subscribe(session, NOTIFY_NAME, NOTIFY_NAME, "ActionInvoked", NOTIFY_PATH,
                                                            NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_action, n, NULL);
         *ret = n;
         return 0;

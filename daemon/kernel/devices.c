@@ -263,5 +263,7 @@ char *devices_wake_reason(const WakeupSnapshot *before, const WakeupSnapshot *af
         if (after->irq > 0)
                 g_string_append_printf(out, "; irq %" PRIu64, after->irq);
         append_failure(out, before, after);
-        return g_string_free(g_steal_pointer(&out), FALSE);
+        /* Device and source names are sysfs's bytes; the reason goes on
+         * D-Bus (Resumed, ListCycles), where one bad string fails the call */
+        return g_utf8_make_valid(out->str, (gssize) out->len);
 }

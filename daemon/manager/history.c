@@ -178,7 +178,7 @@ static void prune(History *h) {
 }
 
 int history_open(int dir_fd, const char *where, unsigned max_cycles, History **ret) {
-        if (mkdirat(dir_fd, HISTORY_DIR, 0755) < 0 && errno != EEXIST)
+        if (mkdirat(dir_fd, HISTORY_DIR, 0700) < 0 && errno != EEXIST)
                 return -errno;
         g_autoptr(History) h = g_new0(History, 1);
         h->cycles = g_ptr_array_new_with_free_func(cycle_destroy);

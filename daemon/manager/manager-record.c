@@ -59,16 +59,21 @@ void manager_record_update(Manager *m) {
         Cycle *c = m->cycle;
         manager_record_knobs(m, c);
         const char *phase = record_phase_name(c);
-        /* Two fsyncs a write: states of one phase (resuming after sleeping,
-         * ending where the cycle was) say nothing new to a restart */
+        /* States of one phase (resuming after sleeping, ending where the
+         * cycle was) say nothing new to a restart */
         if (m->persistent_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
+        /* The cycle's start goes to disk at once (a power cut is then
+         * reported); each phase after it only to the page cache: the
+         * record is in /var/lib, and an fsync on the loop may wait seconds
+         * behind the flush, or for good behind a frozen FUSE server */
+        bool durable = c->recorded_phase == NULL;
         c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
                             .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid(),
                             .boot_id = m->boot_id, .by_hook = c->by_hook, .starter_uid = c->owner,
                             .starter_pid = c->client.pid };
-        int r = record_write(m->persistent_fd, &rec);
+        int r = record_write(m->persistent_fd, &rec, durable);
         if (r < 0)
                 c->recorded_phase = NULL; /* the next state tries again */
         if (r < 0)
@@ -77,7 +82,7 @@ void manager_record_update(Manager *m) {
 }
 
 static int open_dir(const char *dir, const char *lost) {
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
                 return log_warning_errno(-errno, "Cannot create %s (%m); %s", dir, lost);
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)

@@ -168,6 +168,8 @@ static bool hook_join(Manager *m, SleepKind kind) {
                 log_notice("The pre hook says %s; cycle %" G_GUINT64_FORMAT " is %s", sleep_kind_to_string(kind),
                            c->id, sleep_kind_to_string(c->kind));
         c->joined = true;
+        /* Cancellable changes: systemd-sleep sleeps now whatever Cancel does */
+        manager_notify(m, MANAGER_CHANGED_STATE);
         if (c->state == CYCLE_STATE_HANDED_OVER) {
                 manager_cycle_work_done(c); /* the pre came: its bound is moot */
                 manager_schedule_step(m);

@@ -26,7 +26,7 @@ CycleRecord *cycle_record_free(CycleRecord *r) {
         return NULL;
 }
 
-int record_write(int dir_fd, const CycleRecord *r) {
+int record_write(int dir_fd, const CycleRecord *r, bool durable) {
         g_autofree char *text = g_strdup_printf("ID=%" PRIu64 "\nKIND=%s\nPHASE=%s\nSTARTED_USEC=%" PRIu64
                                                 "\nPID=%d\nBOOT_ID=%s\nSTARTER=%s\nSTARTER_UID=%" PRId64
                                                 "\nSTARTER_PID=%d\n", r->id, r->kind, r->phase,
@@ -34,7 +34,8 @@ int record_write(int dir_fd, const CycleRecord *r) {
                                                 r->by_hook ? "hook" : "caller",
                                                 r->starter_uid == (uid_t) -1 ? (int64_t) -1 : (int64_t) r->starter_uid,
                                                 (int) r->starter_pid);
-        return write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
+        return durable ? write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text)
+                       : write_file_replace_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
 }
 
 /* The value of KEY= in `text`, or NULL */

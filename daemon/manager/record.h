@@ -30,8 +30,9 @@ typedef struct CycleRecord {
 CycleRecord *cycle_record_free(CycleRecord *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleRecord, cycle_record_free)
 
-/* Writes the record (replacing any). */
-int record_write(int dir_fd, const CycleRecord *r);
+/* Writes the record (replacing any); `durable`: on disk before it
+ * returns (fsync'd), else only as the page cache has it */
+int record_write(int dir_fd, const CycleRecord *r, bool durable);
 /* The record, or NULL with 0 when there is none; -EBADMSG when malformed. */
 int record_read(int dir_fd, CycleRecord **ret);
 /* Removes it; 0 when it was not there. */

@@ -92,13 +92,15 @@ int write_all_fd(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content) {
-        _cleanup_close_ int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+/* 0600: what fridged keeps (who slept when, what was frozen) is its own,
+ * whatever umask it was started with */
+static int write_file_rename_at(int dir_fd, const char *name, const char *tmp, const char *content, bool durable) {
+        _cleanup_close_ int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
 
         int r = write_all_fd(fd, content, strlen(content));
-        if (r >= 0 && fsync(fd) < 0)
+        if (r >= 0 && durable && fsync(fd) < 0)
                 r = -errno;
         if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
                 r = -errno;
@@ -106,7 +108,15 @@ int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const ch
                 (void) unlinkat(dir_fd, tmp, 0);
                 return r;
         }
-        return fsync(dir_fd) < 0 ? -errno : 0;
+        return durable && fsync(dir_fd) < 0 ? -errno : 0;
+}
+
+int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content) {
+        return write_file_rename_at(dir_fd, name, tmp, content, true);
+}
+
+int write_file_replace_at(int dir_fd, const char *name, const char *tmp, const char *content) {
+        return write_file_rename_at(dir_fd, name, tmp, content, false);
 }
 
 int open_dir_beneath(int root_fd, const char *path) {

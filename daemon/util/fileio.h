@@ -32,6 +32,11 @@ int write_all_fd(int fd, const char *buf, size_t len);
  * atomically and durably: writes `tmp`, fsyncs it, renames it over `name`,
  * fsyncs the directory. A crash leaves the old file or the new one. */
 int write_file_atomic_at(int dir_fd, const char *name, const char *tmp, const char *content);
+/* The same without the fsyncs: a crash or power cut may keep the old
+ * content (or none), never a torn one. For updates of a record whose loss
+ * only makes a report older, on the loop, where an fsync may wait seconds
+ * behind the file system's other data. */
+int write_file_replace_at(int dir_fd, const char *name, const char *tmp, const char *content);
 
 /* The directory PATH below root_fd, opened one component at a time with
  * O_NOFOLLOW: a symlink anywhere on the way, not only at its end, fails

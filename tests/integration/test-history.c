@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <glib.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
@@ -137,6 +138,13 @@ static void test_survives_restart(Fixture *f, gconstpointer data) {
         g_assert_true(g_key_file_has_group(kf, "Cycle"));
         g_assert_true(g_key_file_has_group(kf, "Timeline"));
         g_assert_true(g_key_file_has_group(kf, "Phases"));
+        /* root's alone, whatever umask fridged was started with (this test's is 022) */
+        struct stat st;
+        g_assert_cmpint(stat(file, &st), ==, 0);
+        g_assert_cmpint(st.st_mode & 07777, ==, 0600);
+        g_autofree char *dir = g_path_get_dirname(file);
+        g_assert_cmpint(stat(dir, &st), ==, 0);
+        g_assert_cmpint(st.st_mode & 07777, ==, 0700);
 
         g_autoptr(GArray) one = list_cycles(h, 1);
         g_assert_cmpuint(one->len, ==, 1);
