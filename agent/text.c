@@ -104,7 +104,7 @@ char *text_duration(uint64_t usec) {
         return g_strdup_printf("%" G_GUINT64_FORMAT " d %" G_GUINT64_FORMAT " h", s / 86400, s / 3600 % 24);
 }
 
-/* "io.fridge.Fridge1.Error.FreezeTimeout" → "FreezeTimeout" */
+/* A D-Bus error name's last dotted component: io.fridge.Fridge1.Error.NAME → NAME */
 static const char *error_short(const char *error) {
         const char *dot = error ? strrchr(error, '.') : NULL;
         return dot ? dot + 1 : error ? error : "";

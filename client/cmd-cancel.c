@@ -7,6 +7,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "fridge-error.h"
 #include "json.h"
 #include "polkit-agent.h"
 #include "report.h"
@@ -36,7 +37,7 @@ int cmd_cancel(const Args *a, sd_bus *bus) {
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Cancel", &e, NULL,
                                "t", a->cycle);
         polkit_agent_close();
-        if (r < 0 && !a->json && sd_bus_error_has_name(&e, FRIDGE_ERROR_PREFIX "TooLate")) {
+        if (r < 0 && !a->json && sd_bus_error_has_name(&e, fridge_error_name(FRIDGE_ERROR_TOO_LATE))) {
                 fprintf(stderr, "fridgectl: too late to cancel: the system is going to sleep\n");
                 return exit_code_for_call_error(e.name);
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exit-code.h"
+#include "fridge-error.h"
 #include "macro.h"
 
 /* asprintf() leaves the pointer undefined on failure; callers want NULL. */
@@ -128,7 +129,7 @@ char *cycle_final_line(const CycleOutcome *o) {
         if (strcmp(result, "failed") == 0) {
                 const char *name = isempty(o->error) ? "unknown error" : error_short_name(o->error);
 
-                if (!isempty(o->error) && strcmp(o->error, FRIDGE_ERROR_PREFIX "FreezeTimeout") == 0) {
+                if (!isempty(o->error) && strcmp(o->error, fridge_error_name(FRIDGE_ERROR_FREEZE_TIMEOUT)) == 0) {
                         _cleanup_free_ char *text = freeze_timeout_text(o->message);
 
                         if (text)

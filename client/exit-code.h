@@ -20,5 +20,5 @@ int exit_code_for_finished(const char *result, const char *error_name);
  * name not in it. */
 int exit_code_for_call_error(const char *error_name);
 
-/* "io.fridge.Fridge1.Error.Busy" → "Busy": the last dotted component. */
+/* io.fridge.Fridge1.Error.NAME → NAME: the last dotted component. */
 const char *error_short_name(const char *error_name);

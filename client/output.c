@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "exit-code.h"
+#include "fridge-error.h"
 #include "json.h"
 #include "macro.h"
 #include "progress-bar.h"
@@ -164,7 +165,7 @@ void output_cancel_refused(Output *o, const CycleView *v, const char *error, con
                 json_end(&j);
                 return;
         }
-        if (strcmp(error_short_name(error), "TooLate") == 0)
+        if (error && strcmp(error, fridge_error_name(FRIDGE_ERROR_TOO_LATE)) == 0)
                 line = strdup("too late to cancel: the system is going to sleep");
         else if (asprintf(&line, "cannot cancel: %s: %s", error_short_name(error), strempty(message)) < 0)
                 line = NULL;

@@ -205,6 +205,10 @@ void manager_plan_job_free(void *p);
 /* GetPlan's build is abandoned and its callers answered -ECANCELED */
 void manager_plan_stop(Manager *m);
 
+/* manager-blockers.c: a stage timed out; names what blocks it on a
+ * worker (bounded) and ends the cycle with FreezeTimeout */
+void manager_name_blockers(Manager *m);
+
 void manager_end_cycle_early(Manager *m, CycleResult result, FridgeError error, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void manager_record_update(Manager *m);
