@@ -4,10 +4,6 @@
 #include "log.h"
 #include "util.h"
 
-/* Who may see a cycle: root, the uid that started it, or whoever polkit
- * lets sleep (io.fridge.sleep). The one rule every cycle-reading method
- * asks, so the history's can replace it. 1: yes; 0: polkit was asked
- * (return 1 from the handler); <0: refused, with `error` set. */
 /* As ListCycles shows cycles: to root, to the uid that started the cycle,
  * and to callers polkit allows io.fridge.history without asking (a
  * picture is no reason for a password prompt). 1: visible; 0: polkit's
@@ -81,13 +77,16 @@ int bus_method_get_cycle_timeline(sd_bus_message *msg, void *userdata, sd_bus_er
         g_autoptr(Timeline) stored = t ? NULL : manager_timeline_load(b->manager, id, &owner);
         if (!t)
                 t = stored;
+        /* With polkit's answer the call is dispatched again, and looks again.
+         * A cycle that does not exist is owned by nobody: a caller who may
+         * not see others' cycles is refused as for one of theirs, so that
+         * the answer does not tell which ids are someone else's. */
+        r = bus_cycle_visible(b, msg, t ? owner : (uid_t) -1, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
         if (!t)
                 return bus_error_setf(error, FRIDGE_ERROR_NO_SUCH_CYCLE,
                                       "cycle %" G_GUINT64_FORMAT " is neither running nor kept in the history", id);
-        /* With polkit's answer the call is dispatched again, and looks again */
-        r = bus_cycle_visible(b, msg, owner, error);
-        if (r <= 0)
-                return r < 0 ? r : 1;
 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         r = sd_bus_message_new_method_return(msg, &reply);

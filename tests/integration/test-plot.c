@@ -248,13 +248,18 @@ static void test_older_from_history(Fixture *f, gconstpointer data) {
 }
 
 /* Another user sees a cycle root started only when polkit allows
- * io.fridge.history (as ListCycles shows it), asked without interaction */
+ * io.fridge.history (as ListCycles shows it), asked without interaction;
+ * an id no cycle has is refused the same way, so that probing ids does not
+ * tell which are someone else's */
 static void test_hidden_from_others(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = run_cycle(f);
         g_autofree char *id = g_strdup_printf("%" G_GUINT64_FORMAT, cycle);
+        g_autofree char *missing = g_strdup_printf("%" G_GUINT64_FORMAT, cycle + 1);
         const char *const args[] = { "plot", id, NULL };
         harness_expect_denied_as_nobody(f->h, args, "io.fridge.history");
+        const char *const probe[] = { "plot", missing, NULL };
+        harness_expect_denied_as_nobody(f->h, probe, "io.fridge.history");
 }
 
 static void test_shown_with_history_action(Fixture *f, gconstpointer data) {
