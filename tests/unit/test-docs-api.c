@@ -27,6 +27,17 @@ static void assert_same_set(GPtrArray *code, const char *code_where, GPtrArray *
                                 code_where);
 }
 
+/* Group 1 of every match of `pattern` in `text` */
+static GPtrArray *matches(const char *pattern, GRegexCompileFlags flags, const char *text) {
+        GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GRegex) re = g_regex_new(pattern, flags, 0, NULL);
+        g_assert_nonnull(re);
+        g_autoptr(GMatchInfo) mi = NULL;
+        for (g_regex_match(re, text, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL))
+                g_ptr_array_add(a, g_match_info_fetch(mi, 1));
+        return a;
+}
+
 /* The tags of a section's .TP paragraphs */
 static GPtrArray *section_tags(GPtrArray *items, const char *section) {
         GPtrArray *tags = g_ptr_array_new_with_free_func(g_free);
@@ -193,25 +204,18 @@ static void test_sleep_options(void) {
 
 static GPtrArray *policy_actions(void) {
         g_autofree char *policy = source_text("polkit/io.fridge.Fridge1.policy");
-        GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GRegex) re = g_regex_new("<action id=\"([^\"]+)\"", 0, 0, NULL);
-        g_autoptr(GMatchInfo) mi = NULL;
-        for (g_regex_match(re, policy, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL))
-                g_ptr_array_add(a, g_match_info_fetch(mi, 1));
+        GPtrArray *a = matches("<action id=\"([^\"]+)\"", 0, policy);
         g_assert_cmpuint(a->len, >, 0);
         return a;
 }
 
-/* The action names a text mentions (io.fridge.word, not the bus name) */
+/* The action names a text mentions (io.fridge.word, not the bus name), once each */
 static GPtrArray *mentioned_actions(const char *text) {
+        g_autoptr(GPtrArray) all = matches("\\b(io\\.fridge\\.[a-z][a-z-]*[a-z])", 0, text);
         GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GRegex) re = g_regex_new("\\bio\\.fridge\\.([a-z][a-z-]*[a-z])", 0, 0, NULL);
-        g_autoptr(GMatchInfo) mi = NULL;
-        for (g_regex_match(re, text, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
-                g_autofree char *name = g_match_info_fetch(mi, 0);
-                if (!g_ptr_array_find_with_equal_func(a, name, g_str_equal, NULL))
-                        g_ptr_array_add(a, g_steal_pointer(&name));
-        }
+        for (guint i = 0; i < all->len; i++)
+                if (!g_ptr_array_find_with_equal_func(a, all->pdata[i], g_str_equal, NULL))
+                        g_ptr_array_add(a, g_strdup(all->pdata[i]));
         return a;
 }
 
@@ -276,11 +280,7 @@ static void test_agent_options(void) {
         g_assert_true(g_spawn_check_wait_status(status, NULL));
 
         /* GOption's lines: "  -h, --help   Show help options" */
-        g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GRegex) re = g_regex_new("^  ((-[a-zA-Z], )?--[a-z][a-z-]*(=[A-Z]+)?) ", G_REGEX_MULTILINE, 0, NULL);
-        g_autoptr(GMatchInfo) mi = NULL;
-        for (g_regex_match(re, out, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL))
-                g_ptr_array_add(options, g_match_info_fetch(mi, 1));
+        g_autoptr(GPtrArray) options = matches("^  ((-[a-zA-Z], )?--[a-z][a-z-]*(=[A-Z]+)?) ", G_REGEX_MULTILINE, out);
         g_assert_cmpuint(options->len, >, 1);
 
         g_autofree char *text = source_text("man/fridge-agent.1");
@@ -293,12 +293,7 @@ static void test_agent_options(void) {
 
 static void test_catalog(void) {
         g_autofree char *log_h = source_text("daemon/util/log.h");
-        g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GRegex) def = g_regex_new("^#define FRIDGE_MESSAGE_\\w+ +\"([0-9a-f]{32})\"$", G_REGEX_MULTILINE, 0,
-                                            NULL);
-        g_autoptr(GMatchInfo) mi = NULL;
-        for (g_regex_match(def, log_h, 0, &mi); g_match_info_matches(mi); g_match_info_next(mi, NULL))
-                g_ptr_array_add(ids, g_match_info_fetch(mi, 1));
+        g_autoptr(GPtrArray) ids = matches("^#define FRIDGE_MESSAGE_\\w+ +\"([0-9a-f]{32})\"$", G_REGEX_MULTILINE, log_h);
         g_assert_cmpuint(ids->len, >, 0);
 
         g_autofree char *catalog = source_text("data/fridge.catalog");
