@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -16,6 +15,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "fridge-config.h"
+#include "fridged-options.h"
 #include "ledger.h"
 #include "log.h"
 #include "logind.h"
@@ -39,70 +39,38 @@ typedef struct Args {
 
 static void help(void) {
         printf("Usage: fridged [OPTIONS]\n\n"
-               "Suspend orchestration daemon: owns %s on the system bus.\n\n"
-               "  --bus=system|session   the bus to own the name on (default system)\n"
-               "  --bus-address=ADDR     connect to this bus address instead\n"
-               "  --sysfs-root=DIR       where the kernel's sys/ is found (default /)\n"
-               "  --proc-root=DIR        where proc is mounted (default /proc)\n"
-               "  --config-dir=DIR       configuration directory (default %s)\n"
-               "  --vendor-dir=DIR       vendor defaults, e.g. classes.d (default %s)\n"
-               "  --cgroup-root=DIR      the cgroup v2 mount (default: found in mountinfo)\n"
-               "  --state-dir=DIR        where the ledger of frozen cgroups is (default /run/fridge)\n"
-               "  --persistent-dir=DIR   the running cycle's record, cycle ids and the history: what\n"
-               "                         outlives a reboot (default /var/lib/fridge)\n"
-               "  --sleep-conf-root=DIR  where systemd-sleep's etc/systemd/sleep.conf is (default /)\n"
-               "  --thaw-all             thaw what the ledger lists, put back the kernel settings an\n"
-               "                         interrupted cycle changed, then exit\n"
-               "  -v, --verbose          debug messages\n"
-               "  -h, --help             this text\n"
-               "      --version          the version\n",
-               FRIDGE_BUS_NAME, FRIDGE_CONFIG_DIR, FRIDGE_VENDOR_DIR);
+               "Suspend orchestration daemon: owns %s on the system bus.\n\n", FRIDGE_BUS_NAME);
+        fridged_options_help(stdout);
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {
-        enum { ARG_BUS = 0x100, ARG_BUS_ADDRESS, ARG_SYSFS, ARG_PROC, ARG_CONFIG, ARG_VERSION, ARG_VENDOR,
-               ARG_CGROUP, ARG_STATE, ARG_PERSISTENT, ARG_SLEEP_CONF, ARG_THAW_ALL };
-        static const struct option options[] = {
-                { "bus", required_argument, NULL, ARG_BUS },
-                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
-                { "sysfs-root", required_argument, NULL, ARG_SYSFS },
-                { "proc-root", required_argument, NULL, ARG_PROC },
-                { "config-dir", required_argument, NULL, ARG_CONFIG },
-                { "vendor-dir", required_argument, NULL, ARG_VENDOR },
-                { "cgroup-root", required_argument, NULL, ARG_CGROUP },
-                { "state-dir", required_argument, NULL, ARG_STATE },
-                { "persistent-dir", required_argument, NULL, ARG_PERSISTENT },
-                { "sleep-conf-root", required_argument, NULL, ARG_SLEEP_CONF },
-                { "thaw-all", no_argument, NULL, ARG_THAW_ALL },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                {},
-        };
+        struct option longopts[FRIDGED_OPTIONS_MAX + 1];
+        char shortopts[2 * FRIDGED_OPTIONS_MAX + 1];
+        fridged_options_getopt(longopts, shortopts);
         int c;
-        while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
                 switch (c) {
-                case ARG_BUS:
+                case FRIDGED_OPTION_BUS:
                         if (strcmp(optarg, "system") != 0 && strcmp(optarg, "session") != 0) {
                                 log_error("--bus must be system or session, not '%s'", optarg);
                                 return -EINVAL;
                         }
                         a->bus_kind = optarg;
                         break;
-                case ARG_BUS_ADDRESS: a->bus_address = optarg; break;
-                case ARG_SYSFS:       a->sysfs_root = optarg; break;
-                case ARG_PROC:        a->proc_root = optarg; break;
-                case ARG_CONFIG:      a->config_dir = optarg; break;
-                case ARG_VENDOR:      a->vendor_dir = optarg; break;
-                case ARG_CGROUP:      a->cgroup_root = optarg; break;
-                case ARG_STATE:       a->state_dir = optarg; break;
-                case ARG_PERSISTENT:  a->persistent_dir = optarg; break;
-                case ARG_SLEEP_CONF:  a->sleep_conf_root = optarg; break;
-                case ARG_THAW_ALL:    a->thaw_all = true; break;
-                case 'v':             log_set_max_level(LOG_DEBUG); break;
-                case 'h':             help(); return 0;
-                case ARG_VERSION:     printf("fridged %s\n", FRIDGE_VERSION); return 0;
-                default:              return -EINVAL;
+                case FRIDGED_OPTION_BUS_ADDRESS:     a->bus_address = optarg; break;
+                case FRIDGED_OPTION_SYSFS_ROOT:      a->sysfs_root = optarg; break;
+                case FRIDGED_OPTION_PROC_ROOT:       a->proc_root = optarg; break;
+                case FRIDGED_OPTION_CONFIG_DIR:      a->config_dir = optarg; break;
+                case FRIDGED_OPTION_VENDOR_DIR:      a->vendor_dir = optarg; break;
+                case FRIDGED_OPTION_CGROUP_ROOT:     a->cgroup_root = optarg; break;
+                case FRIDGED_OPTION_STATE_DIR:       a->state_dir = optarg; break;
+                case FRIDGED_OPTION_PERSISTENT_DIR:  a->persistent_dir = optarg; break;
+                case FRIDGED_OPTION_SLEEP_CONF_ROOT: a->sleep_conf_root = optarg; break;
+                case FRIDGED_OPTION_THAW_ALL:        a->thaw_all = true; break;
+                case FRIDGED_OPTION_VERBOSE:         log_set_max_level(LOG_DEBUG); break;
+                case FRIDGED_OPTION_HELP:            help(); return 0;
+                case FRIDGED_OPTION_VERSION:         printf("fridged %s\n", FRIDGE_VERSION); return 0;
+                default:                             return -EINVAL;
                 }
         }
         if (optind < argc) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The error table (common/fridge-error.c) is the truth: every error has a
  * name and a summary, names are unique and map back; the D-Bus contract's
- * error lists and the man pages name the same errors with the same
- * summaries and exit codes; bus_error_set names an answer by the table and
- * a system failure by its errno, never the one as the other. */
+ * error lists and the man pages (io.fridge.Fridge1.5 too) name the same
+ * errors with the same summaries and exit codes; bus_error_set names an
+ * answer by the table and a system failure by its errno, never the one as
+ * the other. */
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib.h>
@@ -165,41 +166,52 @@ static char *roff_unescape(const char *s) {
         return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
-/* fridgectl.1's ERRORS: ".TP", ".B NAME", the summary as a sentence,
- * "Exit status: N (call)[, M (cycle)]." */
-static void test_fridgectl_man(void) {
-        g_autofree char *man = read_doc("FRIDGECTL_MAN");
+/* A page's ERRORS: ".TP", ".B NAME", the summary as a sentence, then
+ * (fridgectl.1) "Exit status: N (call)[, M (cycle)]." or (the API page)
+ * what else there is to say */
+static void assert_man_errors(const char *env, const char *page, bool exit_status) {
+        g_autofree char *man = read_doc(env);
         const char *section = strstr(man, "\n.SH ERRORS\n");
-        g_assert_nonnull(section);
+        if (!section)
+                g_error("%s has no ERRORS", page);
         g_auto(GStrv) lines = g_strsplit(section + 1, "\n", -1);
         g_autoptr(GPtrArray) documented = g_ptr_array_new_with_free_func(g_free);
 
         for (char **l = lines + 1; *l && !g_str_has_prefix(*l, ".SH"); l++) {
-                if (!g_str_has_prefix(*l, ".B "))
+                if (!g_str_has_prefix(*l, ".B ") || !g_str_equal(l[-1], ".TP"))
                         continue;
                 g_autofree char *name = roff_unescape(*l + 3);
                 FridgeError e = fridge_error_from_name(name);
                 if (e < 0)
-                        g_error("fridgectl.1 ERRORS names %s, which the table does not know", name);
+                        g_error("%s ERRORS names %s, which the table does not know", page, name);
                 const FridgeErrorInfo *i = fridge_error_info(e);
                 g_assert_nonnull(l[1]);
                 g_assert_nonnull(l[2]);
                 g_autofree char *summary = roff_unescape(l[1]);
                 g_autofree char *want = g_strdup_printf("%c%s.", g_ascii_toupper(i->summary[0]), i->summary + 1);
                 if (strcmp(summary, want) != 0)
-                        g_error("fridgectl.1 says of %s \"%s\"; the table says \"%s\"", name, summary, want);
+                        g_error("%s says of %s \"%s\"; the table says \"%s\"", page, name, summary, want);
                 g_autofree char *exit_line = i->cycle_exit < 0
                         ? g_strdup_printf("Exit status: %d (call).", i->call_exit)
                         : g_strdup_printf("Exit status: %d (call), %d (cycle).", i->call_exit, i->cycle_exit);
-                if (strcmp(l[2], exit_line) != 0)
-                        g_error("fridgectl.1 says of %s \"%s\"; the table says \"%s\"", name, l[2], exit_line);
+                if (exit_status && strcmp(l[2], exit_line) != 0)
+                        g_error("%s says of %s \"%s\"; the table says \"%s\"", page, name, l[2], exit_line);
                 g_ptr_array_add(documented, g_steal_pointer(&name));
         }
         g_autoptr(GPtrArray) table = table_names(true, true);
         g_autoptr(GPtrArray) std = table_names(false, true);
         for (guint k = 0; k < std->len; k++)
                 g_ptr_array_add(table, g_strdup(std->pdata[k]));
-        assert_same_names(documented, table, "fridgectl.1's ERRORS");
+        g_autofree char *where = g_strdup_printf("%s's ERRORS", page);
+        assert_same_names(documented, table, where);
+}
+
+static void test_fridgectl_man(void) {
+        assert_man_errors("FRIDGECTL_MAN", "fridgectl.1", true);
+}
+
+static void test_api_man(void) {
+        assert_man_errors("FRIDGE_API_MAN", "io.fridge.Fridge1.5", false);
 }
 
 static void assert_bus_error(int r, const char *message, const char *name, const char *want_message) {
@@ -236,6 +248,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/fridge-error/xml", test_xml);
         g_test_add_func("/fridge-error/fridged-man", test_fridged_man);
         g_test_add_func("/fridge-error/fridgectl-man", test_fridgectl_man);
+        g_test_add_func("/fridge-error/api-man", test_api_man);
         g_test_add_func("/fridge-error/bus-error-tiers", test_bus_error_tiers);
         return g_test_run();
 }
