@@ -121,14 +121,9 @@ bool detect_holds_dev_fuse(int proc_fd, pid_t pid) {
         char path[64];
         snprintf(path, sizeof(path), "%d/fd", (int) pid);
 
-        int fd = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        _cleanup_(closedirp) DIR *d = opendir_at(proc_fd, path);
+        if (!d)
                 return false; /* gone, or another user's process without CAP_SYS_PTRACE */
-        _cleanup_(closedirp) DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return false;
-        }
 
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.')
@@ -401,14 +396,9 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
 }
 
 bool detect_no_fuse_connections(int sysfs_fd) {
-        int fd = openat(sysfs_fd, "sys/fs/fuse/connections", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        DIR *d = opendir_at(sysfs_fd, "sys/fs/fuse/connections");
+        if (!d)
                 return false;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return false;
-        }
         bool empty = true;
         struct dirent *de;
         while (empty && (de = readdir(d)))
