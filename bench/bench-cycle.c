@@ -2,8 +2,10 @@
 /*
  * Figures for the foundation: the wall time of a dry-run cycle with nothing
  * to freeze (median of 20, Sleep call to CycleFinished), fridged's RSS when
- * idle, and how often an idle fridged wakes up (context switches of all its
- * threads over an idle window; expected: none).
+ * idle, how often an idle fridged wakes up (context switches of all its
+ * threads over an idle window; expected: none), and a GetAll's round trip
+ * (median of 50) with a swap partition to hibernate to, so that it runs
+ * the whole hibernation pre-flight.
  *
  * Runs the real fridged on a private bus and fakesys, through the
  * integration harness. Usage: bench-cycle [IDLE_SECONDS] (default 30).
@@ -11,16 +13,14 @@
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fridge-config.h"
 #include "harness.h"
+#include "median.h"
 
 #define CYCLES 20
-
-static int compare_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return (x > y) - (x < y);
-}
 
 static double one_dry_run(Harness *h) {
         uint64_t cycle;
@@ -34,6 +34,43 @@ static double one_dry_run(Harness *h) {
         if (g_strcmp0(result, "dry-run") != 0)
                 g_error("cycle ended %s, not dry-run", result);
         return (double) (t1 - t0) / 1000.0;
+}
+
+#define GET_ALLS 50
+#define GET_ALL_GOAL_MS 2.0
+
+static double one_get_all(Harness *h) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int64_t t0 = g_get_monotonic_time();
+        int r = sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, "org.freedesktop.DBus.Properties",
+                                   "GetAll", &e, &reply, "s", FRIDGE_INTERFACE);
+        int64_t t1 = g_get_monotonic_time();
+        if (r < 0)
+                g_error("GetAll: %s: %s", e.name, e.message);
+        sd_bus_message_unref(reply);
+        return (double) (t1 - t0) / 1000.0;
+}
+
+/* /dev/loop0 stands for a swap partition (stat only), as in test-hibernate */
+static void bench_get_all(void) {
+        struct stat st;
+        bool swap = stat("/dev/loop0", &st) == 0 && S_ISBLK(st.st_mode);
+        const char *const files[] = {
+                "swaps", "Filename\tType\tSize\tUsed\tPriority\n/dev/loop0 partition 1048572 0 -2\n",
+                "meminfo", "MemTotal: 2000000 kB\nDirty: 0 kB\nWriteback: 0 kB\nActive(anon): 20000 kB\n"
+                           "Inactive(anon): 1000 kB\n",
+                NULL };
+        HarnessOptions opts = { .proc_files = swap ? files : NULL };
+        g_autoptr(Harness) h = harness_new(&opts);
+        double ms[GET_ALLS];
+        (void) one_get_all(h);
+        for (int i = 0; i < GET_ALLS; i++)
+                ms[i] = one_get_all(h);
+        double m = median(ms, GET_ALLS);
+        printf("GetAll median %.2f ms (min %.2f, max %.2f, n=%d; %s) (goal <= %.0f ms: %s)\n", m, ms[0],
+               ms[GET_ALLS - 1], GET_ALLS, swap ? "a swap partition: the whole pre-flight" : "the host's swaps",
+               GET_ALL_GOAL_MS, m <= GET_ALL_GOAL_MS ? "met" : "NOT met");
 }
 
 /* Sum of a "Key:   N" field over every thread of pid */
@@ -81,7 +118,7 @@ int main(int argc, char *argv[]) {
         (void) one_dry_run(h); /* warm-up: first-touch page faults, bus name caches */
         for (int i = 0; i < CYCLES; i++)
                 ms[i] = one_dry_run(h);
-        qsort(ms, CYCLES, sizeof(ms[0]), compare_double);
+        qsort(ms, CYCLES, sizeof(ms[0]), bench_compare_double);
         printf("dry-run cycle, nothing to freeze: median %.2f ms, min %.2f ms, max %.2f ms (n=%d)\n",
                (ms[CYCLES / 2 - 1] + ms[CYCLES / 2]) / 2, ms[0], ms[CYCLES - 1], CYCLES);
 
@@ -94,5 +131,6 @@ int main(int argc, char *argv[]) {
         long long after = switches(h->fridged_pid);
         printf("fridged wake-ups over %u idle seconds: %lld context switches (expected 0)\n", idle_sec,
                after - before);
+        bench_get_all();
         return 0;
 }

@@ -103,7 +103,7 @@ static int method_can_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *e
         int r = read_kind(msg, &kind_name, &kind, error);
         if (r < 0)
                 return r;
-        if (!g_str_equal(manager_can(b->manager, kind, &reason), "yes"))
+        if (!g_str_equal(manager_can(b->manager, kind, 0, &reason), "yes"))
                 return sd_bus_reply_method_return(msg, "s", "na");
         g_autofree char *blocks = manager_block_holders(b->manager);
         const char *actions[3] = { kind == SLEEP_SUSPEND ? POLKIT_ACTION_SLEEP : POLKIT_ACTION_HIBERNATE,
@@ -155,6 +155,14 @@ static int property_get_progress(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "d", manager_progress(b->manager));
 }
 
+/* The request being answered, for manager_can(): sd-bus dispatches one
+ * message per turn of the loop, so the loop's iteration names it (+1: 0
+ * means none) */
+static uint64_t current_call(Bus *b) {
+        uint64_t it = 0;
+        return sd_event_get_iteration(sd_bus_get_event(b->bus), &it) < 0 ? 0 : it + 1;
+}
+
 /* CanSuspend, CanSuspendReason, CanHibernate… from the property's name */
 static int property_get_can(sd_bus *bus, const char *path, const char *interface, const char *property,
                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -162,7 +170,7 @@ static int property_get_can(sd_bus *bus, const char *path, const char *interface
         SleepKind kind = g_str_has_prefix(property, "CanSuspend") ? SLEEP_SUSPEND
                        : g_str_has_prefix(property, "CanHibernate") ? SLEEP_HIBERNATE : SLEEP_HYBRID;
         const char *reason = "";
-        const char *answer = manager_can(b->manager, kind, &reason);
+        const char *answer = manager_can(b->manager, kind, current_call(b), &reason);
         return sd_bus_message_append(reply, "s", g_str_has_suffix(property, "Reason") ? reason : answer);
 }
 
@@ -170,7 +178,7 @@ static int property_get_supported_kinds(sd_bus *bus, const char *path, const cha
                                         const char *property, sd_bus_message *reply, void *userdata,
                                         sd_bus_error *error) {
         Bus *b = userdata;
-        g_auto(GStrv) kinds = manager_supported_kinds(b->manager);
+        g_auto(GStrv) kinds = manager_supported_kinds(b->manager, current_call(b));
         return sd_bus_message_append_strv(reply, kinds);
 }
 

@@ -184,12 +184,9 @@ static void append_fuse_guess(Blockers *b, const char *tid, const GPtrArray *fus
                 g_string_append_printf(s, " and %u more", fuse->len - shown);
 }
 
-/* The state letter is field 3 of stat, after the comm in parentheses; the
- * comm itself may hold spaces and ')', so parse from the last ')'. */
 static char task_state(Blockers *b, const char *tid) {
         g_autofree char *stat = read_proc(b, tid, "stat");
-        const char *p = stat ? strrchr(stat, ')') : NULL;
-        return p && p[1] == ' ' && p[2] ? p[2] : '?';
+        return parse_stat_state(stat);
 }
 
 /* FUSE's own waits (request_wait_answer, fuse_*), or, when readable, the

@@ -217,7 +217,7 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, in->private_reasons,
+        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, !in->no_fuse, in->private_reasons,
                                                    reason) > 0)
                 return CLASS_LATE;
         *reason = g_strdup("default");

@@ -34,6 +34,7 @@ typedef struct ClassifyInput {
         GHashTable *overrides;     /* unit name or cgroup path → ClassChoice* (SetClass) */
         GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
         bool detect;               /* run FUSE / sync detection */
+        bool no_fuse;              /* no FUSE connection exists: no fd table is read for /dev/fuse */
         GHashTable *private_reasons; /* filled, may be NULL: who may read a detection's details (detect.h) */
         /* Tests: called after each cgroup is read, before its children are
          * (to remove or spoil one mid-walk); NULL in fridged */

@@ -121,14 +121,9 @@ bool detect_holds_dev_fuse(int proc_fd, pid_t pid) {
         char path[64];
         snprintf(path, sizeof(path), "%d/fd", (int) pid);
 
-        int fd = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        _cleanup_(closedirp) DIR *d = opendir_at(proc_fd, path);
+        if (!d)
                 return false; /* gone, or another user's process without CAP_SYS_PTRACE */
-        _cleanup_(closedirp) DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return false;
-        }
 
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.')
@@ -301,12 +296,24 @@ char *detect_read_comm(int proc_fd, pid_t pid) {
         return g_steal_pointer(&comm);
 }
 
+/* A task waiting in a sync call waits on writeback, uninterruptibly: only
+ * then is its syscall worth reading (stat is the cheaper read, and reading
+ * syscall waits for a running task to stop) */
+static bool pid_in_state_d(int proc_fd, pid_t pid) {
+        char path[64];
+        g_autofree char *text = NULL;
+        snprintf(path, sizeof(path), "%d/stat", (int) pid);
+        return read_file_at(proc_fd, path, &text) >= 0 && parse_stat_state(text) == 'D';
+}
+
 /* The sync call pid is blocked in, or NULL. */
 static const char *pid_sync_call(int proc_fd, pid_t pid) {
         char path[64];
         g_autofree char *text = NULL;
         long nr;
 
+        if (!pid_in_state_d(proc_fd, pid))
+                return NULL;
         snprintf(path, sizeof(path), "%d/syscall", (int) pid);
         int r = read_file_at(proc_fd, path, &text);
         if (r < 0) {
@@ -388,11 +395,23 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
         return reason;
 }
 
+bool detect_no_fuse_connections(int sysfs_fd) {
+        DIR *d = opendir_at(sysfs_fd, "sys/fs/fuse/connections");
+        if (!d)
+                return false;
+        bool empty = true;
+        struct dirent *de;
+        while (empty && (de = readdir(d)))
+                empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+        closedir(d);
+        return empty;
+}
+
 /* 1 and the reason when pid is a data cleaner, else 0. */
-static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTable *private_reasons,
-                      char **ret_reason) {
+static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, bool fuse_mounted,
+                      GHashTable *private_reasons, char **ret_reason) {
         const char *hidden = FRIDGE_PLAN_HIDDEN;
-        if (detect_holds_dev_fuse(proc_fd, pid)) {
+        if (fuse_mounted && detect_holds_dev_fuse(proc_fd, pid)) {
                 *ret_reason = fuse_server_reason(proc_fd, pid, mounts, private_reasons);
                 return 1;
         }
@@ -407,7 +426,7 @@ static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, GHashTabl
         return 0;
 }
 
-int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts,
+int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts, bool fuse,
                   GHashTable *private_reasons, char **ret_reason) {
         g_autoptr(GArray) pids = NULL;
         int r = detect_read_pids(cgroup_fd, cgroup_path, &pids);
@@ -416,7 +435,7 @@ int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPt
 
         for (guint i = 0; i < pids->len; i++) {
                 g_autofree char *reason = NULL;
-                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, private_reasons, &reason) > 0) {
+                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, fuse, private_reasons, &reason) > 0) {
                         if (ret_reason)
                                 *ret_reason = g_steal_pointer(&reason);
                         return 1;

@@ -78,12 +78,19 @@ GHashTable *detect_private_reasons_new(void);
 /* What `caller` may read of `reason`: the reason, or its redacted form */
 const char *detect_reason_for(GHashTable *private_reasons, const char *reason, uid_t caller);
 
+/* True only when fusectl's SYSFS/sys/fs/fuse/connections is there and
+ * empty: no FUSE file system is mounted in any namespace. Unknown (no
+ * fusectl, unreadable) is false. */
+bool detect_no_fuse_connections(int sysfs_fd);
+
 /* Looks at the processes of one cgroup. Returns 1 and a reason (g_free) when
  * one is a FUSE server ("FUSE server sshfs (pid 123) of /mnt/x") or is in a
  * sync call ("syncing: pid 123 (tar) in fsync"), 0 when none is, <0 on
  * errors reading cgroup.procs. Processes that vanish meanwhile are skipped.
- * The reason's owner and redacted form go to `private_reasons` (may be NULL). */
-int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts,
+ * The reason's owner and redacted form go to `private_reasons` (may be NULL).
+ * `fuse` false: no FUSE connection exists, no fd table is read for
+ * /dev/fuse. Only a task in state D (stat) has its syscall read. */
+int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts, bool fuse,
                   GHashTable *private_reasons, char **ret_reason);
 
 /* The pids of a cgroup (cgroup.procs below the cgroup root fd). */

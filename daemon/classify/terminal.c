@@ -106,14 +106,9 @@ static bool holds_master(Search *s, pid_t pid) {
                 return false;
         char path[32];
         snprintf(path, sizeof(path), "%d/fd", (int) pid);
-        int fd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        DIR *d = opendir_at(s->proc_fd, path);
+        if (!d)
                 return false;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return false;
-        }
         s->n_processes++;
         bool found = false;
         for (struct dirent *de; !found && !search_exhausted(s) && (de = readdir(d));) {

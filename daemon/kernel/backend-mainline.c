@@ -34,7 +34,8 @@ static PowerAnswer mainline_can(const PowerContext *ctx, SleepKind kind, char **
                 *ret_reason = a == POWER_ANSWER_YES ? NULL : g_strdup(reason);
                 return a;
         }
-        g_autoptr(HibernateTarget) t = hibernate_check(ctx->sysfs_fd, ctx->proc_fd, ctx->config->resume_device);
+        g_autoptr(HibernateTarget) t = hibernate_check(ctx->sysfs_fd, ctx->proc_fd, ctx->config->resume_device,
+                                                        ctx->hibernate, ctx->call);
         *ret_reason = g_steal_pointer(&t->reason);
         return *ret_reason ? POWER_ANSWER_NO : POWER_ANSWER_YES;
 }
@@ -54,7 +55,8 @@ static int mainline_check(const PowerContext *ctx, const PowerCycle *cycle, char
         if (r != 0 || !writes_image(cycle->kind, cycle->pm_test != NULL))
                 return r;
         /* Nowhere to write the image, or the next boot would not look for it */
-        g_autoptr(HibernateTarget) t = hibernate_check(ctx->sysfs_fd, ctx->proc_fd, ctx->config->resume_device);
+        g_autoptr(HibernateTarget) t = hibernate_check(ctx->sysfs_fd, ctx->proc_fd, ctx->config->resume_device,
+                                                        ctx->hibernate, ctx->call);
         if (t->reason) {
                 *ret_message = g_steal_pointer(&t->reason);
                 return FRIDGE_ERROR_HIBERNATE_NOT_READY;

@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "parse.h"
 #include "power.h"
 #include "util.h"
@@ -147,11 +148,82 @@ static void check_size(HibernateTarget *t, int proc_fd, const SwapEntry *s) {
                           " MiB (the anonymous memory)", s->path, t->free_kib / 1024, (t->need_kib + 1023) / 1024);
 }
 
-HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_device) {
+struct HibernateChoice {
+        char *key;              /* what the choice was made from: choice_key() */
+        char *device;           /* the chosen swap's path; NULL: none */
+        char *reason;           /* why none */
+};
+
+HibernateChoice *hibernate_choice_free(HibernateChoice *c) {
+        if (!c)
+                return NULL;
+        g_free(c->key);
+        g_free(c->device);
+        g_free(c->reason);
+        g_free(c);
+        return NULL;
+}
+
+/* Everything choose_swap() reads but the swaps' sizes, which move */
+static char *choice_key(GPtrArray *swaps, dev_t resume, const char *configured) {
+        GString *k = g_string_new(NULL);
+        g_string_append_printf(k, "%u:%u\n%s\n", major(resume), minor(resume), configured ? configured : "");
+        for (guint i = 0; i < swaps->len; i++) {
+                const SwapEntry *s = swaps->pdata[i];
+                g_string_append_printf(k, "%s\t%d\n", s->path, s->is_partition);
+        }
+        return g_string_free(k, FALSE);
+}
+
+static const SwapEntry *swap_named(GPtrArray *swaps, const char *path) {
+        for (guint i = 0; i < swaps->len; i++)
+                if (g_str_equal(((SwapEntry *) swaps->pdata[i])->path, path))
+                        return swaps->pdata[i];
+        return NULL;
+}
+
+/* choose_swap(), or the choice kept in *cache when nothing it depends on
+ * has moved since */
+static const SwapEntry *choose_swap_cached(HibernateTarget *t, GPtrArray *swaps, dev_t resume,
+                                           const char *configured, HibernateChoice **cache) {
+        g_autofree char *key = choice_key(swaps, resume, configured);
+        HibernateChoice *c = cache ? *cache : NULL;
+        if (c && g_str_equal(c->key, key)) {
+                if (c->reason)
+                        not_ready(t, "%s", c->reason);
+                return c->device ? swap_named(swaps, c->device) : NULL;
+        }
+        log_debug("Hibernation pre-flight: choosing the swap afresh");
+        const SwapEntry *s = choose_swap(t, swaps, resume, configured);
+        if (cache) {
+                hibernate_choice_free(*cache);
+                *cache = g_new0(HibernateChoice, 1);
+                **cache = (HibernateChoice) { .key = g_steal_pointer(&key), .device = s ? g_strdup(s->path) : NULL,
+                                              .reason = g_strdup(t->reason) };
+        }
+        return s;
+}
+
+static HibernateTarget *target_copy(const HibernateTarget *t) {
+        HibernateTarget *n = g_memdup2(t, sizeof(*t));
+        n->reason = g_strdup(t->reason);
+        n->device = g_strdup(t->device);
+        n->set_resume = g_strdup(t->set_resume);
+        return n;
+}
+
+void hibernate_cache_clear(HibernateCache *c) {
+        c->choice = hibernate_choice_free(c->choice);
+        c->last = hibernate_target_free(c->last);
+        c->call = 0;
+}
+
+static HibernateTarget *check(int sysfs_fd, int proc_fd, const char *resume_device, HibernateChoice **cache) {
         g_autoptr(HibernateTarget) t = g_new0(HibernateTarget, 1);
         g_autoptr(GPtrArray) swaps = NULL;
         dev_t resume = 0;
 
+        log_debug("Hibernation pre-flight");
         int r = read_resume(sysfs_fd, &resume);
         if (r < 0)
                 return not_ready(g_steal_pointer(&t), "/" POWER_RESUME " is missing or malformed (%s)", errno_text(r));
@@ -161,7 +233,7 @@ HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_d
                 return not_ready(g_steal_pointer(&t), "no swap space is active (/proc/swaps lists none) to write "
                                  "the image to");
 
-        const SwapEntry *s = choose_swap(t, swaps, resume, resume_device);
+        const SwapEntry *s = choose_swap_cached(t, swaps, resume, resume_device, cache);
         if (!s)
                 return g_steal_pointer(&t);
         t->device = g_strdup(s->path);
@@ -170,4 +242,16 @@ HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_d
         if (!t->reason && s->is_partition && swap_devnum(s, &d) >= 0 && d != resume)
                 t->set_resume = g_strdup_printf("%u:%u", major(d), minor(d));
         return g_steal_pointer(&t);
+}
+
+HibernateTarget *hibernate_check(int sysfs_fd, int proc_fd, const char *resume_device, HibernateCache *cache,
+                                 uint64_t call) {
+        if (!cache)
+                return check(sysfs_fd, proc_fd, resume_device, NULL);
+        if (call == 0 || call != cache->call || !cache->last) {
+                hibernate_target_free(cache->last);
+                cache->last = check(sysfs_fd, proc_fd, resume_device, &cache->choice);
+                cache->call = call;
+        }
+        return target_copy(cache->last);
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "cycle.h"
 #include "devices.h"
+#include "hibernate.h"
 #include "power-saved.h"
 
 /* How a cycle gets into and out of sleep, behind one interface: the
@@ -38,6 +39,8 @@ typedef struct PowerContext {
         const Config *config;
         /* NULL-terminated, in the order of preference; NULL: the built-in ones */
         const PowerBackend *const *backends;
+        HibernateCache *hibernate;      /* NULL: every pre-flight from scratch */
+        uint64_t call;                  /* the call asking (see hibernate_check()); 0: none */
 } PowerContext;
 
 /* What a cycle asks of the kernel phase: the cycle's own options, not yet

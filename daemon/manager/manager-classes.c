@@ -33,6 +33,7 @@ struct PlanJob {
         GHashTable *overrides, *holds;  /* ClassChoice tables */
         Plan *plan;                     /* the result */
         GHashTable *private_reasons;    /* reason → PrivateReason */
+        bool no_fuse;                   /* no FUSE connection existed when the job was made */
 };
 
 void manager_plan_job_free(void *p) {
@@ -78,6 +79,7 @@ int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *cl
         j->overrides = classify_copy_choices(overrides_by_target(m->overrides));
         j->holds = classify_copy_choices(overrides_holds(m->overrides));
         j->private_reasons = detect_private_reasons_new();
+        j->no_fuse = detect_no_fuse_connections(m->sysfs_fd);
         if (j->proc_fd < 0 || (m->cgroup_fd >= 0 && j->cgroup_fd < 0)) {
                 manager_plan_job_free(j);
                 return -(dup_errno ? dup_errno : EBADF);
@@ -127,7 +129,7 @@ int manager_plan_job_run(void *p) {
         ClassifyInput in = {
                 .cgroup_fd = j->cgroup_fd, .proc_fd = j->proc_fd, .roots = j->roots,
                 .rules = j->rules, .exempt = j->exempt, .ui = j->ui, .overrides = j->overrides, .holds = j->holds,
-                .detect = true, .private_reasons = j->private_reasons,
+                .detect = true, .no_fuse = j->no_fuse, .private_reasons = j->private_reasons,
         };
         g_autoptr(GPtrArray) trees = NULL;
         plan_job_find_terminal(j);

@@ -169,6 +169,9 @@ struct Manager {
         CycleResult last_result;
         char *last_wake_reason;
         char *can_reason[_SLEEP_KIND_MAX]; /* owns what manager_can() returned last */
+        PowerAnswer can_answer[_SLEEP_KIND_MAX];
+        uint64_t can_call[_SLEEP_KIND_MAX]; /* the call they answered, 0: none */
+        HibernateCache hibernate;       /* the pre-flight's swap choice, and its answer for one call */
 };
 
 /* The prepare phase's blocking part, on a worker (also a retry's) */

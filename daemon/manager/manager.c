@@ -268,7 +268,8 @@ void manager_cycle_finish(Manager *m) {
  * before a cycle starts; a cycle's kernel phase passes its settings */
 PowerContext manager_power_context(const Manager *m, const Config *config) {
         return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = config,
-                                .backends = m->power_backends };
+                                .backends = m->power_backends,
+                                .hibernate = (HibernateCache *) &m->hibernate };
 }
 
 static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
@@ -573,6 +574,7 @@ Manager *manager_free(Manager *m) {
         if (m->persistent_fd >= 0)
                 close(m->persistent_fd);
         history_free(m->history);
+        hibernate_cache_clear(&m->hibernate);
         g_free(m->boot_id);
         cycle_record_free(m->interrupted);
         config_free(m->config);
@@ -652,15 +654,25 @@ const char *manager_last_wake_reason(const Manager *m) {
         return m->last_wake_reason ? m->last_wake_reason : "";
 }
 
-const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason) {
-        PowerContext ctx = manager_power_context(m, m->config);
-        g_free(m->can_reason[kind]);
-        PowerAnswer a = power_backend_can(&ctx, kind, &m->can_reason[kind]);
+const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason) {
+        if (call == 0 || call != m->can_call[kind]) {
+                PowerContext ctx = manager_power_context(m, m->config);
+                ctx.call = call;
+                g_free(m->can_reason[kind]);
+                m->can_answer[kind] = power_backend_can(&ctx, kind, &m->can_reason[kind]);
+                m->can_call[kind] = call;
+        }
         *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
-        return power_answer_to_string(a);
+        return power_answer_to_string(m->can_answer[kind]);
 }
 
-char **manager_supported_kinds(Manager *m) {
-        PowerContext ctx = manager_power_context(m, m->config);
-        return power_backend_supported_kinds(&ctx);
+char **manager_supported_kinds(Manager *m, uint64_t call) {
+        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
+        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
+                const char *reason;
+                if (!g_str_equal(manager_can(m, (SleepKind) k, call, &reason), "na"))
+                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
+        }
+        g_ptr_array_add(kinds, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
 }

@@ -224,8 +224,11 @@ bool manager_cancellable(const Manager *m);
 const char *manager_started_by(const Manager *m);
 const char *manager_last_result(const Manager *m);
 const char *manager_last_wake_reason(const Manager *m);
-/* "yes"|"no"|"na" and why, read from the kernel now. */
-const char *manager_can(Manager *m, SleepKind kind, const char **ret_reason);
+/* "yes"|"no"|"na" and why, read from the kernel now. `call` (nonzero)
+ * names the caller's request: the answers, and the one hibernation
+ * pre-flight behind them, are worked out once for all the properties a
+ * GetAll reads; 0: afresh. */
+const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason);
 /* The kinds with manager_can() "yes" or "no" (offered by this kernel). */
-char **manager_supported_kinds(Manager *m);
+char **manager_supported_kinds(Manager *m, uint64_t call);
 bool manager_is_busy(const Manager *m);

@@ -153,3 +153,16 @@ char *strstrip_right(char *s) {
                 s[--n] = '\0';
         return s;
 }
+
+DIR *opendir_at(int dir_fd, const char *path) {
+        int fd = openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int e = errno;
+                close(fd);
+                errno = e;
+        }
+        return d;
+}

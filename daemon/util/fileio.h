@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <glib.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,9 @@ int write_file_replace_at(int dir_fd, const char *name, const char *tmp, const c
  * (-ENOTDIR or -ELOOP), as does a ".." (-EINVAL), so nothing it opens is
  * outside the root. An O_PATH fd, or a negative errno. */
 int open_dir_beneath(int root_fd, const char *path);
+
+/* opendir() of PATH relative to dir_fd; NULL with errno set */
+DIR *opendir_at(int dir_fd, const char *path);
 
 /* Reads the file PATH below the root and hands its text to one of the
  * parse_*() functions: read_parsed_at(fd, POWER_WAKEUP_COUNT, parse_uint32,

@@ -288,3 +288,8 @@ bool mount_options_has(const char *options, const char *option) {
         g_auto(GStrv) opts = g_strsplit(options, ",", -1);
         return g_strv_contains((const char * const *) opts, option);
 }
+
+char parse_stat_state(const char *text) {
+        const char *p = text ? strrchr(text, ')') : NULL;
+        return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}

@@ -63,6 +63,9 @@ int parse_swaps(const char *text, GPtrArray **ret);
 int parse_meminfo_kib(const char *text, const char *key, uint64_t *ret);
 
 /* A device number as "MAJ:MIN" (the form of /sys/power/resume). */
+/* The state letter of /proc/PID/stat (field 3, after the comm in
+ * parentheses, which may itself hold spaces and ')'); '?' when malformed */
+char parse_stat_state(const char *text);
 int parse_devnum(const char *text, unsigned *ret_major, unsigned *ret_minor);
 
 /* "rw" appears in a comma-separated option string. */

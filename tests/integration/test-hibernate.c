@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fridge-config.h"
 #include "harness.h"
 
 #define ERR(name) "io.fridge.Fridge1.Error." name
@@ -144,6 +145,42 @@ static void test_config_names_device(Fixture *f, gconstpointer data) {
         g_assert_cmpint(line_index(lines, "power/resume 7:1 ok"), >=, 0);
 }
 
+static unsigned count_preflights(Harness *h) {
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        unsigned n = 0;
+        for (const char *p = log; (p = strstr(p, "Hibernation pre-flight\n")); p++)
+                n++;
+        return n;
+}
+
+/* All the Can* properties and SupportedKinds of one GetAll: one pre-flight */
+static unsigned get_all_preflights(Harness *h) {
+        unsigned before = count_preflights(h);
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, "org.freedesktop.DBus.Properties",
+                                   "GetAll", &e, &reply, "s", FRIDGE_INTERFACE);
+        if (r < 0)
+                g_error("GetAll: %s: %s", e.name, e.message);
+        sd_bus_message_unref(reply);
+        /* the log is written before the reply goes out */
+        return count_preflights(h) - before;
+}
+
+/* One pre-flight a GetAll, and a swap turned off is seen by the next */
+static void test_get_all_one_preflight(Fixture *f, gconstpointer data) {
+        if (!have_loop_devices())
+                return;
+        Harness *h = start(f, SWAPS_HEADER "/dev/loop0 partition 1048572 0 -2\n", NULL);
+        g_assert_cmpuint(get_all_preflights(h), ==, 1);
+        expect_can(h, "CanHibernate", "yes", "");
+        g_autofree char *swaps = g_build_filename(h->dir, "proc", "swaps", NULL);
+        g_assert_true(g_file_set_contents(swaps, SWAPS_HEADER, -1, NULL));
+        g_assert_cmpuint(get_all_preflights(h), ==, 1);
+        expect_can(h, "CanHibernate", "no", "no swap space is active");
+}
+
 #define ADD(path, fn) g_test_add("/hibernate/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -154,5 +191,6 @@ int main(int argc, char **argv) {
         ADD("sets-resume", test_sets_resume);
         ADD("keeps-resume", test_keeps_resume);
         ADD("config-names-device", test_config_names_device);
+        ADD("get-all-one-preflight", test_get_all_one_preflight);
         return g_test_run();
 }

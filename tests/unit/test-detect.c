@@ -194,6 +194,9 @@ static void fixture_set_up(Fixture *f, gconstpointer data) {
         g_autofree char *fsync_text = g_strdup_printf("%ld 0x3 0x0 0x0 0x0 0x0 0x0 0x7ffd2000 0x7f9a1000\n",
                                                       (long) SYS_fsync);
         put(f, "proc/125/syscall", fsync_text);
+        put(f, "proc/123/stat", "123 (sshfs) S 1 123 123 0 -1 4194560 0\n");
+        put(f, "proc/124/stat", "124 (bash) S 1 124 124 0 -1 4194560 0\n");
+        put(f, "proc/125/stat", "125 (tar) D 1 125 125 0 -1 4194560 0\n");
 
         put_link(f, "proc/127/fd/5", "/dev/fuse");
         put(f, "proc/127/comm", "bindfs\n");
@@ -259,12 +262,12 @@ static void test_read_pids(Fixture *f, gconstpointer data) {
 static void test_cgroup_fuse(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, NULL, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, true, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "FUSE server sshfs (pid 123) of /home/me/remote dir");
 
         /* without a mount table the server is still found */
         g_autofree char *bare = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", NULL, NULL, &bare), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", NULL, true, NULL, &bare), ==, 1);
         g_assert_cmpstr(bare, ==, "FUSE server sshfs (pid 123)");
 }
 
@@ -273,7 +276,7 @@ static void test_cgroup_fuse(Fixture *f, gconstpointer data) {
 static void test_cgroup_plain_fuse(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/mirror.service", mounts, NULL, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/mirror.service", mounts, true, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "FUSE server bindfs (pid 127) of /home/me/mirror");
 }
 
@@ -377,8 +380,40 @@ static void test_blocked_on_nothing(Fixture *f, gconstpointer data) {
 
 static void test_cgroup_syncing(Fixture *f, gconstpointer data) {
         g_autofree char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, NULL, &reason), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, true, NULL, &reason), ==, 1);
         g_assert_cmpstr(reason, ==, "syncing: pid 125 (tar) in fsync");
+}
+
+/* Only a task in state D has its syscall read: a task stopped in fsync's
+ * entry but not waiting (S, R) holds no writeback back */
+static void test_cgroup_syncing_needs_state_d(Fixture *f, gconstpointer data) {
+        g_autofree char *reason = NULL;
+        put(f, "proc/125/stat", "125 (tar) ) S 1 125 125 0 -1 4194560 0\n");
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, true, NULL, &reason), ==, 0);
+        put(f, "proc/125/stat", "125 (tar) D) D 1 125 125 0 -1 4194560 0\n");
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, true, NULL, &reason), ==, 1);
+        g_assert_cmpstr(reason, ==, "syncing: pid 125 (tar) in fsync");
+}
+
+/* With no FUSE connection anywhere, /dev/fuse holders are not looked for;
+ * what says so is fusectl's directory, there and empty */
+static void test_no_fuse_connections(Fixture *f, gconstpointer data) {
+        g_autoptr(GPtrArray) mounts = parse_mounts();
+        g_autofree char *reason = NULL;
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, false, NULL, &reason), ==, 0);
+
+        g_autofree char *sys = g_build_filename(f->base, "sysroot", NULL);
+        g_autofree char *conn = g_build_filename(sys, "sys/fs/fuse/connections", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(sys, 0755), ==, 0);
+        int fd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_false(detect_no_fuse_connections(fd)); /* no fusectl: unknown */
+        g_assert_cmpint(g_mkdir_with_parents(conn, 0755), ==, 0);
+        g_assert_true(detect_no_fuse_connections(fd));
+        g_autofree char *one = g_build_filename(conn, "42", NULL);
+        g_assert_cmpint(g_mkdir(one, 0755), ==, 0);
+        g_assert_false(detect_no_fuse_connections(fd));
+        close(fd);
 }
 
 /* Another user reads pid 0 and FRIDGE_PLAN_HIDDEN; the owner and root the whole */
@@ -386,8 +421,8 @@ static void test_cgroup_private(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         g_autoptr(GHashTable) priv = detect_private_reasons_new();
         g_autofree char *fuse = NULL, *sync = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, priv, &fuse), ==, 1);
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, priv, &sync), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/sshfs.service", mounts, true, priv, &fuse), ==, 1);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/tar.service", NULL, true, priv, &sync), ==, 1);
         g_assert_cmpuint(g_hash_table_size(priv), ==, 2);
 
         uid_t owner = getuid(), other = owner + 1 == 0 ? 2 : owner + 1;
@@ -404,9 +439,9 @@ static void test_cgroup_private(Fixture *f, gconstpointer data) {
 static void test_cgroup_none(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) mounts = parse_mounts();
         char *reason = NULL;
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/shell.scope", mounts, NULL, &reason), ==, 0);
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/empty.slice", mounts, NULL, &reason), ==, 0);
-        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/missing.scope", mounts, NULL, &reason), ==,
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/shell.scope", mounts, true, NULL, &reason), ==, 0);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/empty.slice", mounts, true, NULL, &reason), ==, 0);
+        g_assert_cmpint(detect_cgroup(f->cgroup_fd, f->proc_fd, "user.slice/missing.scope", mounts, true, NULL, &reason), ==,
                         -ENOENT);
         g_assert_null(reason);
 }
@@ -438,6 +473,8 @@ int main(int argc, char **argv) {
         ADD_FIXTURE("/detect/read-pids", test_read_pids);
         ADD_FIXTURE("/detect/cgroup-fuse", test_cgroup_fuse);
         ADD_FIXTURE("/detect/cgroup-syncing", test_cgroup_syncing);
+        ADD_FIXTURE("/detect/cgroup-syncing-needs-state-d", test_cgroup_syncing_needs_state_d);
+        ADD_FIXTURE("/detect/no-fuse-connections", test_no_fuse_connections);
         ADD_FIXTURE("/detect/cgroup-plain-fuse", test_cgroup_plain_fuse);
         ADD_FIXTURE("/detect/blocked-on-fd", test_blocked_on_fd);
         ADD_FIXTURE("/detect/blocked-on-path", test_blocked_on_path);

@@ -17,6 +17,7 @@ typedef struct Fixture {
         int sys_fd;
         int proc_fd;
         char *swapfile;
+        HibernateCache cache;   /* kept across a case's checks, as fridged keeps it */
 } Fixture;
 
 #define HEADER "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
@@ -45,6 +46,7 @@ static void setup(Fixture *f, gconstpointer data) {
 static void teardown(Fixture *f, gconstpointer data) {
         if (!f->dir)
                 return;
+        hibernate_cache_clear(&f->cache);
         close(f->sys_fd);
         close(f->proc_fd);
         testdir_remove(f->dir);
@@ -57,12 +59,16 @@ static void swaps(Fixture *f, const char *lines) {
         put(f, "proc/swaps", text);
 }
 
-static HibernateTarget *check(Fixture *f, const char *configured) {
-        HibernateTarget *t = hibernate_check(f->sys_fd, f->proc_fd, configured);
+static HibernateTarget *check_call(Fixture *f, const char *configured, uint64_t call) {
+        HibernateTarget *t = hibernate_check(f->sys_fd, f->proc_fd, configured, &f->cache, call);
         g_assert_nonnull(t);
         g_test_message("reason: %s; device %s; set_resume %s", t->reason ? t->reason : "(ready)",
                        t->device ? t->device : "-", t->set_resume ? t->set_resume : "-");
         return t;
+}
+
+static HibernateTarget *check(Fixture *f, const char *configured) {
+        return check_call(f, configured, 0);
 }
 
 static void assert_not_ready(HibernateTarget *t, const char *needle) {
@@ -188,6 +194,74 @@ static void test_bad_inputs(Fixture *f, gconstpointer data) {
         not_ready(f, NULL, MEMINFO(1), "vdb\n", NULL, "/sys/power/resume is missing or malformed");
 }
 
+/* The swap's choice is kept between checks: a swap turned on or off, or
+ * another device behind the swap's name, is seen by the next check */
+static void test_cache_sees_swap_change(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, ONE_SWAP);
+        g_autoptr(HibernateTarget) first = check(f, NULL);
+        g_assert_cmpstr(first->device, ==, "/dev/loop0");
+        swaps(f, "/dev/loop1 partition 1048572 0 -2\n");
+        g_autoptr(HibernateTarget) other = check(f, NULL);
+        g_assert_null(other->reason);
+        g_assert_cmpstr(other->device, ==, "/dev/loop1");
+        g_assert_cmpstr(other->set_resume, ==, "7:1");
+        swaps(f, TWO_SWAPS);
+        g_autoptr(HibernateTarget) two = check(f, NULL);
+        assert_not_ready(two, "2 swap partitions to choose from");
+        swaps(f, "");
+        g_autoptr(HibernateTarget) none = check(f, NULL);
+        assert_not_ready(none, "no swap space is active");
+        swaps(f, ONE_SWAP);
+        g_autoptr(HibernateTarget) back = check(f, NULL);
+        g_assert_cmpstr(back->device, ==, "/dev/loop0");
+}
+
+static void test_cache_sees_resume_change(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, TWO_SWAPS);
+        g_autoptr(HibernateTarget) unset = check(f, NULL);
+        assert_not_ready(unset, "2 swap partitions to choose from");
+        put(f, "sys/sys/power/resume", "7:1\n");
+        g_autoptr(HibernateTarget) set = check(f, NULL);
+        g_assert_null(set->reason);
+        g_assert_cmpstr(set->device, ==, "/dev/loop1");
+        put(f, "sys/sys/power/resume", "7:0\n");
+        g_autoptr(HibernateTarget) moved = check(f, NULL);
+        g_assert_cmpstr(moved->device, ==, "/dev/loop0");
+        put(f, "sys/sys/power/resume", "8:3\n");
+        g_autoptr(HibernateTarget) gone = check(f, NULL);
+        assert_not_ready(gone, "8:3, which is not an active swap device");
+}
+
+/* The image-size verdict is never kept: memory in use and swap used move */
+static void test_cache_size_afresh(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, "/dev/loop0 partition 102400 0 -2\n");
+        g_autoptr(HibernateTarget) fits = check(f, NULL);
+        g_assert_null(fits->reason);
+        put(f, "proc/meminfo", MEMINFO(200000));
+        g_autoptr(HibernateTarget) grown = check(f, NULL);
+        assert_not_ready(grown, "the image needs about 196 MiB");
+        put(f, "proc/meminfo", MEMINFO(20000));
+        swaps(f, "/dev/loop0 partition 102400 90000 -2\n");
+        g_autoptr(HibernateTarget) used = check(f, NULL);
+        assert_not_ready(used, "has 12 MiB free");
+}
+
+/* One call (a GetAll) gets one pre-flight; the next call its own */
+static void test_cache_one_per_call(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, ONE_SWAP);
+        g_autoptr(HibernateTarget) a = check_call(f, NULL, 7);
+        g_assert_null(a->reason);
+        put(f, "proc/meminfo", MEMINFO(2000000));
+        g_autoptr(HibernateTarget) same_call = check_call(f, NULL, 7);
+        g_assert_null(same_call->reason);
+        g_autoptr(HibernateTarget) next_call = check_call(f, NULL, 8);
+        assert_not_ready(next_call, "the image needs about");
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
 #define T(name, fn) g_test_add("/hibernate/" name, Fixture, NULL, setup, fn, teardown)
@@ -201,5 +275,9 @@ int main(int argc, char **argv) {
         T("swap-file", test_swap_file);
         T("too-small", test_too_small);
         T("bad-inputs", test_bad_inputs);
+        T("cache-sees-swap-change", test_cache_sees_swap_change);
+        T("cache-sees-resume-change", test_cache_sees_resume_change);
+        T("cache-size-afresh", test_cache_size_afresh);
+        T("cache-one-per-call", test_cache_one_per_call);
         return g_test_run();
 }
