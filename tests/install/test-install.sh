@@ -47,6 +47,9 @@ $MANDIR/man1/fridge-agent.1
 $MANDIR/man5/fridge.conf.5
 $BASHCOMPLETIONDIR/fridgectl
 "
+for lang in $LANGUAGES; do
+        expected="$expected $LOCALEDIR/$lang/LC_MESSAGES/fridge.mo"
+done
 n=0
 for f in $expected; do
         [ -f "$dest$f" ] || fail "$f was not installed"
