@@ -6,8 +6,10 @@
  * sleep, and turned into the result when the cycle ends.
  */
 #include <glib-unix.h>
+#include <glib/gi18n.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycle-watch.h"
@@ -50,11 +52,11 @@ static void agent_show_progress(Agent *a) {
         const AgentCycle *c = cycle_watch_cycle(a->watch);
         if (!a->slot || c->id != a->cycle || !agent_cycle_running(c))
                 return;
-        static const char *const cancel[] = { ACTION_CANCEL, "Cancel", NULL };
+        const char *const cancel[] = { ACTION_CANCEL, _("Cancel"), NULL };
         g_autofree char *summary = text_summary(c->kind);
         g_autofree char *text = text_body(c);
         g_autofree char *refused = a->cancel_refused ? g_markup_escape_text(a->cancel_refused, -1) : NULL;
-        g_autofree char *body = refused ? g_strdup_printf("%s\nCancel was refused: %s", text, refused)
+        g_autofree char *body = refused ? g_strdup_printf(_("%s\nCancel was refused: %s"), text, refused)
                                         : g_strdup(text);
         NotifyRequest req = {
                 .summary = summary, .body = body, .actions = c->cancellable ? cancel : NULL,
@@ -135,7 +137,7 @@ static void on_vanished(void *userdata) {
         g_clear_handle_id(&a->update_timer, g_source_remove);
         g_autofree char *summary = text_summary(a->kind);
         NotifyRequest req = {
-                .summary = summary, .body = "fridged stopped during the cycle; waiting for it to come back",
+                .summary = summary, .body = _("fridged stopped during the cycle; waiting for it to come back"),
                 .value = -1, .urgency = 1, .expire_ms = 0, .progress = true,
         };
         notify_show(a->notify, a->slot, &req);
@@ -181,11 +183,23 @@ static void on_bus_closed(GDBusConnection *c, gboolean remote_peer_vanished, GEr
         g_main_loop_quit(a->loop);
 }
 
+/* fridge's catalog; FRIDGE_LOCALEDIR only for the tests, which point it at
+ * the build tree's po/ (never when set-uid) */
+static void i18n_init(void) {
+#if ENABLE_NLS
+        const char *dir = secure_getenv("FRIDGE_LOCALEDIR");
+        (void) bindtextdomain(GETTEXT_PACKAGE, dir && *dir ? dir : LOCALEDIR);
+        (void) bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+        (void) textdomain(GETTEXT_PACKAGE);
+#endif
+}
+
 static GDBusConnection *bus_get(GBusType type, const char *which) {
         g_autoptr(GError) e = NULL;
         GDBusConnection *c = g_bus_get_sync(type, NULL, &e);
         if (!c)
-                g_printerr("fridge-agent: cannot connect to the %s bus: %s\n", which, e->message);
+                /* Translators: the bus, system or session; D-Bus's message */
+                g_printerr(_("fridge-agent: cannot connect to the %s bus: %s\n"), which, e->message);
         else
                 g_dbus_connection_set_exit_on_close(c, FALSE);
         return c;
@@ -199,7 +213,7 @@ static int own_name(GDBusConnection *session) {
                 g_variant_new("(su)", AGENT_BUS_NAME, 4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */), G_VARIANT_TYPE("(u)"),
                 G_DBUS_CALL_FLAGS_NONE, -1, NULL, &e);
         if (!r) {
-                g_printerr("fridge-agent: cannot own %s: %s\n", AGENT_BUS_NAME, e->message);
+                g_printerr(_("fridge-agent: cannot own %s: %s\n"), AGENT_BUS_NAME, e->message);
                 return -1;
         }
         uint32_t reply;
@@ -210,19 +224,19 @@ static int own_name(GDBusConnection *session) {
 static int parse_args(int argc, char **argv) {
         gboolean version = FALSE;
         const GOptionEntry entries[] = {
-                { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+                { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
                 {},
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
-        g_option_context_set_summary(ctx, "Shows fridge's sleep cycles as desktop notifications, with Cancel.");
-        g_option_context_add_main_entries(ctx, entries, NULL);
+        g_option_context_set_summary(ctx, _("Shows fridge's sleep cycles as desktop notifications, with Cancel."));
+        g_option_context_add_main_entries(ctx, entries, GETTEXT_PACKAGE);
         g_autoptr(GError) e = NULL;
         if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
                 g_printerr("fridge-agent: %s\n", e->message);
                 return 2;
         }
         if (argc > 1) {
-                g_printerr("fridge-agent: unexpected argument '%s'\n", argv[1]);
+                g_printerr(_("fridge-agent: unexpected argument '%s'\n"), argv[1]);
                 return 2;
         }
         if (version) {
@@ -234,6 +248,7 @@ static int parse_args(int argc, char **argv) {
 
 int main(int argc, char **argv) {
         setlocale(LC_ALL, "");
+        i18n_init();
         int r = parse_args(argc, argv);
         if (r >= 0)
                 return r;

@@ -3,6 +3,7 @@
 #include "text.h"
 
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
@@ -21,12 +22,17 @@ bool agent_cycle_running(const AgentCycle *c) {
         return c->state && *c->state && !g_str_equal(c->state, "idle");
 }
 
+/* Whole sentences for each kind, so that a translation need not build
+ * them from a noun */
 static const struct {
-        const char *kind, *going, *noun;
+        const char *kind, *going, *woke, *cancelled, *stopped, *rehearsed, *failed;
 } kinds[] = {
-        { "suspend",      "Suspending…",   "Suspend" },
-        { "hibernate",    "Hibernating…",  "Hibernation" },
-        { "hybrid-sleep", "Hybrid sleep…", "Hybrid sleep" },
+        { "suspend", N_("Suspending…"), N_("Woke up from suspend"), N_("Suspend cancelled"),
+          N_("Suspend stopped"), N_("Suspend rehearsed"), N_("Suspend failed") },
+        { "hibernate", N_("Hibernating…"), N_("Woke up from hibernation"), N_("Hibernation cancelled"),
+          N_("Hibernation stopped"), N_("Hibernation rehearsed"), N_("Hibernation failed") },
+        { "hybrid-sleep", N_("Hybrid sleep…"), N_("Woke up from hybrid sleep"), N_("Hybrid sleep cancelled"),
+          N_("Hybrid sleep stopped"), N_("Hybrid sleep rehearsed"), N_("Hybrid sleep failed") },
 };
 
 static unsigned kind_index(const char *kind) {
@@ -37,37 +43,37 @@ static unsigned kind_index(const char *kind) {
 }
 
 char *text_summary(const char *kind) {
-        return g_strdup(kinds[kind_index(kind)].going);
+        return g_strdup(_(kinds[kind_index(kind)].going));
 }
 
 /* The Phase property in words; "queued" has no phase */
 static const char *phase_words(const AgentCycle *c) {
         static const struct { const char *phase, *words; } phases[] = {
-                { "prepare",      "Preparing" },
-                { "flush",        "Writing data to disk" },
-                { "freeze-early", "Freezing applications" },
-                { "flush-again",  "Writing the last data to disk" },
-                { "freeze-late",  "Freezing services" },
-                { "kernel",       "Going to sleep" },
-                { "thaw",         "Waking up" },
-                { "retry",        "Waiting to try again" },
+                { "prepare",      N_("Preparing") },
+                { "flush",        N_("Writing data to disk") },
+                { "freeze-early", N_("Freezing applications") },
+                { "flush-again",  N_("Writing the last data to disk") },
+                { "freeze-late",  N_("Freezing services") },
+                { "kernel",       N_("Going to sleep") },
+                { "thaw",         N_("Waking up") },
+                { "retry",        N_("Waiting to try again") },
         };
         for (unsigned i = 0; i < G_N_ELEMENTS(phases); i++)
                 if (g_strcmp0(c->phase, phases[i].phase) == 0)
-                        return phases[i].words;
+                        return _(phases[i].words);
         if (g_strcmp0(c->state, "queued") == 0)
-                return "Waiting for what blocks sleep";
-        return "Starting";
+                return _("Waiting for what blocks sleep");
+        return _("Starting");
 }
 
 const char *text_no_cancel_reason(const AgentCycle *c) {
         if (c->cancellable)
                 return NULL;
         if (g_strcmp0(c->started_by, "hook") == 0)
-                return "The sleep was started by the system and cannot be stopped.";
+                return _("The sleep was started by the system and cannot be stopped.");
         if (g_strcmp0(c->phase, "thaw") == 0)
                 return NULL; /* over already: nothing to stop */
-        return "It can no longer be cancelled: the system is past the point of no return.";
+        return _("It can no longer be cancelled: the system is past the point of no return.");
 }
 
 char *text_body(const AgentCycle *c) {
@@ -111,35 +117,37 @@ static const char *error_short(const char *error) {
 }
 
 char *text_result_summary(const char *kind, const char *result, const char *error) {
-        const char *noun = kinds[kind_index(kind)].noun;
+        unsigned k = kind_index(kind);
         if (g_strcmp0(result, "done") == 0)
-                return g_strdup_printf("Woke up from %s", g_str_equal(noun, "Suspend") ? "suspend"
-                                       : g_str_equal(noun, "Hibernation") ? "hibernation" : "hybrid sleep");
+                return g_strdup(_(kinds[k].woke));
         if (g_strcmp0(result, "aborted") == 0)
-                return g_strdup_printf("%s %s", noun, g_str_has_suffix(error ? error : "", ".Cancelled")
-                                                      ? "cancelled" : "stopped");
+                return g_strdup(g_str_has_suffix(error ? error : "", ".Cancelled") ? _(kinds[k].cancelled)
+                                                                                  : _(kinds[k].stopped));
         if (g_strcmp0(result, "dry-run") == 0)
-                return g_strdup_printf("%s rehearsed", noun);
-        return g_strdup_printf("%s failed", noun);
+                return g_strdup(_(kinds[k].rehearsed));
+        return g_strdup(_(kinds[k].failed));
 }
 
 char *text_result_body(const char *result, const char *error, const char *message, uint64_t slept_usec,
                        const char *wake_reason) {
         g_autofree char *msg = g_markup_escape_text(message ? message : "", -1);
         if (g_strcmp0(result, "done") == 0) {
-                g_autofree char *wake = g_markup_escape_text(wake_reason && *wake_reason ? wake_reason : "unknown",
+                g_autofree char *wake = g_markup_escape_text(wake_reason && *wake_reason ? wake_reason : _("unknown"),
                                                              -1);
                 if (slept_usec == UINT64_MAX)
-                        return g_strdup_printf("The machine is awake again; woken by %s.", wake);
+                        return g_strdup_printf(_("The machine is awake again; woken by %s."), wake);
                 g_autofree char *d = text_duration(slept_usec);
-                return g_strdup_printf("Slept for %s; woken by %s.", d, wake);
+                /* Translators: how long, as "1 h 5 min"; what woke the machine */
+                return g_strdup_printf(_("Slept for %s; woken by %s."), d, wake);
         }
         if (g_strcmp0(result, "dry-run") == 0)
-                return g_strdup("A dry run: everything was frozen and thawed, and the machine did not sleep.");
+                return g_strdup(_("A dry run: everything was frozen and thawed, and the machine did not sleep."));
         if (g_strcmp0(result, "aborted") == 0 && g_str_equal(error_short(error), "Cancelled"))
-                return g_strdup_printf("Cancelled: %s. Everything runs again.", *msg ? msg : "by request");
-        return g_strdup_printf("%s: %s. Everything runs again.", *error_short(error) ? error_short(error) : "Failed",
-                               *msg ? msg : "no reason given");
+                /* Translators: fridged's reason (English), else "by request" */
+                return g_strdup_printf(_("Cancelled: %s. Everything runs again."), *msg ? msg : _("by request"));
+        /* Translators: the error's name (as FreezeTimeout), fridged's reason (English) */
+        return g_strdup_printf(_("%s: %s. Everything runs again."), *error_short(error) ? error_short(error) : _("Failed"),
+                               *msg ? msg : _("no reason given"));
 }
 
 uint8_t text_result_urgency(const char *result) {

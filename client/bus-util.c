@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-util.h"
+#include "i18n.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -40,10 +41,10 @@ const char *bus_description(const Args *a) {
         static char buf[256];
 
         if (a->bus_address) {
-                snprintf(buf, sizeof(buf), "the bus at %s", a->bus_address);
+                snprintf(buf, sizeof(buf), _("the bus at %s"), a->bus_address);
                 return buf;
         }
-        return a->bus == BUS_KIND_SESSION ? "the session bus" : "the system bus";
+        return a->bus == BUS_KIND_SESSION ? _("the session bus") : _("the system bus");
 }
 
 static int add_match(sd_bus *bus, const char *match, sd_bus_message_handler_t h, void *userdata) {

@@ -5,6 +5,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "json.h"
 #include "report.h"
 
@@ -12,12 +13,12 @@ static int can_sleep(const Args *a, sd_bus *bus, const char *kind, bool label) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_bus_message_ sd_bus_message *reply = NULL;
         const char *answer;
-        char what[64];
+        char what[160];
         int r;
 
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "CanSleep", &e, &reply,
                                "s", kind);
-        snprintf(what, sizeof(what), "cannot ask whether %s is allowed", kind);
+        snprintf(what, sizeof(what), _("cannot ask whether %s is allowed"), kind);
         if (r < 0)
                 return report_call_error(a, what, &e);
         r = sd_bus_message_read(reply, "s", &answer);

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "fridge-error.h"
+#include "i18n.h"
 #include "json.h"
 #include "polkit-agent.h"
 #include "report.h"
@@ -17,9 +18,9 @@ static void print_requested(const Args *a) {
 
         if (!a->json) {
                 if (a->cycle > 0)
-                        printf("cancel requested for cycle %llu\n", (unsigned long long) a->cycle);
+                        printf(_("cancel requested for cycle %llu\n"), (unsigned long long) a->cycle);
                 else
-                        puts("cancel requested for the running cycle");
+                        puts(_("cancel requested for the running cycle"));
                 return;
         }
         json_object_begin(&j, stdout);
@@ -38,11 +39,11 @@ int cmd_cancel(const Args *a, sd_bus *bus) {
                                "t", a->cycle);
         polkit_agent_close();
         if (r < 0 && !a->json && sd_bus_error_has_name(&e, fridge_error_name(FRIDGE_ERROR_TOO_LATE))) {
-                fprintf(stderr, "fridgectl: too late to cancel: the system is going to sleep\n");
+                fprintf(stderr, "fridgectl: %s\n", _("too late to cancel: the system is going to sleep"));
                 return exit_code_for_call_error(e.name);
         }
         if (r < 0)
-                return report_call_error(a, "cannot cancel", &e);
+                return report_call_error(a, _("cannot cancel"), &e);
         print_requested(a);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }

@@ -14,6 +14,7 @@
 #include "cycle-text.h"
 #include "exit-code.h"
 #include "fridge-error.h"
+#include "i18n.h"
 #include "macro.h"
 #include "report.h"
 
@@ -95,7 +96,7 @@ static int print_table(sd_bus_message *reply) {
         }
         if (r < 0)
                 return r;
-        printf("%u cycle%s\n", n, n == 1 ? "" : "s");
+        printf(ngettext("%u cycle\n", "%u cycles\n", n), n);
         return sd_bus_message_exit_container(reply);
 }
 
@@ -107,7 +108,7 @@ int cmd_history(const Args *a, sd_bus *bus) {
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "ListCycles", &e, &reply,
                                "u", a->history_max);
         if (r < 0)
-                return report_call_error(a, "cannot list the past cycles", &e);
+                return report_call_error(a, _("cannot list the past cycles"), &e);
         if (a->json) {
                 r = bus_json_write_value(reply, stdout);
                 if (r >= 0)
@@ -115,6 +116,6 @@ int cmd_history(const Args *a, sd_bus *bus) {
         } else
                 r = print_table(reply);
         if (r < 0)
-                return report_errno(a, "cannot parse fridged's history", r);
+                return report_errno(a, _("cannot parse fridged's history"), r);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }

@@ -15,6 +15,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "report.h"
 
 static volatile sig_atomic_t child_pid;
@@ -80,7 +81,7 @@ static void exec_child(const Args *a, const sigset_t *old_mask) {
 
         execvp(cmd, a->exec_argv);
         /* What a shell says, with its exit codes: 127 not found, 126 else. */
-        fprintf(stderr, "fridgectl: cannot run %s: %s\n", cmd, strerror(errno));
+        fprintf(stderr, _("fridgectl: cannot run %s: %s\n"), cmd, strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
 }
 
@@ -111,7 +112,7 @@ static int run_holding(const Args *a, int taken, const sd_bus_error *e, const ch
         if (pid < 0) {
                 r = -errno;
                 (void) sigprocmask(SIG_SETMASK, old_mask, NULL);
-                return report_errno(a, "cannot fork", r);
+                return report_errno(a, _("cannot fork"), r);
         }
         if (pid == 0)
                 exec_child(a, old_mask);
@@ -133,7 +134,7 @@ static int run_holding(const Args *a, int taken, const sd_bus_error *e, const ch
         (void) sigaction(SIGHUP, &old_hup, NULL);
         child_pid = 0;
         if (r < 0)
-                return report_errno(a, "cannot wait for the command", r);
+                return report_errno(a, _("cannot wait for the command"), r);
         return r;       /* the fd is closed on the way out: the hold ends */
 }
 
@@ -144,7 +145,7 @@ int cmd_hold(const Args *a, sd_bus *bus) {
         sigset_t old_mask;
         block_job_signals(&old_mask);
         int fd = take_fd(bus, "HoldClass", a->hold_class, args_hold_who(a), args_hold_why(a), &e);
-        snprintf(what, sizeof(what), "cannot hold class %s", a->hold_class);
+        snprintf(what, sizeof(what), _("cannot hold class %s"), a->hold_class);
         return run_holding(a, fd, &e, what, &old_mask);
 }
 
@@ -155,6 +156,7 @@ int cmd_inhibit(const Args *a, sd_bus *bus) {
         sigset_t old_mask;
         block_job_signals(&old_mask);
         int fd = take_fd(bus, "Inhibit", args_hold_who(a), args_hold_why(a), args_inhibit_mode(a), &e);
-        snprintf(what, sizeof(what), "cannot take a %s inhibitor", args_inhibit_mode(a));
+        /* Translators: %s is the inhibitor's mode, block or delay, as given */
+        snprintf(what, sizeof(what), _("cannot take a %s inhibitor"), args_inhibit_mode(a));
         return run_holding(a, fd, &e, what, &old_mask);
 }

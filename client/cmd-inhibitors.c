@@ -7,6 +7,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "json.h"
 #include "report.h"
 
@@ -73,11 +74,12 @@ int cmd_inhibitors(const Args *a, sd_bus *bus) {
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "ListInhibitors", &e,
                                &reply, NULL);
         if (r < 0)
-                return report_call_error(a, "cannot list the inhibitors", &e);
+                return report_call_error(a, _("cannot list the inhibitors"), &e);
         r = print_rows(a, reply, &block, &delay);
         if (r < 0)
-                return report_errno(a, "cannot parse fridged's inhibitors", r);
+                return report_errno(a, _("cannot parse fridged's inhibitors"), r);
         if (!a->json)
-                printf("%u block, %u delay\n", block, delay);
+                /* Translators: the count of block and of delay inhibitors */
+                printf(_("%u block, %u delay\n"), block, delay);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }

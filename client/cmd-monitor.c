@@ -14,6 +14,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "json.h"
 #include "report.h"
 
@@ -158,7 +159,7 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_
         const Monitor *mon = userdata;
 
         (void) sd_event_exit(mon->event, report_error(mon->args, SD_BUS_ERROR_DISCONNECTED,
-                                                      "lost the connection to the bus", EXIT_CODE_FAILED));
+                                                      _("lost the connection to the bus"), EXIT_CODE_FAILED));
         return 0;
 }
 
@@ -181,21 +182,21 @@ int cmd_monitor(const Args *a, sd_bus *bus) {
 
         r = sd_event_new(&event);
         if (r < 0)
-                return report_errno(a, "cannot set up the event loop", r);
+                return report_errno(a, _("cannot set up the event loop"), r);
         mon.event = event;
         r = event_add_exit_signals(event, on_exit_signal, on_exit_signal, &mon);
         if (r < 0)
-                return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
+                return report_errno(a, _("cannot handle SIGINT/SIGTERM"), r);
         r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
-                return report_errno(a, "cannot attach the bus to the event loop", r);
+                return report_errno(a, _("cannot attach the bus to the event loop"), r);
         r = bus_add_fridge_matches(bus, &handlers, &mon);
         if (r < 0)
-                return report_errno(a, "cannot subscribe to fridged's signals", r);
+                return report_errno(a, _("cannot subscribe to fridged's signals"), r);
 
         r = sd_event_loop(event);
         (void) sd_bus_detach_event(bus);
         if (r < 0)
-                return report_errno(a, "event loop failed", r);
+                return report_errno(a, _("event loop failed"), r);
         return r;
 }

@@ -7,6 +7,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "plan-text.h"
 #include "report.h"
 
@@ -72,12 +73,12 @@ int cmd_plan(const Args *a, sd_bus *bus) {
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "GetPlan", &e, &reply,
                                NULL);
         if (r < 0)
-                return report_call_error(a, "cannot read the plan", &e);
+                return report_call_error(a, _("cannot read the plan"), &e);
         r = read_plan(reply, &entries, &n);
         if (r < 0)
-                return report_errno(a, "cannot parse fridged's plan", r);
+                return report_errno(a, _("cannot parse fridged's plan"), r);
         r = print_plan(a, entries, n);
         if (r < 0)
-                return report_errno(a, "cannot show the plan", r);
+                return report_errno(a, _("cannot show the plan"), r);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }

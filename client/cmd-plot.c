@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "fridge-error.h"
+#include "i18n.h"
 #include "report.h"
 #include "timeline-svg.h"
 
@@ -143,9 +144,9 @@ static int pick_cycle(const Args *a, sd_bus *bus, uint64_t *ret) {
         int r = sd_bus_get_property_trivial(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "CycleId",
                                             &e, 't', ret);
         if (r < 0)
-                return report_call_error(a, "cannot read CycleId", &e);
+                return report_call_error(a, _("cannot read CycleId"), &e);
         if (*ret == 0)
-                return report_error(a, fridge_error_name(FRIDGE_ERROR_NO_SUCH_CYCLE), "no cycle has run since fridged started",
+                return report_error(a, fridge_error_name(FRIDGE_ERROR_NO_SUCH_CYCLE), _("no cycle has run since fridged started"),
                                     EXIT_CODE_REFUSED);
         return 0;
 }
@@ -162,14 +163,14 @@ int cmd_plot(const Args *a, sd_bus *bus) {
                 return r;
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "GetCycleTimeline", &e,
                                &reply, "t", id);
-        snprintf(what, sizeof(what), "cannot get the timeline of cycle %llu", (unsigned long long) id);
+        snprintf(what, sizeof(what), _("cannot get the timeline of cycle %llu"), (unsigned long long) id);
         if (r < 0)
                 return report_call_error(a, what, &e);
         r = read_timeline(reply, &d);
         if (r < 0)
-                return report_errno(a, "cannot parse fridged's timeline", r);
+                return report_errno(a, _("cannot parse fridged's timeline"), r);
         r = timeline_svg_write(stdout, &d.t);
         if (r < 0)
-                return report_errno(a, "cannot write the SVG", r);
+                return report_errno(a, _("cannot write the SVG"), r);
         return EXIT_CODE_DONE;
 }

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "cycle-text.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "keys.h"
 #include "output.h"
 #include "polkit-agent.h"
@@ -104,7 +105,7 @@ static void cycle_fail(Cycle *c, const char *name, const char *message) {
         if (c->args->json)
                 (void) report_error(c->args, name, message, EXIT_CODE_FAILED);
         else {
-                snprintf(line, sizeof(line), "failed: %s", message);
+                snprintf(line, sizeof(line), _("failed: %s"), message);
                 puts(line);
                 fflush(stdout);
         }
@@ -117,7 +118,7 @@ static void cycle_abandon(Cycle *c, const char *why) {
 
         output_clear(&c->out);
         if (c->id > 0)
-                snprintf(message, sizeof(message), "%s; cycle %llu may still be running (fridgectl cancel %llu)",
+                snprintf(message, sizeof(message), _("%s; cycle %llu may still be running (fridgectl cancel %llu)"),
                          why, (unsigned long long) c->id, (unsigned long long) c->id);
         else
                 snprintf(message, sizeof(message), "%s", why);
@@ -227,7 +228,8 @@ static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret
         if (!from_our_daemon(c, m))
                 return 0;
         if (handle_fridge_signal(c, m) < 0)
-                fprintf(stderr, "fridgectl: ignoring a malformed %s signal\n", strempty(sd_bus_message_get_member(m)));
+                fprintf(stderr, _("fridgectl: ignoring a malformed %s signal\n"),
+                        strempty(sd_bus_message_get_member(m)));
         return 0;
 }
 
@@ -266,7 +268,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
         if (!from_our_daemon(c, m))
                 return 0;
         if (sd_bus_message_skip(m, "s") < 0 || fridge_props_read(m, &p, &seen) < 0) {
-                fprintf(stderr, "fridgectl: ignoring a malformed PropertiesChanged signal\n");
+                fprintf(stderr, _("fridgectl: ignoring a malformed %s signal\n"), "PropertiesChanged");
                 return 0;
         }
         if ((seen & PROP_CYCLE_ID) && p.cycle_id != c->id)
@@ -287,12 +289,12 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
         /* Before Sleep answers, a vanished fridged fails the call itself. */
         if (c->id == 0 || !c->daemon || strcmp(old_owner, c->daemon) != 0)
                 return 0;
-        cycle_fail(c, SD_BUS_ERROR_NAME_HAS_NO_OWNER, "fridged went away");
+        cycle_fail(c, SD_BUS_ERROR_NAME_HAS_NO_OWNER, _("fridged went away"));
         return 0;
 }
 
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        cycle_fail(userdata, SD_BUS_ERROR_DISCONNECTED, "lost the connection to the bus");
+        cycle_fail(userdata, SD_BUS_ERROR_DISCONNECTED, _("lost the connection to the bus"));
         return 0;
 }
 
@@ -303,13 +305,13 @@ static int on_sigint(sd_event_source *s, const struct signalfd_siginfo *si, void
         if (c->cancel == CANCEL_NONE)
                 request_cancel(c);
         else
-                cycle_abandon(c, "interrupted");
+                cycle_abandon(c, _("interrupted"));
         return 0;
 }
 
 static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         /* Whoever terminates us did not ask to cancel the cycle. */
-        cycle_abandon(userdata, "terminated");
+        cycle_abandon(userdata, _("terminated"));
         return 0;
 }
 
@@ -342,24 +344,25 @@ static int on_sleep_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
                 c->agent = false;
                 r = setup_keys(c);
                 if (r < 0) {
-                        cycle_end(c, report_errno(c->args, "cannot set up the terminal", r));
+                        cycle_end(c, report_errno(c->args, _("cannot set up the terminal"), r));
                         return 0;
                 }
         }
         if (e) {
                 output_clear(&c->out);
-                snprintf(what, sizeof(what), "cannot %s", c->kind);
+                /* Translators: %s is the command: suspend, hibernate or hybrid-sleep */
+                snprintf(what, sizeof(what), _("cannot %s"), c->kind);
                 cycle_end(c, report_call_error(c->args, what, e));
                 return 0;
         }
         r = sd_bus_message_read(m, "t", &c->id);
         if (r < 0 || c->id == 0) {
-                cycle_fail(c, SD_BUS_ERROR_INVALID_SIGNATURE, "fridged sent an invalid reply to Sleep");
+                cycle_fail(c, SD_BUS_ERROR_INVALID_SIGNATURE, _("fridged sent an invalid reply to Sleep"));
                 return 0;
         }
         sender = sd_bus_message_get_sender(m);
         if (sender && !(c->daemon = strdup(sender))) {
-                cycle_end(c, report_errno(c->args, "cannot follow the cycle", -ENOMEM));
+                cycle_end(c, report_errno(c->args, _("cannot follow the cycle"), -ENOMEM));
                 return 0;
         }
 
@@ -462,15 +465,15 @@ int cmd_sleep(const Args *a, sd_bus *bus) {
 
         r = cycle_new(a, bus, &c);
         if (r < 0)
-                return report_errno(a, "cannot set up the event loop", r);
+                return report_errno(a, _("cannot set up the event loop"), r);
         /* Subscribe first: the cycle's first signal may follow the reply
          * immediately. */
         r = bus_add_fridge_matches(bus, &handlers, c);
         if (r < 0)
-                return report_errno(a, "cannot subscribe to fridged's signals", r);
+                return report_errno(a, _("cannot subscribe to fridged's signals"), r);
         r = event_add_exit_signals(c->event, on_sigint, on_sigterm, c);
         if (r < 0)
-                return report_errno(a, "cannot handle SIGINT/SIGTERM", r);
+                return report_errno(a, _("cannot handle SIGINT/SIGTERM"), r);
         /* Only a person at a terminal can answer a polkit prompt. With
          * polkit's text agent asking for a password there, the keys wait
          * for Sleep's answer: until then the terminal is the agent's. */
@@ -478,17 +481,17 @@ int cmd_sleep(const Args *a, sd_bus *bus) {
         if (!c->agent) {
                 r = setup_keys(c);
                 if (r < 0)
-                        return report_errno(a, "cannot set up the terminal", r);
+                        return report_errno(a, _("cannot set up the terminal"), r);
         }
         r = call_sleep(c);
         if (r < 0) {
                 terminal_restore();
-                return report_errno(a, "cannot call Sleep", r);
+                return report_errno(a, _("cannot call Sleep"), r);
         }
 
         r = sd_event_loop(c->event);
         terminal_restore();
         if (r < 0)
-                return report_errno(a, "event loop failed", r);
+                return report_errno(a, _("event loop failed"), r);
         return r;
 }

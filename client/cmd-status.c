@@ -7,6 +7,7 @@
 #include "bus-util.h"
 #include "cmd.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "progress-bar.h"
 #include "props.h"
 #include "report.h"
@@ -101,9 +102,9 @@ int cmd_status(const Args *a, sd_bus *bus) {
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, "org.freedesktop.DBus.Properties",
                                "GetAll", &e, &reply, "s", FRIDGE_INTERFACE);
         if (r < 0)
-                return report_call_error(a, "cannot read the status", &e);
+                return report_call_error(a, _("cannot read the status"), &e);
         r = print_status(a, reply);
         if (r < 0)
-                return report_errno(a, "cannot parse fridged's properties", r);
+                return report_errno(a, _("cannot parse fridged's properties"), r);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }

@@ -8,6 +8,7 @@
 
 #include "exit-code.h"
 #include "fridge-error.h"
+#include "i18n.h"
 #include "macro.h"
 
 /* asprintf() leaves the pointer undefined on failure; callers want NULL. */
@@ -46,25 +47,24 @@ char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason) {
 
         if (!d)
                 return NULL;
-        return strdup_printf("resumed after %s (wake: %s)", d,
-                             isempty(wake_reason) ? "unknown" : wake_reason);
+        return strdup_printf(_("resumed after %s (wake: %s)"), d, isempty(wake_reason) ? _("unknown") : wake_reason);
 }
 
 static char *done_line(const CycleOutcome *o) {
         _cleanup_free_ char *r = NULL;
 
         if (!o->resumed)
-                return isempty(o->message) ? strdup("done") : strdup_printf("done: %s", o->message);
+                return isempty(o->message) ? strdup(_("done")) : strdup_printf(_("done: %s"), o->message);
         r = cycle_resumed_line(o->slept_usec, o->wake_reason);
-        return r ? strdup_printf("done: %s", r) : NULL;
+        return r ? strdup_printf(_("done: %s"), r) : NULL;
 }
 
 static char *aborted_line(const CycleOutcome *o) {
         /* Our own cancel gets the reassuring sentence; any other abort
          * (cancelled elsewhere, a wakeup event, …) shows fridged's reason. */
         if (o->cancel_requested && strcmp(error_short_name(o->error), "Cancelled") == 0)
-                return strdup("aborted: cancelled by user; all services thawed");
-        return strdup_printf("aborted: %s", isempty(o->message) ? error_short_name(o->error) : o->message);
+                return strdup(_("aborted: cancelled by user; all services thawed"));
+        return strdup_printf(_("aborted: %s"), isempty(o->message) ? error_short_name(o->error) : o->message);
 }
 
 /* Whether head (len bytes) ends in " within DIGITS ms", as the head of a
@@ -120,24 +120,24 @@ char *cycle_final_line(const CycleOutcome *o) {
         if (strcmp(result, "dry-run") == 0) {
                 /* With pm-test the kernel did get a (test) write. */
                 if (!isempty(o->pm_test) && strcmp(o->pm_test, "none") != 0)
-                        return strdup_printf("dry-run: all phases ran; the kernel ran its pm_test \"%s\" mode",
+                        return strdup_printf(_("dry-run: all phases ran; the kernel ran its pm_test \"%s\" mode"),
                                              o->pm_test);
-                return strdup("dry-run: all phases ran; nothing was written to the kernel");
+                return strdup(_("dry-run: all phases ran; nothing was written to the kernel"));
         }
         if (strcmp(result, "aborted") == 0)
                 return aborted_line(o);
         if (strcmp(result, "failed") == 0) {
-                const char *name = isempty(o->error) ? "unknown error" : error_short_name(o->error);
+                const char *name = isempty(o->error) ? _("unknown error") : error_short_name(o->error);
 
                 if (!isempty(o->error) && strcmp(o->error, fridge_error_name(FRIDGE_ERROR_FREEZE_TIMEOUT)) == 0) {
                         _cleanup_free_ char *text = freeze_timeout_text(o->message);
 
                         if (text)
-                                return strdup_printf("failed: %s: %s", name, text);
+                                return strdup_printf(_("failed: %s: %s"), name, text);
                 }
                 if (isempty(o->message))
-                        return strdup_printf("failed: %s", name);
-                return strdup_printf("failed: %s: %s", name, o->message);
+                        return strdup_printf(_("failed: %s"), name);
+                return strdup_printf(_("failed: %s: %s"), name, o->message);
         }
-        return strdup_printf("%s: %s", isempty(result) ? "unknown result" : result, strempty(o->message));
+        return strdup_printf("%s: %s", isempty(result) ? _("unknown result") : result, strempty(o->message));
 }

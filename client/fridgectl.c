@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "fridge-config.h"
+#include "i18n.h"
 #include "report.h"
 
 static void print_help(FILE *f) {
@@ -129,6 +130,7 @@ int main(int argc, char *argv[]) {
         char err[256];
         Args a;
 
+        i18n_init();
         if (args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
                 fprintf(stderr, "fridgectl: %s\nTry 'fridgectl --help'.\n", err);
                 return EXIT_CODE_USAGE;

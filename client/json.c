@@ -44,8 +44,8 @@ void json_write_double(FILE *f, double d) {
                 return;
         }
         /* The shortest of %.15g/%.17g that reads back exactly: 0.05 stays
-         * "0.05" rather than "0.050000000000000003". We never call
-         * setlocale(), so the decimal point is always '.'. */
+         * "0.05" rather than "0.050000000000000003". fridgectl leaves
+         * LC_NUMERIC alone (i18n_init()), so the decimal point is always '.'. */
         snprintf(buf, sizeof(buf), "%.15g", d);
         if (strtod(buf, NULL) != d)
                 snprintf(buf, sizeof(buf), "%.17g", d);

@@ -7,13 +7,13 @@
 
 #include "exit-code.h"
 #include "fridge-error.h"
+#include "i18n.h"
 #include "json.h"
 #include "macro.h"
 #include "progress-bar.h"
 #include "terminal.h"
 
 #define CLEAR_LINE "\r\033[K"
-#define CANCELLING_LABEL "cancelling\xe2\x80\xa6"
 
 OutputMode output_mode_pick(const Args *a) {
         if (a->json)
@@ -45,7 +45,7 @@ static void draw_bar(Output *o, const CycleView *v) {
         _cleanup_free_ char *label = NULL, *line = NULL;
 
         if (v->cancelling)
-                label = strdup(CANCELLING_LABEL);
+                label = strdup(_("cancelling…"));
         else if ((v->phase && *v->phase) || (v->text && *v->text))
                 label = cycle_label(v->phase, v->text);
         else
@@ -103,7 +103,8 @@ void output_update(Output *o, const CycleView *v, bool phase_changed) {
                 break;
         case OUTPUT_PLAIN:
                 if (phase_changed && v->phase && *v->phase) {
-                        printf("phase %s", v->phase);
+                        /* Translators: %s is the phase's name, as fridged says it */
+                        printf(_("phase %s"), v->phase);
                         line_done();
                 }
                 break;
@@ -150,7 +151,7 @@ void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const ch
 
 void output_cancelling(Output *o, const CycleView *v) {
         if (o->mode == OUTPUT_PLAIN)
-                print_line(o, CANCELLING_LABEL);
+                print_line(o, _("cancelling…"));
         bar_or_event(o, v, "cancel-requested", false);
 }
 
@@ -166,8 +167,8 @@ void output_cancel_refused(Output *o, const CycleView *v, const char *error, con
                 return;
         }
         if (error && strcmp(error, fridge_error_name(FRIDGE_ERROR_TOO_LATE)) == 0)
-                line = strdup("too late to cancel: the system is going to sleep");
-        else if (asprintf(&line, "cannot cancel: %s: %s", error_short_name(error), strempty(message)) < 0)
+                line = strdup(_("too late to cancel: the system is going to sleep"));
+        else if (asprintf(&line, _("cannot cancel: %s: %s"), error_short_name(error), strempty(message)) < 0)
                 line = NULL;
         if (line)
                 print_line(o, line);

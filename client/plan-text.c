@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fridge-config.h"
+#include "i18n.h"
 #include "json.h"
 #include "macro.h"
 #include "progress-bar.h"
@@ -46,15 +47,18 @@ PlanCounts plan_count(const PlanEntry *entries, size_t n) {
 
 char *plan_summary_line(const PlanEntry *entries, size_t n) {
         PlanCounts c = plan_count(entries, n);
-        char ui[64] = "", skipped[64] = "";
+        char ui[128] = "", skipped[128] = "";
         char *s;
 
         /* ui and skipped ones are said only when there are some */
         if (c.ui > 0)
-                snprintf(ui, sizeof(ui), ", %zu ui (kept running for the user interface)", c.ui);
+                snprintf(ui, sizeof(ui), _(", %zu ui (kept running for the user interface)"), c.ui);
         if (c.skipped > 0)
-                snprintf(skipped, sizeof(skipped), ", %zu skipped (cannot be read)", c.skipped);
-        if (asprintf(&s, "%zu early, %zu late, %zu never frozen%s%s", c.early, c.late, c.nofreeze, ui, skipped) < 0)
+                snprintf(skipped, sizeof(skipped), _(", %zu skipped (cannot be read)"), c.skipped);
+        /* Translators: the counts of the classes early, late and nofreeze, then
+         * the ui and skipped parts above, when there are some */
+        if (asprintf(&s, _("%zu early, %zu late, %zu never frozen%s%s"), c.early, c.late, c.nofreeze, ui,
+                     skipped) < 0)
                 return NULL;
         return s;
 }
@@ -180,7 +184,9 @@ char *plan_format_table(const PlanEntry *entries, size_t n) {
         fputs(summary, f);
         fputc('\n', f);
         if (plan_has_hidden(entries, n))
-                fputs(PLAN_HIDDEN_NOTE "\n", f);
+                /* Translators: %s is GetPlan's stand-in, "[hidden]" */
+                fprintf(f, _("%s and pid 0: another user's process, which only root may see\n"),
+                        FRIDGE_PLAN_HIDDEN);
         free_cells(cells, n);
         if (fclose(f) != 0) {
                 free(buf);

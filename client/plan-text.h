@@ -44,10 +44,9 @@ char *plan_cgroup_cell(const char *cgroup);
  * 0, the command and mount point FRIDGE_PLAN_HIDDEN): whether a reason of
  * the plan does, and the table's last line when one does */
 bool plan_has_hidden(const PlanEntry *entries, size_t n);
-#define PLAN_HIDDEN_NOTE FRIDGE_PLAN_HIDDEN " and pid 0: another user's process, which only root may see"
 
 /* The whole table: a header line (CGROUP, UNIT, CLASS, REASON), one line
- * per entry, then the summary line (and PLAN_HIDDEN_NOTE when
+ * per entry, then the summary line (and a note on FRIDGE_PLAN_HIDDEN when
  * plan_has_hidden()); every line ends in '\n'. Columns are
  * as wide as their widest cell and two spaces apart; REASON is last and
  * never cut; an empty cell shows "-". malloc'd, NULL on OOM. */

@@ -6,6 +6,7 @@
 
 #include "bus-util.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "json.h"
 
 static void print_json_error(const char *name, const char *message) {
@@ -35,7 +36,8 @@ int report_call_error(const Args *a, const char *what, const sd_bus_error *e) {
         if (a->json)
                 print_json_error(name, message);
         else if (fridge_error_name_is_unreachable(name))
-                fprintf(stderr, "fridgectl: %s: fridged (%s) is not reachable on %s: %s\n",
+                /* Translators: what failed, the bus name, the bus (as "the system bus"), D-Bus's message */
+                fprintf(stderr, _("fridgectl: %s: fridged (%s) is not reachable on %s: %s\n"),
                         what, FRIDGE_BUS_NAME, bus_description(a), message);
         else
                 fprintf(stderr, "fridgectl: %s: %s: %s\n", what, error_short_name(name), message);

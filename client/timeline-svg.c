@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "i18n.h"
 #include "macro.h"
 #include "utf8.h"
 
@@ -185,10 +186,12 @@ static void write_start(FILE *f, double width, double height) {
 
 static void write_header(Plot *p) {
         const PlotTimeline *t = p->t;
-        char title[512], line[1024], took[32], slept[32], started[64] = "at an unknown time";
+        char title[512], line[1024], took[32], slept[32], started[64];
 
-        snprintf(title, sizeof(title), "fridge cycle %" PRIu64 ": %s, %s", t->id, t->kind,
-                 *t->result ? t->result : "running");
+        snprintf(started, sizeof(started), "%s", _("at an unknown time"));
+        /* Translators: the cycle's id, kind (suspend, …) and result (done, failed, …) */
+        snprintf(title, sizeof(title), _("fridge cycle %llu: %s, %s"), (unsigned long long) t->id, t->kind,
+                 *t->result ? t->result : _("running"));
         text(p, X0, 26, "t", title);
         if (t->start_realtime > 0) {
                 time_t sec = (time_t) (t->start_realtime / USEC_PER_SEC);
@@ -198,9 +201,10 @@ static void write_header(Plot *p) {
         }
         plot_format_usec(t->end == PLOT_NEVER ? p->span : t->end, took, sizeof(took));
         plot_format_usec(t->slept_usec, slept, sizeof(slept));
-        snprintf(line, sizeof(line), "started %s; %s %s awake; slept %s; wake source: %s", started,
-                 t->end == PLOT_NEVER ? "so far" : "took", took, t->slept_usec ? slept : "no time",
-                 *t->wake_reason ? t->wake_reason : "none");
+        snprintf(line, sizeof(line),
+                 t->end == PLOT_NEVER ? _("started %s; so far %s awake; slept %s; wake source: %s")
+                                      : _("started %s; took %s awake; slept %s; wake source: %s"),
+                 started, took, t->slept_usec ? slept : _("no time"), *t->wake_reason ? t->wake_reason : _("none"));
         text(p, X0, 46, "s", line);
 }
 
@@ -221,21 +225,21 @@ static void write_grid(Plot *p, double bottom) {
 
 static void write_phases(Plot *p) {
         const PlotTimeline *t = p->t;
-        heading(p, "Phases");
+        heading(p, _("Phases"));
         for (size_t i = 0; i < t->n_phases; i++) {
                 const PlotPhase *ph = &t->phases[i];
                 uint64_t end = ph->end == PLOT_NEVER ? p->span : ph->end;
                 char took[32], label[1024];
                 rect(p, ph->start, end, p->y + 2, BAR, phase_color(ph->name));
                 plot_format_usec(end > ph->start ? end - ph->start : 0, took, sizeof(took));
-                int n = snprintf(label, sizeof(label), "%s (%s%s)", ph->name, took,
-                                 ph->end == PLOT_NEVER ? ", running" : "");
+                int n = snprintf(label, sizeof(label), ph->end == PLOT_NEVER ? _("%s (%s, running)") : "%s (%s)",
+                                 ph->name, took);
                 /* CLOCK_MONOTONIC stood still: the sleep is said, not drawn */
                 if (strcmp(ph->name, "kernel") == 0 && n > 0 && (size_t) n < sizeof(label)) {
                         char slept[32];
                         plot_format_usec(t->slept_usec, slept, sizeof(slept));
-                        snprintf(label + n, sizeof(label) - (size_t) n, ": slept %s, wake source: %s",
-                                 t->slept_usec ? slept : "no time", *t->wake_reason ? t->wake_reason : "none");
+                        snprintf(label + n, sizeof(label) - (size_t) n, _(": slept %s, wake source: %s"),
+                                 t->slept_usec ? slept : _("no time"), *t->wake_reason ? t->wake_reason : _("none"));
                 }
                 text(p, x_of(p, end) + 4, p->y + 13, "l", label);
                 p->y += ROW;
@@ -266,17 +270,17 @@ static void write_flush_area(Plot *p, size_t from, size_t to, uint64_t max, doub
 static void write_flush(Plot *p) {
         const PlotTimeline *t = p->t;
         uint64_t max = 0;
-        char size[32], title[96];
+        char size[32], title[160];
         for (size_t i = 0; i < t->n_samples; i++)
                 max = t->samples[i].kib > max ? t->samples[i].kib : max;
         format_kib(max, size, sizeof(size));
-        snprintf(title, sizeof(title), "Flush: Dirty + Writeback (peak %s)", size);
+        snprintf(title, sizeof(title), _("Flush: Dirty + Writeback (peak %s)"), size);
         heading(p, title);
         double base = p->y + FLUSH_HEIGHT;
         fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#808080\"/>\n", X0, base,
                 X0 + AXIS_WIDTH, base);
         if (t->n_samples == 0)
-                text(p, X0 + 4, base - 4, "l", "no flush samples");
+                text(p, X0 + 4, base - 4, "l", _("no flush samples"));
         else {
                 size_t from = 0;
                 for (size_t i = 1; i <= t->n_samples; i++)
@@ -295,14 +299,17 @@ static void write_cgroup(Plot *p, const PlotCgroup *c) {
         char label[4096], froze[32], held[32];
         if (c->frozen == PLOT_NEVER) {
                 rect(p, c->freeze, thawed, p->y + 2, BAR, "#e06666");
-                snprintf(label, sizeof(label), "%s (%s): never seen frozen", c->name, c->stage);
+                /* Translators: the cgroup, its stage (early or late) */
+                snprintf(label, sizeof(label), _("%s (%s): never seen frozen"), c->name, c->stage);
         } else {
                 rect(p, c->freeze, c->frozen, p->y + 2, BAR, "#a4c2f4");
                 rect(p, c->frozen, thawed, p->y + 2, BAR, "#3c78d8");
                 plot_format_usec(c->frozen > c->freeze ? c->frozen - c->freeze : 0, froze, sizeof(froze));
                 plot_format_usec(thawed > c->frozen ? thawed - c->frozen : 0, held, sizeof(held));
-                snprintf(label, sizeof(label), "%s (%s): froze in %s, frozen %s%s", c->name, c->stage, froze, held,
-                         c->thawed == PLOT_NEVER ? " and still" : "");
+                snprintf(label, sizeof(label),
+                         c->thawed == PLOT_NEVER ? _("%s (%s): froze in %s, frozen %s and still")
+                                                 : _("%s (%s): froze in %s, frozen %s"),
+                         c->name, c->stage, froze, held);
         }
         text(p, x_of(p, thawed) + 4, p->y + 13, "l", label);
         p->y += ROW;
@@ -310,15 +317,15 @@ static void write_cgroup(Plot *p, const PlotCgroup *c) {
 
 static void write_cgroups(Plot *p) {
         const PlotTimeline *t = p->t;
-        char title[128];
+        char title[192];
         if (t->cgroups_dropped > 0)
-                snprintf(title, sizeof(title), "Cgroups: %zu frozen, and %u more not recorded", t->n_cgroups,
+                snprintf(title, sizeof(title), _("Cgroups: %zu frozen, and %u more not recorded"), t->n_cgroups,
                          (unsigned) t->cgroups_dropped);
         else
-                snprintf(title, sizeof(title), "Cgroups: %zu frozen", t->n_cgroups);
+                snprintf(title, sizeof(title), _("Cgroups: %zu frozen"), t->n_cgroups);
         heading(p, title);
         if (t->n_cgroups == 0) {
-                text(p, X0 + 4, p->y + 13, "l", "nothing was frozen");
+                text(p, X0 + 4, p->y + 13, "l", _("nothing was frozen"));
                 p->y += ROW;
         }
         for (size_t i = 0; i < t->n_cgroups; i++)
@@ -329,18 +336,19 @@ static void write_legend(Plot *p) {
         static const struct {
                 const char *color, *label;
         } keys[] = {
-                { "#a4c2f4", "freezing (cgroup.freeze written)" },
-                { "#3c78d8", "frozen (cgroup.events)" },
-                { "#e06666", "never seen frozen" },
-                { "#6fa8dc", "dirty data" },
+                { "#a4c2f4", N_("freezing (cgroup.freeze written)") },
+                { "#3c78d8", N_("frozen (cgroup.events)") },
+                { "#e06666", N_("never seen frozen") },
+                { "#6fa8dc", N_("dirty data") },
         };
         double x = X0;
         p->y += 8;
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
                 fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, p->y,
                         keys[i].color);
-                text(p, x + 16, p->y + 11, "l", keys[i].label);
-                x += 24 + 7.0 * (double) strlen(keys[i].label);
+                const char *label = _(keys[i].label);
+                text(p, x + 16, p->y + 11, "l", label);
+                x += 24 + 7.0 * (double) strlen(label);
         }
 }
 

@@ -49,6 +49,9 @@ $MANDIR/man5/io.fridge.Fridge1.5
 $CATALOGDIR/fridge.catalog
 $BASHCOMPLETIONDIR/fridgectl
 "
+for lang in $LANGUAGES; do
+        expected="$expected $LOCALEDIR/$lang/LC_MESSAGES/fridge.mo"
+done
 n=0
 for f in $expected; do
         [ -f "$dest$f" ] || fail "$f was not installed"

@@ -28,6 +28,7 @@ typedef struct Fixture {
         char *session_address;
         GDBusConnection *session;
         bool nobody;            /* the agent runs as uid 65534, as a desktop user would */
+        bool german;            /* the agent runs under LANGUAGE=de with the build tree's catalogs */
         pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid;
         int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
         char *agent_log;
@@ -133,13 +134,19 @@ static void wait_name(Fixture *f, const char *name) {
         g_error("%s did not appear on the session bus within %d ms", name, WAIT_MS);
 }
 
+/* German: glibc honours LANGUAGE under the built-in C.UTF-8 (see test-i18n.c) */
 static const char *const *session_env(Fixture *f) {
-        static char *env[4];
-        for (unsigned i = 0; i < 3; i++)
-                g_free(env[i]);
+        static char *env[7];
+        for (unsigned i = 0; i < G_N_ELEMENTS(env); i++)
+                g_clear_pointer(&env[i], g_free);
         env[0] = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", f->session_address);
         env[1] = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address);
         env[2] = g_strdup("G_MESSAGES_DEBUG=");
+        if (f->german) {
+                env[3] = g_strdup("LANGUAGE=de");
+                env[4] = g_strdup("LC_ALL=C.UTF-8");
+                env[5] = g_strdup_printf("FRIDGE_LOCALEDIR=%s", harness_env("FRIDGE_PO_DIR"));
+        }
         return (const char *const *) env;
 }
 
@@ -197,6 +204,7 @@ typedef struct CaseOptions {
         const char *config;
         const char *polkit_table;       /* with it, the agent runs as nobody */
         bool logind;                    /* the logind stand-in: Sleep goes through logind */
+        bool german;                    /* the agent in German (needs the built catalogs) */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -210,6 +218,11 @@ static void setup(Fixture *f, gconstpointer data) {
                              .open_bus = co->polkit_table != NULL, .logind = co->logind,
                              .logind_hook_script = co->logind };
         f->nobody = co->polkit_table != NULL;
+        f->german = co->german;
+        if (f->german && !harness_env("FRIDGE_PO_DIR")) {
+                g_test_skip("FRIDGE_PO_DIR is not set: built with -Dnls=disabled");
+                return;
+        }
         if (f->nobody && access("/usr/bin/setpriv", X_OK) < 0) {
                 g_test_skip("setpriv (util-linux) is not installed");
                 return;
@@ -674,6 +687,25 @@ static void test_dunst_screenshot(Fixture *f, gconstpointer data) {
         expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
 }
 
+/* The notification in German, from the catalog: summary, phase, Cancel's
+ * label and the result */
+static void test_german(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint first = wait_note(f, 0, body_has, "Vorbereitung: ", "with the German phase");
+        close(delay);
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, first, summary_is, "Aus der Bereitschaft aufgewacht", "with the German result");
+
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *n0 = all->pdata[0], *ne = all->pdata[end];
+        g_assert_cmpstr(n0->summary, ==, "Bereitschaft wird eingeleitet …");
+        g_assert_true(note_has_action(n0, "cancel", "Abbrechen"));
+        g_assert_true(g_str_has_prefix(ne->body, "Der Rechner ist wieder wach; geweckt von ") ||
+                      strstr(ne->body, " geschlafen; geweckt von ") != NULL);
+}
+
 int main(int argc, char **argv) {
         static const CaseOptions mock = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n" },
                                  bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
@@ -682,7 +714,8 @@ int main(int argc, char **argv) {
                                  denied = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
                                             .polkit_table = "io.fridge.sleep 65534 no\n" },
                                  user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
-                                          .polkit_table = "io.fridge.sleep 65534 yes\n" };
+                                          .polkit_table = "io.fridge.sleep 65534 yes\n" },
+                                 german = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .german = true };
         harness_init(&argc, &argv);
 #define ADD(name, fn, o) g_test_add("/agent/" name, Fixture, &o, setup, fn, teardown)
         ADD("progress-and-result", test_progress_and_result, mock);
@@ -695,6 +728,7 @@ int main(int argc, char **argv) {
         ADD("fridged-killed-mid-cycle", test_fridged_killed_mid_cycle, mock);
         ADD("no-server", test_no_server, bare);
         ADD("dunst-screenshot", test_dunst_screenshot, dunst);
+        ADD("german", test_german, german);
 #undef ADD
         return g_test_run();
 }

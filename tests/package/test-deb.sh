@@ -47,7 +47,8 @@ list=$(dpkg-deb -c "$work/one/fridge_${version}_amd64.deb")
 for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./usr/lib/systemd/system/fridged.service \
          ./usr/lib/systemd/system-sleep/fridge ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
-         ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright; do
+         ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
+         ./usr/share/locale/de/LC_MESSAGES/fridge.mo; do
   grep -q " $f\$" <<<"$list" || { echo "FAIL: the package lacks $f"; exit 1; }
 done
 list=$(dpkg-deb -c "$work/one/fridge-agent_${version}_amd64.deb")

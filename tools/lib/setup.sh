@@ -9,6 +9,9 @@ FRIDGE_PACKAGES=(
   libumockdev-dev umockdev
   dbus libxml2-utils librsvg2-bin imagemagick
   systemd groff-base man-db
+  # po/: xgettext, msgfmt, msgcmp (the .mo files, the merged polkit policy
+  # and the test that keeps fridge.pot current)
+  gettext
   # tests/integration/test-desktop.c: a display, a terminal, a notification
   # server, typing and screenshots (xwd), a notification to wait for dunst,
   # and convert for the PNG it keeps

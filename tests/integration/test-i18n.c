@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fridgectl in German against the real fridged: the build tree's po/ as
+ * its locale directory (FRIDGE_LOCALEDIR). glibc has C.UTF-8 built in and
+ * honours LANGUAGE whenever LC_MESSAGES is not "C" or "POSIX", so
+ * LC_ALL=C.UTF-8 LANGUAGE=de needs no generated de_DE locale (LANG=de_DE
+ * alone would: without it setlocale() falls back to "C").
+ */
+#include <locale.h>
+#include <string.h>
+
+#include "harness.h"
+
+typedef HarnessFixture Fixture;
+
+static const char *skip_reason(void) {
+        const char *why = harness_skip_reason();
+        if (why)
+                return why;
+        if (!harness_env("FRIDGECTL"))
+                return "FRIDGECTL is not set";
+        if (!harness_env("FRIDGE_PO_DIR"))
+                return "FRIDGE_PO_DIR is not set: built with -Dnls=disabled";
+        if (!setlocale(LC_ALL, "C.UTF-8"))
+                return "the C.UTF-8 locale is missing (glibc < 2.35 without locales)";
+        (void) setlocale(LC_ALL, "C");
+        return NULL;
+}
+
+/* fridgectl ARG under LANGUAGE=language (NULL: the environment's),
+ * stdout and stderr; its exit status */
+static int fridgectl_in(Harness *h, const char *language, const char *arg, char **ret_out) {
+        g_autofree char *dir = g_strdup_printf("FRIDGE_LOCALEDIR=%s", harness_env("FRIDGE_PO_DIR"));
+        g_autofree char *lang = g_strdup_printf("LANGUAGE=%s", language ? language : "");
+        g_autofree char *bus = g_strdup_printf("--bus-address=%s", h->bus_address);
+        char *argv[] = { "/usr/bin/env", "-u", "LANG", "LC_ALL=C.UTF-8", lang, dir, "/bin/sh", "-c",
+                         "exec \"$0\" \"$@\" 2>&1", (char *) harness_env("FRIDGECTL"), bus, (char *) arg, NULL };
+        int status = harness_run(argv, 20000, ret_out);
+        g_test_message("LANGUAGE=%s fridgectl %s: status %d: %s", language ? language : "", arg, status, *ret_out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* An error (NoSuchCycle: exit 4, as in English) and a plural, in German;
+ * the same fridgectl without LANGUAGE in English */
+static void test_fridgectl_german(Fixture *f, gconstpointer data) {
+        const char *why = skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        Harness *h = f->h = harness_new(NULL);
+        g_autofree char *de = NULL, *en = NULL, *history = NULL;
+
+        g_assert_cmpint(fridgectl_in(h, "de", "cancel", &de), ==, 4);
+        g_assert_true(g_str_has_prefix(de, "fridgectl: Abbrechen nicht möglich: NoSuchCycle: "));
+        g_assert_cmpint(fridgectl_in(h, NULL, "cancel", &en), ==, 4);
+        g_assert_true(g_str_has_prefix(en, "fridgectl: cannot cancel: NoSuchCycle: "));
+        g_assert_cmpint(fridgectl_in(h, "de", "history", &history), ==, 0);
+        g_assert_nonnull(strstr(history, "\n0 Zyklen\n"));
+}
+
+#define ADD(path, fn) g_test_add("/i18n/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
+
+int main(int argc, char **argv) {
+        harness_init(&argc, &argv);
+        ADD("fridgectl-german", test_fridgectl_german);
+        return g_test_run();
+}
