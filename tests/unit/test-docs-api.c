@@ -203,7 +203,7 @@ static void test_sleep_options(void) {
 /* ---- polkit's actions ---- */
 
 static GPtrArray *policy_actions(void) {
-        g_autofree char *policy = source_text("polkit/io.fridge.Fridge1.policy");
+        g_autofree char *policy = source_text("polkit/io.fridge.Fridge1.policy.in");
         GPtrArray *a = matches("<action id=\"([^\"]+)\"", 0, policy);
         g_assert_cmpuint(a->len, >, 0);
         return a;
@@ -221,7 +221,7 @@ static GPtrArray *mentioned_actions(const char *text) {
 
 static void test_polkit_actions(void) {
         g_autoptr(GPtrArray) actions = policy_actions();
-        const char *const policy = "polkit/io.fridge.Fridge1.policy";
+        const char *const policy = "polkit/io.fridge.Fridge1.policy.in";
 
         g_autofree char *api = source_text("man/io.fridge.Fridge1.5");
         g_autoptr(GPtrArray) api_items = man_items(api);
