@@ -164,17 +164,27 @@ static int load_all(History *h) {
         return 0;
 }
 
-/* The oldest go first; a file that will not go is forgotten all the same
- * (it is read again, and removed, at the next start) */
-static void prune(History *h) {
+/* The oldest go from memory first; their file names are returned for
+ * the caller to remove. A file that will not go is forgotten all the
+ * same (it is read again, and removed, at the next start). */
+static GPtrArray *prune(History *h) {
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
         while (h->cycles->len > h->max_cycles) {
                 const HistoryCycle *old = g_ptr_array_index(h->cycles, 0);
-                g_autofree char *name = file_name(old->id);
-                if (unlinkat(h->dir_fd, name, 0) < 0 && errno != ENOENT)
-                        log_warning_errno(-errno, "Cannot remove %s/%s from the history: %m", h->where, name);
+                g_ptr_array_add(names, file_name(old->id));
                 g_ptr_array_remove_index(h->cycles, 0);
         }
-        (void) fsync(h->dir_fd);
+        return names;
+}
+
+static void remove_files(int dir_fd, const char *where, GPtrArray *names) {
+        for (guint i = 0; i < names->len; i++) {
+                const char *name = g_ptr_array_index(names, i);
+                if (unlinkat(dir_fd, name, 0) < 0 && errno != ENOENT)
+                        log_warning_errno(-errno, "Cannot remove %s/%s from the history: %m", where, name);
+        }
+        if (names->len > 0)
+                (void) fsync(dir_fd);
 }
 
 int history_open(int dir_fd, const char *where, unsigned max_cycles, History **ret) {
@@ -190,7 +200,8 @@ int history_open(int dir_fd, const char *where, unsigned max_cycles, History **r
         int r = load_all(h);
         if (r < 0)
                 return r;
-        prune(h); /* MaxCycles= may have been lowered */
+        g_autoptr(GPtrArray) old = prune(h); /* MaxCycles= may have been lowered */
+        remove_files(h->dir_fd, h->where, old);
         *ret = g_steal_pointer(&h);
         return 0;
 }
@@ -218,14 +229,47 @@ static HistoryCycle *cycle_copy(const HistoryCycle *c) {
         return n;
 }
 
-int history_add(History *h, const HistoryCycle *c, GKeyFile *kf) {
-        history_cycle_to_keyfile(c, kf);
-        g_autofree char *text = g_key_file_to_data(kf, NULL, NULL);
-        g_autofree char *name = file_name(c->id);
-        g_autofree char *tmp = g_strconcat(".", name, ".tmp", NULL);
-        int r = write_file_atomic_at(h->dir_fd, name, tmp, text);
+/* One cycle's file and the prune after it, done on the write queue with
+ * a directory fd of its own: the History may be gone by then */
+typedef struct HistoryWrite {
+        int dir_fd;
+        char *where, *name, *tmp, *text;
+        GPtrArray *pruned;
+} HistoryWrite;
+
+static void history_write_free(void *p) {
+        HistoryWrite *w = p;
+        if (w->dir_fd >= 0)
+                close(w->dir_fd);
+        g_free(w->where);
+        g_free(w->name);
+        g_free(w->tmp);
+        g_free(w->text);
+        g_ptr_array_unref(w->pruned);
+        g_free(w);
+}
+
+static void history_write_run(void *p) {
+        HistoryWrite *w = p;
+        int r = write_file_atomic_at(w->dir_fd, w->name, w->tmp, w->text);
         if (r < 0)
+                log_warning_errno(r, "Cannot write %s/%s to the history: %m", w->where, w->name);
+        remove_files(w->dir_fd, w->where, w->pruned);
+}
+
+int history_add(History *h, const HistoryCycle *c, GKeyFile *kf, WriteQueue *q) {
+        history_cycle_to_keyfile(c, kf);
+        HistoryWrite *w = g_new0(HistoryWrite, 1);
+        w->dir_fd = fcntl(h->dir_fd, F_DUPFD_CLOEXEC, 3);
+        if (w->dir_fd < 0) {
+                int r = -errno;
+                g_free(w);
                 return r;
+        }
+        w->text = g_key_file_to_data(kf, NULL, NULL);
+        w->name = file_name(c->id);
+        w->tmp = g_strconcat(".", w->name, ".tmp", NULL);
+        w->where = g_strdup(h->where);
         for (guint i = 0; i < h->cycles->len; i++)
                 if (((HistoryCycle *) g_ptr_array_index(h->cycles, i))->id == c->id) {
                         g_ptr_array_remove_index(h->cycles, i);
@@ -233,7 +277,14 @@ int history_add(History *h, const HistoryCycle *c, GKeyFile *kf) {
                 }
         g_ptr_array_add(h->cycles, cycle_copy(c));
         g_ptr_array_sort(h->cycles, compare_ids);
-        prune(h);
+        w->pruned = prune(h);
+        if (!q) {
+                history_write_run(w);
+                history_write_free(w);
+                return 0;
+        }
+        g_autofree char *what = g_strdup_printf("%s/%s (and the prune after it)", h->where, w->name);
+        write_queue_push(q, what, history_write_run, w, history_write_free);
         return 0;
 }
 

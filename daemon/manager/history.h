@@ -6,9 +6,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "write-queue.h"
+
 /* The history of past cycles: PERSISTENT_DIR/history/ID.cycle, one
  * GKeyFile a cycle, written atomically when the cycle ends (and for an
- * interrupted one at start-up), at most MaxCycles of them, the oldest
+ * interrupted one at start-up) off the loop, on the write queue, at most MaxCycles of them, the oldest
  * removed first. This file owns the [Cycle] group; other modules add
  * groups of their own to the same key file before it is stored (the
  * manager builds it: manager-history.c). */
@@ -52,8 +54,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(History, history_free)
 
 /* Stores cycle `c`: its [Cycle] group is written into `kf`, which may
  * carry other groups, and the file replaces any of that id; then the
- * oldest beyond the bound go. */
-int history_add(History *h, const HistoryCycle *c, GKeyFile *kf);
+ * oldest beyond the bound go. The list in memory has it at once; the
+ * file and the prune go through `q`, in order (NULL: done here). Until
+ * the disk caught up, history_load() may not find it yet. */
+int history_add(History *h, const HistoryCycle *c, GKeyFile *kf, WriteQueue *q);
 /* The whole stored file of cycle `id` ([Cycle] and every other group):
  * -ENOENT when it is not kept, -EBADMSG when it is not a key file */
 int history_load(const History *h, uint64_t id, GKeyFile **ret);

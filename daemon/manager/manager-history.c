@@ -28,7 +28,7 @@ const History *manager_history(const Manager *m) {
 
 /* `kf` carries the groups of the modules beside [Cycle] */
 static void history_store(Manager *m, const HistoryCycle *entry, GKeyFile *kf) {
-        int r = history_add(m->history, entry, kf);
+        int r = history_add(m->history, entry, kf, m->writes);
         if (r < 0)
                 log_warning_errno(r, "Cannot add cycle %" G_GUINT64_FORMAT " to the history: %m", entry->id);
 }

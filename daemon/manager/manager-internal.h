@@ -31,8 +31,11 @@
 #include "record.h"
 #include "timeline.h"
 #include "worker.h"
+#include "write-queue.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+/* How long a stopping fridged waits for the write queue (SIGTERM) */
+#define MANAGER_WRITES_DRAIN_USEC (2 * USEC_PER_SEC)
 
 /* A plan's build (manager-classes.c) */
 typedef struct PlanJob PlanJob;
@@ -137,6 +140,7 @@ struct Manager {
         int state_fd;                   /* --state-dir: the saved kernel knobs, -1 when unusable */
         int persistent_fd;              /* --persistent-dir: the cycle record and ids, -1 when unusable */
         History *history;               /* below persistent_fd; NULL when unusable */
+        WriteQueue *writes;             /* what goes to the persistent dir off the loop; NULL: on it */
         char *boot_id;                  /* this boot's, NULL: unknown */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
@@ -220,6 +224,9 @@ void manager_knobs_save(Manager *m, Cycle *c);
 /* On disk while the knobs may be off c->before, removed after */
 void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir, const char *persistent_dir);
+/* Cycle `id`'s record goes, after every write queued before (its history file) */
+void manager_record_remove(Manager *m, uint64_t id);
+void manager_record_next_id(Manager *m);
 /* manager-history.c: the history below the persistent directory */
 void manager_history_open(Manager *m, const char *persistent_dir);
 /* A finished cycle's entry */

@@ -54,6 +54,8 @@ void manager_record_knobs(Manager *m, Cycle *c) {
                 c->knobs_saved = false;
 }
 
+static void manager_record_queue_update(Manager *m, const CycleRecord *rec);
+
 /* A failed write costs only the report after a crash: the cycle goes on */
 void manager_record_update(Manager *m) {
         Cycle *c = m->cycle;
@@ -63,16 +65,21 @@ void manager_record_update(Manager *m) {
          * cycle was) say nothing new to a restart */
         if (m->persistent_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
-        /* The cycle's start goes to disk at once (a power cut is then
-         * reported); each phase after it only to the page cache: the
-         * record is in /var/lib, and an fsync on the loop may wait seconds
-         * behind the flush, or for good behind a frozen FUSE server */
+        /* The cycle's start goes to disk at once, before anything is
+         * frozen (a power cut is then reported); each phase after it only
+         * to the page cache, and off the loop: the record is in /var/lib,
+         * where a write may wait seconds behind the flush, or for good
+         * behind a frozen FUSE server */
         bool durable = c->recorded_phase == NULL;
         c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
                             .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid(),
                             .boot_id = m->boot_id, .by_hook = c->by_hook, .starter_uid = c->owner,
                             .starter_pid = c->client.pid };
+        if (!durable && m->writes) {
+                manager_record_queue_update(m, &rec);
+                return;
+        }
         int r = record_write(m->persistent_fd, &rec, durable);
         if (r < 0)
                 c->recorded_phase = NULL; /* the next state tries again */
@@ -155,8 +162,82 @@ void manager_report_interrupted(Manager *m) {
         manager_notify(m, MANAGER_CHANGED_STATE | MANAGER_CHANGED_LAST);
         manager_history_add_interrupted(m, rec, message);
         /* Removed only now: a crash before the report reports it next time */
-        int r = m->cycle || m->persistent_fd < 0 ? 0 : record_remove(m->persistent_fd);
+        manager_record_remove(m, rec->id);
+}
+
+/* ---- the writes nothing waits for, on the write queue ---- */
+
+typedef struct RecordWrite {
+        int dir_fd;             /* a dup: the manager may be gone when it runs */
+        uint64_t id;            /* the record's cycle, or the next id */
+        CycleRecord *rec;       /* a phase's update; NULL otherwise */
+} RecordWrite;
+
+static void record_write_free(void *p) {
+        RecordWrite *w = p;
+        close(w->dir_fd);
+        cycle_record_free(w->rec);
+        g_free(w);
+}
+
+static void record_update_run(void *p) {
+        RecordWrite *w = p;
+        int r = record_update(w->dir_fd, w->rec);
         if (r < 0)
-                log_warning_errno(r, "Failed to remove the cycle record: %m");
+                log_warning_errno(r, "Failed to record cycle %" G_GUINT64_FORMAT " in the state directory: %m",
+                                  w->id);
+}
+
+static void record_remove_run(void *p) {
+        RecordWrite *w = p;
+        int r = record_remove(w->dir_fd, w->id);
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the record of cycle %" G_GUINT64_FORMAT ": %m", w->id);
+}
+
+static void record_next_id_run(void *p) {
+        RecordWrite *w = p;
+        int r = record_write_next_id(w->dir_fd, w->id);
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the next cycle id: %m");
+}
+
+static void record_queue(Manager *m, const char *what, WriteQueueFunc fn, uint64_t id, CycleRecord *rec) {
+        if (m->persistent_fd < 0)
+                return;
+        int fd = fcntl(m->persistent_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) {
+                log_warning_errno(-errno, "Cannot write %s to the persistent directory: %m", what);
+                cycle_record_free(rec);
+                return;
+        }
+        RecordWrite *w = g_new(RecordWrite, 1);
+        *w = (RecordWrite) { .dir_fd = fd, .id = id, .rec = rec };
+        if (m->writes) {
+                write_queue_push(m->writes, what, fn, w, record_write_free);
+                return;
+        }
+        fn(w); /* no queue: on the loop, as before it */
+        record_write_free(w);
+}
+
+void manager_record_remove(Manager *m, uint64_t id) {
+        g_autofree char *what = g_strdup_printf("the removal of cycle %" G_GUINT64_FORMAT "'s record", id);
+        record_queue(m, what, record_remove_run, id, NULL);
+}
+
+static void manager_record_queue_update(Manager *m, const CycleRecord *rec) {
+        CycleRecord *copy = g_memdup2(rec, sizeof(*rec));
+        copy->kind = g_strdup(rec->kind);
+        copy->phase = g_strdup(rec->phase);
+        copy->boot_id = g_strdup(rec->boot_id);
+        g_autofree char *what = g_strdup_printf("cycle %" G_GUINT64_FORMAT "'s record (phase %s)", rec->id,
+                                                rec->phase);
+        record_queue(m, what, record_update_run, rec->id, copy);
+}
+
+/* A lost one costs nothing: the record and the history carry the ids too */
+void manager_record_next_id(Manager *m) {
+        record_queue(m, "next-cycle-id", record_next_id_run, m->next_id, NULL);
 }
 

@@ -248,9 +248,7 @@ void manager_cycle_finish(Manager *m) {
          * between reports the cycle again after the restart rather than never */
         manager_record_knobs(m, c); /* FINISHED: the kernel phase's saved settings go */
         manager_history_add_cycle(m, c); /* before the record goes: a crash between reports it again */
-        int r = m->persistent_fd >= 0 ? record_remove(m->persistent_fd) : 0;
-        if (r < 0)
-                log_warning_errno(r, "Failed to remove the cycle record: %m");
+        manager_record_remove(m, c->id);
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
         FridgeError error = c->error != FRIDGE_ERROR_NONE ? c->error : FRIDGE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
@@ -316,9 +314,7 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(c->state));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, settings_field,
                          state_field, NULL);
-        int r = m->persistent_fd >= 0 ? record_write_next_id(m->persistent_fd, m->next_id) : 0;
-        if (r < 0)
-                log_warning_errno(r, "Failed to save the next cycle id: %m");
+        manager_record_next_id(m);
         return c;
 }
 
@@ -528,9 +524,13 @@ int manager_new(const ManagerParams *p, Manager **ret) {
 
         manager_load_rules(m, p->class_dirs);
         manager_setup_freezing(m, p);
+        int r;
+        r = write_queue_new(&m->writes);
+        if (r < 0)
+                log_warning_errno(r, "Cannot start the write queue (%m); the history is written on the loop");
         manager_load_record(m, p->state_dir, p->persistent_dir ? p->persistent_dir : p->state_dir);
 
-        int r = sd_event_add_defer(m->event, &m->step, on_step, m);
+        r = sd_event_add_defer(m->event, &m->step, on_step, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the phase step source: %m");
         (void) sd_event_source_set_enabled(m->step, SD_EVENT_OFF);
@@ -552,6 +552,11 @@ Manager *manager_free(Manager *m) {
         if (m->freezer)
                 freezer_thaw_all(m->freezer); /* a last guard: nothing stays frozen */
         freezer_free(m->freezer);
+        /* Bounded: a stuck disk must not keep fridged from stopping */
+        unsigned lost = write_queue_drain_free(m->writes, MANAGER_WRITES_DRAIN_USEC);
+        if (lost > 0)
+                log_warning("%u writes to the persistent directory were not done before stopping; "
+                            "a restart finds what is on disk", lost);
         ledger_free(m->ledger);
         class_rules_free(m->rules);
         g_clear_pointer(&m->exempt_pids, g_hash_table_unref);

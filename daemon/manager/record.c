@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,11 @@
 #define NEXT_ID_FILE "next-cycle-id"
 #define NEXT_ID_TMP ".next-cycle-id.tmp"
 
+/* The loop writes the record, the write queue's thread removes a
+ * finished cycle's: a removal must not take a newer cycle's record
+ * written between its read and its unlink */
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
+
 CycleRecord *cycle_record_free(CycleRecord *r) {
         if (!r)
                 return NULL;
@@ -26,7 +32,7 @@ CycleRecord *cycle_record_free(CycleRecord *r) {
         return NULL;
 }
 
-int record_write(int dir_fd, const CycleRecord *r, bool durable) {
+static int record_write_locked(int dir_fd, const CycleRecord *r, bool durable) {
         g_autofree char *text = g_strdup_printf("ID=%" PRIu64 "\nKIND=%s\nPHASE=%s\nSTARTED_USEC=%" PRIu64
                                                 "\nPID=%d\nBOOT_ID=%s\nSTARTER=%s\nSTARTER_UID=%" PRId64
                                                 "\nSTARTER_PID=%d\n", r->id, r->kind, r->phase,
@@ -36,6 +42,24 @@ int record_write(int dir_fd, const CycleRecord *r, bool durable) {
                                                 (int) r->starter_pid);
         return durable ? write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text)
                        : write_file_replace_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
+}
+
+int record_write(int dir_fd, const CycleRecord *r, bool durable) {
+        pthread_mutex_lock(&record_lock);
+        int ret = record_write_locked(dir_fd, r, durable);
+        pthread_mutex_unlock(&record_lock);
+        return ret;
+}
+
+int record_update(int dir_fd, const CycleRecord *r) {
+        g_autoptr(CycleRecord) now = NULL;
+        pthread_mutex_lock(&record_lock);
+        int ret = 0;
+        /* a newer cycle's record is there: this one's cycle is over */
+        if (record_read(dir_fd, &now) < 0 || !now || now->id <= r->id)
+                ret = record_write_locked(dir_fd, r, false);
+        pthread_mutex_unlock(&record_lock);
+        return ret;
 }
 
 /* The value of KEY= in `text`, or NULL */
@@ -89,9 +113,16 @@ int record_read(int dir_fd, CycleRecord **ret) {
         return 0;
 }
 
-int record_remove(int dir_fd) {
-        if (unlinkat(dir_fd, RECORD_FILE, 0) < 0)
-                return errno == ENOENT ? 0 : -errno;
+int record_remove(int dir_fd, uint64_t id) {
+        g_autoptr(CycleRecord) rec = NULL;
+        pthread_mutex_lock(&record_lock);
+        int r = record_read(dir_fd, &rec);
+        /* A record we cannot read is no newer cycle's: it goes */
+        if (r == -EBADMSG || (r >= 0 && rec && rec->id == id))
+                r = unlinkat(dir_fd, RECORD_FILE, 0) < 0 && errno != ENOENT ? -errno : 1;
+        pthread_mutex_unlock(&record_lock);
+        if (r <= 0)
+                return r;
         return fsync(dir_fd) < 0 ? -errno : 0;
 }
 

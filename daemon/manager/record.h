@@ -33,10 +33,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleRecord, cycle_record_free)
 /* Writes the record (replacing any); `durable`: on disk before it
  * returns (fsync'd), else only as the page cache has it */
 int record_write(int dir_fd, const CycleRecord *r, bool durable);
+/* Writes it (not durable) unless a newer cycle's record is there: for
+ * a phase written late, off the loop. Safe on another thread. */
+int record_update(int dir_fd, const CycleRecord *r);
 /* The record, or NULL with 0 when there is none; -EBADMSG when malformed. */
 int record_read(int dir_fd, CycleRecord **ret);
-/* Removes it; 0 when it was not there. */
-int record_remove(int dir_fd);
+/* Removes it if it is cycle `id`'s (or unreadable); 0 when it was not
+ * there or is another cycle's. Safe on another thread than the writer. */
+int record_remove(int dir_fd, uint64_t id);
 
 /* The first id a new cycle may take: 1 when never saved. */
 int record_read_next_id(int dir_fd, uint64_t *ret);

@@ -5,6 +5,9 @@
  * Writes land in the page cache as dirty pages and only reach us on
  * writeback, so a syncfs() of the mount blocks for as long as we hold
  * them: the honest slow flush that fridged's flush phase must survive.
+ * Directories (mkdir, rename of files) are there so that a state
+ * directory can live on it: fridged's atomic writes (write, fsync,
+ * rename) then stall on a held slowfs as on a stuck disk.
  */
 #include "fuse-run.h"
 
@@ -69,12 +72,34 @@ static void node_unref_void(void *n)
         node_unref(n);
 }
 
-/* Flat: "/name" only; NULL for the root, nested or virtual names. */
+/* "/dir/name" keyed by "dir/name"; NULL for the root or virtual names. */
 static struct node *lookup(const char *path)
 {
-        if (!path || path[0] != '/' || strchr(path + 1, '/'))
+        if (!path || path[0] != '/')
                 return NULL;
         return g_hash_table_lookup(S.files, path + 1);
+}
+
+/* May `path` be made: its parent is the root or a directory we have */
+static bool parent_is_dir(const char *path)
+{
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        if (!slash || strlen(slash + 1) > NAME_MAX || !slash[1])
+                return false;
+        if (slash == path)
+                return true;
+        g_autofree char *parent = g_strndup(path, slash - path);
+        struct node *p = lookup(parent);
+        return p && S_ISDIR(p->mode);
+}
+
+/* Is `key` an entry right below directory `dir` ("" for the root) */
+static bool in_dir(const char *key, const char *dir)
+{
+        size_t n = strlen(dir);
+        if (n == 0)
+                return !strchr(key, '/');
+        return strncmp(key, dir, n) == 0 && key[n] == '/' && !strchr(key + n + 1, '/');
 }
 
 static bool is_virtual(const char *path, uint64_t *fh)
@@ -185,19 +210,25 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
                       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
         GHashTableIter it;
-        gpointer key;
+        gpointer key, value;
+        const char *dir = "";
 
-        /* Flat: the root is the only directory (path is NULL with
-         * nullpath_ok when libfuse has the open directory). */
-        if (path && strcmp(path, "/") != 0)
-                return -ENOTDIR;
+        /* fh is the directory's node (fs_opendir), 0 for the root; path is
+         * NULL with nullpath_ok when libfuse has the open directory */
+        pthread_mutex_lock(&S.lock);
+        if (fi && fi->fh > FH_STATS) {
+                g_hash_table_iter_init(&it, S.files);
+                while (g_hash_table_iter_next(&it, &key, &value))
+                        if (value == (void *)(uintptr_t)fi->fh)
+                                dir = key;
+        }
         fill(buf, ".", NULL, 0, 0);
         fill(buf, "..", NULL, 0, 0);
         /* .control and .stats are deliberately not listed. */
-        pthread_mutex_lock(&S.lock);
         g_hash_table_iter_init(&it, S.files);
         while (g_hash_table_iter_next(&it, &key, NULL))
-                fill(buf, key, NULL, 0, 0);
+                if (in_dir(key, dir))
+                        fill(buf, (char *)key + (*dir ? strlen(dir) + 1 : 0), NULL, 0, 0);
         pthread_mutex_unlock(&S.lock);
         return 0;
 }
@@ -221,9 +252,11 @@ static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 
         if (is_virtual(path, &fh))
                 return open_virtual(fh, fi);
-        if (!path || strchr(path + 1, '/') || strlen(path + 1) > NAME_MAX)
-                return -EINVAL;
         pthread_mutex_lock(&S.lock);
+        if (!parent_is_dir(path)) {
+                pthread_mutex_unlock(&S.lock);
+                return -ENOENT;
+        }
         n = lookup(path);
         if (!n) {
                 n = node_new(mode);
@@ -402,6 +435,79 @@ static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
         return 0;       /* memory is our disk */
 }
 
+static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
+{
+        return 0;
+}
+
+static int fs_mkdir(const char *path, mode_t mode)
+{
+        int r = 0;
+
+        pthread_mutex_lock(&S.lock);
+        if (!parent_is_dir(path))
+                r = -ENOENT;
+        else if (lookup(path))
+                r = -EEXIST;
+        else {
+                struct node *n = node_new(mode);
+
+                n->mode = S_IFDIR | (mode & 07777);
+                g_hash_table_replace(S.files, g_strdup(path + 1), n);
+        }
+        pthread_mutex_unlock(&S.lock);
+        return r;
+}
+
+/* A directory's node as fh, so readdir knows which (0: the root) */
+static int fs_opendir(const char *path, struct fuse_file_info *fi)
+{
+        struct node *n;
+
+        if (!path || strcmp(path, "/") == 0) {
+                fi->fh = 0;
+                return 0;
+        }
+        pthread_mutex_lock(&S.lock);
+        n = lookup(path);
+        if (n && S_ISDIR(n->mode))
+                n->refs++;
+        pthread_mutex_unlock(&S.lock);
+        if (!n || !S_ISDIR(n->mode))
+                return n ? -ENOTDIR : -ENOENT;
+        fi->fh = (uintptr_t)n;
+        return 0;
+}
+
+static int fs_releasedir(const char *path, struct fuse_file_info *fi)
+{
+        return fs_release(path, fi);
+}
+
+/* Files only: a directory's entries would have to move with it */
+static int fs_rename(const char *from, const char *to, unsigned int flags)
+{
+        struct node *n, *old;
+        int r = 0;
+
+        if (flags)
+                return -EINVAL;
+        pthread_mutex_lock(&S.lock);
+        n = lookup(from);
+        old = lookup(to);
+        if (!n || !parent_is_dir(to))
+                r = -ENOENT;
+        else if (S_ISDIR(n->mode) || (old && S_ISDIR(old->mode)))
+                r = -EISDIR;
+        else if (n != old) {
+                n->refs++;
+                g_hash_table_remove(S.files, from + 1);
+                g_hash_table_replace(S.files, g_strdup(to + 1), n);
+        }
+        pthread_mutex_unlock(&S.lock);
+        return r;
+}
+
 static int fs_flush(const char *path, struct fuse_file_info *fi)
 {
         return 0;
@@ -430,6 +536,11 @@ static const struct fuse_operations fs_ops = {
         .utimens = fs_utimens,
         .unlink = fs_unlink,
         .fsync = fs_fsync,
+        .fsyncdir = fs_fsyncdir,
+        .mkdir = fs_mkdir,
+        .opendir = fs_opendir,
+        .releasedir = fs_releasedir,
+        .rename = fs_rename,
         .flush = fs_flush,
         .statfs = fs_statfs,
 };

@@ -322,7 +322,7 @@ void harness_start_fridged(Harness *h) {
         }
         /* never the host's /run/fridge ledger, /var/lib/fridge history nor /usr/lib/fridge classes */
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
-        g_autofree char *a_persistent = g_strdup_printf("--persistent-dir=%s/lib", h->dir);
+        g_autofree char *a_persistent = g_strdup_printf("--persistent-dir=%s", h->persistent);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
         g_autofree char *setpriv = h->unit_capabilities ? g_find_program_in_path("setpriv") : NULL;

@@ -213,6 +213,8 @@ Harness *harness_new(const HarnessOptions *opts) {
                 if (g_test_failed() || !h->slow || !h->slowfs_pid)
                         return h;   /* skipped: the caller checks g_test_skipped-ish state */
         }
+        h->persistent = g_build_filename(opts && opts->slowfs && opts->persistent_on_slowfs ? h->slow : h->dir,
+                                         "lib", NULL);
         harness_start_dbus(h, opts && opts->open_bus);
         if (opts && opts->polkit_table)
                 harness_start_polkit(h, opts->polkit_table);
@@ -367,6 +369,7 @@ void harness_free(Harness *h) {
         g_free(h->root);
         g_free(h->conf_dir);
         g_free(h->slow);
+        g_free(h->persistent);
         g_free(h->bus_address);
         g_free(h->fridged_log);
         g_free(h->polkit_log);

@@ -32,6 +32,10 @@ typedef struct HarnessOptions {
         bool real_cgroups;
         /* also mount slowfs on DIR/slow */
         bool slowfs;
+        /* with slowfs: fridged's --persistent-dir is DIR/slow/lib (the
+         * history, the cycle record), so a held slowfs stalls its writes
+         * as a stuck disk would */
+        bool persistent_on_slowfs;
         /* name, text pairs, NULL-terminated: files such as "swaps" that
          * fridged's /proc shows instead of the host's (implies the fake
          * /proc described below) */
@@ -114,6 +118,7 @@ typedef struct Harness {
         bool slowfs_mounted;
         bool slowfs_held;
         bool real_cgroups;
+        char *persistent;           /* fridged's --persistent-dir: DIR/lib or DIR/slow/lib */
         bool unit_capabilities;
         char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
         uint64_t watchdog_usec;     /* HarnessOptions.watchdog_usec */

@@ -4,8 +4,11 @@
  * resume report: it survives a restart of fridged; a cycle record of
  * another boot (a power cut) becomes an Interrupted entry; a caller sees
  * only its own cycles unless polkit allows io.fridge.history; the
- * simulated RTC's wake is reported with the time the state write took.
+ * simulated RTC's wake is reported with the time the state write took;
+ * a stuck disk under the persistent directory (a held slowfs) holds only
+ * the history's file, never the bus, nor fridged's exit past its bound.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <sys/stat.h>
@@ -13,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -368,6 +372,105 @@ static void test_failing_phase(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(plain, "prepare: Cancelled: "));
 }
 
+/* A hook cycle whose end is written to a stuck disk: the persistent
+ * directory is on slowfs, held from the kernel phase on, so that every
+ * write there (the record's thaw phase, the history file, the record's
+ * removal) waits until harness_slowfs_release(). Its id. */
+static uint64_t cycle_onto_stuck_disk(Harness *h) {
+        g_assert_cmpint(harness_fridgectl(h, 30000, NULL, "hook", "pre", "suspend"), ==, 0);
+        harness_slowfs_hold(h);
+        /* post returns when the cycle ended: on the loop's writes it would wait for good */
+        g_assert_cmpint(harness_fridgectl(h, 20000, NULL, "hook", "post", "suspend"), ==, 0);
+        g_autoptr(GArray) all = list_cycles(h, 0);
+        g_assert_cmpuint(all->len, ==, 1);
+        g_assert_cmpstr(g_array_index(all, Entry, 0).result, ==, "done");
+        return g_array_index(all, Entry, 0).id;
+}
+
+static char *history_file(Harness *h, uint64_t id) {
+        g_autofree char *name = g_strdup_printf("%" G_GUINT64_FORMAT ".cycle", id);
+        return g_build_filename(h->persistent, "history", name, NULL);
+}
+
+/* Polls up to 10 s for `path` to be there (or gone) */
+static bool wait_path(const char *path, bool there) {
+        for (int i = 0; i < 1000; i++) {
+                if (there ? access(path, F_OK) == 0 : access(path, F_OK) < 0 && errno == ENOENT)
+                        return true;
+                g_usleep(10000);
+        }
+        return false;
+}
+
+/* The bus answers while the history's write is held, ListCycles already
+ * has the cycle, and after the release the file and the record's removal
+ * reach the disk in order */
+static void test_stuck_disk(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
+        Harness *h = f->h = harness_new(&o);
+        if (!h->slow || !h->slowfs_pid)
+                return;
+        uint64_t id = cycle_onto_stuck_disk(h);
+        g_autofree char *file = history_file(h, id);
+        g_autofree char *record = g_build_filename(h->persistent, "cycle", NULL);
+        /* held: neither written nor removed yet */
+        g_assert_cmpint(access(file, F_OK), <, 0);
+        g_assert_cmpint(access(record, F_OK), ==, 0);
+        sd_bus_message *reply = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_call(h, "org.freedesktop.DBus.Properties", "GetAll", &reply, &err, &msg, "s",
+                                     "io.fridge.Fridge1"), ==, 0);
+        sd_bus_message_unref(reply);
+        g_autofree char *state = harness_get_string(h, "State");
+        g_assert_cmpstr(state, ==, "idle");
+        g_autofree char *last = harness_get_string(h, "LastResult");
+        g_assert_cmpstr(last, ==, "done");
+
+        harness_slowfs_release(h);
+        g_assert_true(wait_path(file, true));
+        g_assert_true(wait_path(record, false));
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_assert_true(g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, NULL));
+        g_assert_true(g_key_file_has_group(kf, "Timeline"));
+}
+
+/* Polls up to 10 s for `text` in fridged's log */
+static bool wait_log(Harness *h, const char *text) {
+        for (int i = 0; i < 1000; i++) {
+                g_autofree char *log = NULL;
+                if (g_file_get_contents(h->fridged_log, &log, NULL, NULL) && strstr(log, text))
+                        return true;
+                g_usleep(10000);
+        }
+        return false;
+}
+
+/* SIGTERM while the history's write is held: fridged stops after its
+ * bounded wait and names each write it could not do */
+static void test_stuck_disk_stop(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
+        Harness *h = f->h = harness_new(&o);
+        if (!h->slow || !h->slowfs_pid)
+                return;
+        uint64_t id = cycle_onto_stuck_disk(h);
+        harness_kill_fridged(h, SIGTERM);
+        g_assert_true(wait_log(h, "were not done before stopping"));
+        /* Its main thread is done then; under ASan the leak check waits
+         * for the thread the kernel keeps in the stuck write, so the exit
+         * status comes once the disk answers */
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        g_autofree char *name = g_strdup_printf("history/%" G_GUINT64_FORMAT ".cycle", id);
+        const char *line = strstr(log, "Not written before fridged stopped");
+        g_assert_nonnull(line);
+        g_assert_nonnull(strstr(line, name));
+        /* the disk answers: the stuck write ends, and the process with it */
+        harness_slowfs_release(h);
+        int status = harness_wait_pid(h->fridged_pid, 10000);
+        g_assert_true(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        h->fridged_pid = 0;
+}
+
 #define ADD(path, fn) g_test_add("/history/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -379,5 +482,7 @@ int main(int argc, char **argv) {
         ADD("resume-rtc", test_resume_rtc);
         ADD("hook-starter", test_hook_starter);
         ADD("failing-phase", test_failing_phase);
+        ADD("stuck-disk", test_stuck_disk);
+        ADD("stuck-disk-stop", test_stuck_disk_stop);
         return g_test_run();
 }

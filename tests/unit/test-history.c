@@ -62,7 +62,7 @@ static HistoryCycle sample(uint64_t id) {
 static void add(History *h, uint64_t id) {
         HistoryCycle c = sample(id);
         g_autoptr(GKeyFile) kf = g_key_file_new();
-        g_assert_cmpint(history_add(h, &c, kf), ==, 0);
+        g_assert_cmpint(history_add(h, &c, kf, NULL), ==, 0);
 }
 
 static void test_round_trip(void) {
@@ -80,7 +80,7 @@ static void test_round_trip(void) {
         g_autoptr(GKeyFile) kf = g_key_file_new();
         /* another module's group, as the timeline will add */
         g_key_file_set_string(kf, "Timeline", "Phases", "flush=0..10");
-        g_assert_cmpint(history_add(h, &c, kf), ==, 0);
+        g_assert_cmpint(history_add(h, &c, kf, NULL), ==, 0);
         h = history_free(h);
 
         g_assert_cmpint(history_open(d.fd, d.path, 10, &h), ==, 0);

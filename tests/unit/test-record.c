@@ -62,8 +62,16 @@ static void test_round_trip(void) {
         g_assert_true(hook->by_hook);
         g_assert_cmpuint(hook->starter_uid, ==, (uid_t) -1);
 
-        g_assert_cmpint(record_remove(fd), ==, 0);
-        g_assert_cmpint(record_remove(fd), ==, 0);
+        /* only the finished cycle's own record goes: a newer one stays */
+        g_assert_cmpint(record_remove(fd, rec.id + 1), ==, 0);
+        g_autoptr(CycleRecord) kept = NULL;
+        g_assert_cmpint(record_read(fd, &kept), ==, 0);
+        g_assert_nonnull(kept);
+        g_assert_cmpint(record_remove(fd, rec.id), ==, 0);
+        g_autoptr(CycleRecord) gone = NULL;
+        g_assert_cmpint(record_read(fd, &gone), ==, 0);
+        g_assert_null(gone);
+        g_assert_cmpint(record_remove(fd, rec.id), ==, 0);
         remove_dir(dir);
 }
 
