@@ -2,7 +2,7 @@
 # (fridged running, a cycle in its history, an admin's drop-in in /etc)
 # leaves nothing of fridge behind but that drop-in, which dpkg never owned;
 # every path the packages installed is gone (bar directories that hold
-# something else), and so are the state, the enablement links and dpkg's
+# something else or that other packages own), and so are the state, the enablement links and dpkg's
 # records. `systemctl suspend` still works without fridge.
 # system-timeout: 240
 fridgectl suspend --dry-run >/dev/null || fail "a dry-run cycle failed before the purge"
@@ -18,9 +18,9 @@ grep -i 'warning\|not empty' /run/purge.log
 dpkg -s fridge >/dev/null 2>&1 && fail "dpkg still knows fridge"
 while read -r f; do
   [ "$f" != /. ] && { [ -e "$f" ] || [ -L "$f" ]; } || continue
-  # a directory with something else in it: another package's (/lib, /usr/bin), or
-  # /etc/fridge/fridge.conf.d holding the admin's drop-in; an empty one is a leftover
-  [ -d "$f" ] && [ -n "$(ls -A "$f")" ] && continue
+  # a directory with something else in it (/lib, /usr/bin, /etc/fridge/fridge.conf.d
+  # holding the admin's drop-in) or that another package owns (systemd's system-sleep)
+  [ -d "$f" ] && { [ -n "$(ls -A "$f")" ] || dpkg -S "$f" >/dev/null 2>&1; } && continue
   fail "$f is still there after the purge"
 done <<<"$owned"
 [ -f /etc/fridge/fridge.conf.d/local.conf ] || fail "the purge removed the admin's own drop-in"
