@@ -74,6 +74,7 @@ static void print_human(const FridgeProps *p) {
         print_field("LastResult", p->last_result);
         print_field("LastWakeReason", p->last_wake_reason);
         print_field("Version", p->version);
+        print_field("SleepFreeze", p->sleep_freeze);
 }
 
 static int print_status(const Args *a, sd_bus_message *reply) {

@@ -35,6 +35,7 @@ static const PropSpec prop_table[] = {
         P("LastResult",           's', last_result,             0),
         P("LastWakeReason",       's', last_wake_reason,        0),
         P("Version",              's', version,                 0),
+        P("SleepFreeze",          's', sleep_freeze,            0),
 };
 #undef P
 

@@ -25,6 +25,7 @@ typedef struct FridgeProps {
         char *last_result;
         char *last_wake_reason;
         char *version;
+        char *sleep_freeze;     /* systemd-sleep's own freeze of user.slice */
 } FridgeProps;
 
 /* Bits for the properties a dictionary carried. */

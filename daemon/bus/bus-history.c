@@ -9,9 +9,25 @@
 
 #define HISTORY_ENTRY_TYPE "a{sv}"
 
+static int append_warnings(sd_bus_message *reply, char **warnings) {
+        int r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", "warnings");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, warnings);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static int append_entry(sd_bus_message *reply, const HistoryCycle *c) {
-        return sd_bus_message_append(
-                reply, HISTORY_ENTRY_TYPE, 13,
+        int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(
+                reply, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
                 "id", "t", c->id,
                 "kind", "s", c->kind,
                 "starter", "s", c->starter,
@@ -25,6 +41,10 @@ static int append_entry(sd_bus_message *reply, const HistoryCycle *c) {
                 "message", "s", c->message,
                 "slept-usec", "t", c->slept_usec,
                 "wake-source", "s", c->wake_source);
+        if (r < 0)
+                return r;
+        r = append_warnings(reply, c->warnings);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 int bus_method_list_cycles(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

@@ -30,6 +30,7 @@ struct Bus {
         sd_bus *bus;
         Manager *manager;
         sd_bus_slot *vtable_slot;
+        sd_bus_slot *systemd_call;      /* systemd's Version, asked once at start-up */
         sd_event_source *throttle;
         uint64_t last_progress_emit;
         bool progress_pending;

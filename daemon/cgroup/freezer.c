@@ -151,6 +151,14 @@ static void stage_finish(Freezer *f, int r) {
                 done(f, r, userdata);
 }
 
+static bool events_say_frozen(const char *text) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (g_str_equal(strstrip_right(*l), "frozen 1"))
+                        return true;
+        return false;
+}
+
 static int read_frozen(const StageEntry *e, bool *ret) {
         _cleanup_free_ char *text = NULL;
         int r = read_file_at(e->dir_fd, "cgroup.events", &text);
@@ -160,12 +168,19 @@ static int read_frozen(const StageEntry *e, bool *ret) {
         }
         if (r < 0)
                 return r;
+        *ret = events_say_frozen(text);
+        return 0;
+}
 
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        *ret = false;
-        for (char **l = lines; *l; l++)
-                if (g_str_equal(strstrip_right(*l), "frozen 1"))
-                        *ret = true;
+int freezer_cgroup_frozen(int cgroup_fd, const char *path, bool *ret) {
+        _cleanup_close_ int dir = open_dir_beneath(cgroup_fd, path);
+        if (dir < 0)
+                return dir;
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(dir, "cgroup.events", &text);
+        if (r < 0)
+                return r;
+        *ret = events_say_frozen(text);
         return 0;
 }
 

@@ -31,6 +31,11 @@ typedef enum FreezerEvent {
 typedef void (*FreezerObserver)(const char *cgroup, FreezerEvent ev, void *userdata);
 
 /* cgroup_fd and proc_fd are borrowed; the ledger too (may be NULL in tests). */
+/* Whether the cgroup `path` (relative to the cgroup root) is frozen now,
+ * by anyone: "frozen 1" in its cgroup.events, which an ancestor's freeze
+ * sets too */
+int freezer_cgroup_frozen(int cgroup_fd, const char *path, bool *ret);
+
 int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer **ret);
 Freezer *freezer_free(Freezer *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Freezer, freezer_free)

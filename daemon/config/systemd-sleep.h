@@ -19,14 +19,11 @@ typedef struct SystemdSleepConf {
  * file from etc, run, usr/local/lib or usr/lib (the first found), then the
  * drop-ins of those directories in name order (a name in an earlier
  * directory hides the later ones). Each file is read as systemd reads
- * it (see systemd_sleep_conf_apply_text). */
+ * it (systemd-ini.h). */
 int systemd_sleep_conf_load(const char *root, SystemdSleepConf **ret);
 SystemdSleepConf *systemd_sleep_conf_free(SystemdSleepConf *c);
 
-/* One file's text, as systemd's own parser reads it (not GKeyFile, which
- * refuses what systemd accepts: ';' comments, continued lines, stray
- * bytes): comments, [sections], KEY=VALUE; a line that is none of these is
- * logged and ends the file (-EINVAL), keeping what came before it. */
+/* One file's text, as systemd's own parser reads it (systemd_ini_parse) */
 int systemd_sleep_conf_apply_text(SystemdSleepConf *c, const char *text, const char *origin);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemdSleepConf, systemd_sleep_conf_free)
 

@@ -34,6 +34,7 @@ HistoryCycle *history_cycle_free(HistoryCycle *c) {
         g_free(c->phase);
         g_free(c->message);
         g_free(c->wake_source);
+        g_strfreev(c->warnings);
         g_free(c);
         return NULL;
 }
@@ -61,6 +62,9 @@ void history_cycle_to_keyfile(const HistoryCycle *c, GKeyFile *kf) {
         set_string(kf, "Message", c->message);
         g_key_file_set_uint64(kf, HISTORY_GROUP, "SleptUsec", c->slept_usec);
         set_string(kf, "WakeSource", c->wake_source);
+        if (c->warnings && *c->warnings)
+                g_key_file_set_string_list(kf, HISTORY_GROUP, "Warnings", (const char *const *) c->warnings,
+                                           g_strv_length(c->warnings));
 }
 
 /* A key of the group as a whole number in [min, max] */
@@ -96,6 +100,7 @@ int history_cycle_from_keyfile(GKeyFile *kf, HistoryCycle **ret) {
                 return -EBADMSG;
         c->uid = uid == (guint64) -1 ? (uid_t) -1 : (uid_t) uid;
         c->pid = (pid_t) pid;
+        c->warnings = g_key_file_get_string_list(kf, HISTORY_GROUP, "Warnings", NULL, NULL); /* optional */
         *ret = g_steal_pointer(&c);
         return 0;
 }
@@ -226,6 +231,7 @@ static HistoryCycle *cycle_copy(const HistoryCycle *c) {
         n->phase = g_strdup(c->phase ? c->phase : "");
         n->message = g_strdup(c->message ? c->message : "");
         n->wake_source = g_strdup(c->wake_source ? c->wake_source : "");
+        n->warnings = g_strdupv(c->warnings);
         return n;
 }
 

@@ -33,6 +33,7 @@ typedef struct HistoryCycle {
         char *message;
         uint64_t slept_usec;    /* time asleep; 0 when it did not sleep */
         char *wake_source;      /* LastWakeReason's format; "" when it did not sleep */
+        char **warnings;        /* what fridge could not do, though the cycle went on; NULL: none */
 } HistoryCycle;
 
 HistoryCycle *history_cycle_free(HistoryCycle *c);

@@ -59,6 +59,7 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
                 .message = c->message,
                 .slept_usec = slept ? c->slept_usec : 0,
                 .wake_source = slept ? c->wake_reason : (char *) "",
+                .warnings = c->warnings,
         };
         g_autoptr(GKeyFile) kf = g_key_file_new();
         /* ---- the other groups of the cycle's file ----

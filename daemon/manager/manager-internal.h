@@ -106,6 +106,7 @@ typedef struct Cycle {
         bool post_thaws;                /* the post came before its pre finished: the thaw is its answer */
         PowerKnobs knobs;               /* hook drivers: set for systemd-sleep's state write, put back after */
         char *knob_failure;             /* a knob the kernel refused: the cycle fails with it once resumed */
+        char **warnings;                /* what fridge could not do, though the cycle went on; NULL: none */
         uint64_t pre_boottime;          /* CLOCK_BOOTTIME µs at the kernel phase, hook driver */
         uint64_t pre_monotonic;
 
@@ -136,7 +137,8 @@ struct Manager {
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;
-        char *sleep_conf_root;          /* systemd-sleep's settings are read under it */
+        char *sleep_conf_root;          /* systemd-sleep's settings and systemd's units are read under it */
+        unsigned systemd_version;       /* the running systemd's, 0: unknown */
         int state_fd;                   /* --state-dir: the saved kernel knobs, -1 when unusable */
         int persistent_fd;              /* --persistent-dir: the cycle record and ids, -1 when unusable */
         History *history;               /* below persistent_fd; NULL when unusable */
@@ -238,6 +240,9 @@ void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const c
 bool manager_pm_keep_take(Manager *m, Cycle *c, CycleState from);
 /* Puts the kept level back (nothing kept: nothing done) */
 void manager_pm_keep_release(Manager *m, const char *why);
+/* At the hook's pre: a freeze root frozen already (systemd-sleep froze
+ * user.slice itself) is logged and kept in the cycle's warnings */
+void manager_check_sleep_frozen(Manager *m);
 /* A hook cycle of the sleep the kept level was for: it owns it now */
 void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);

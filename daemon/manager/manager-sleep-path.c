@@ -196,6 +196,7 @@ int manager_hook_pre(Manager *m, SleepKind kind, ManagerHookDone done, void *use
         }
         m->cycle->pre = (HookWaiter) { done, userdata };
         *ret_id = m->cycle->id;
+        manager_check_sleep_frozen(m);
         int r = arm_pre_deadline(m);
         if (r < 0)
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot bound the sleep hook's pre: %s",

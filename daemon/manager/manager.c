@@ -49,6 +49,7 @@ static void cycle_free(Cycle *c) {
         power_knobs_clear(&c->knobs);
         power_saved_free(c->before);
         g_free(c->knob_failure);
+        g_strfreev(c->warnings);
         g_free(c->set_resume);
         g_free(c->wake_reason);
         g_free(c->retry_why);

@@ -196,6 +196,13 @@ uint32_t manager_hook_budget_ms(const Manager *m);
  * held the manager keeps one logind block inhibitor that mirrors them
  * (logind_set_block), let go while its own logind-driven cycle runs. */
 void manager_set_logind(Manager *m, Logind *l);
+/* The running systemd's version (0: unknown), from the bus: from 256 its
+ * systemd-sleep freezes user.slice before fridge's hook unless told not
+ * to; what it would do is logged now (a MESSAGE_ID'd warning when it
+ * would freeze) */
+void manager_set_systemd_version(Manager *m, unsigned version);
+/* The SleepFreeze property: sleep_freeze_status() for that version */
+char *manager_sleep_freeze_status(const Manager *m);
 /* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
 void manager_on_prepare_for_sleep(void *manager, bool start);
 

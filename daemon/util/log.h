@@ -53,3 +53,6 @@ void log_struct_event(int level, const char *message_id, const char *message, ..
 /* the state write has not returned within [Sleep] KernelWatchdogMs
  * (FRIDGE_WRITE_FILE, FRIDGE_WRITE_VALUE) */
 #define FRIDGE_MESSAGE_KERNEL_STUCK "4a5b2e0a8f0d4c31a1c9e2f6b7d80111"
+/* systemd-sleep freezes user.slice itself before fridge's hook: would (at
+ * start-up, FRIDGE_SYSTEMD_VERSION) or did (at the hook's pre, FRIDGE_CGROUP) */
+#define FRIDGE_MESSAGE_SLEEP_FREEZE "4a5b2e0a8f0d4c31a1c9e2f6b7d80112"

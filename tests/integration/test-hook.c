@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <systemd/sd-bus.h>
 
@@ -155,6 +156,38 @@ static void test_pre_post_freezes(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(hook_ok(f->h, "post", "suspend-then-hibernate"), ==, cycle);
         assert_frozen(f, false); /* post answers after the thaw */
         expect_finished(f->h, cycle, "done", NULL);
+}
+
+/* systemd >= 256's systemd-sleep freezes user.slice before the hooks unless
+ * told not to: a freeze root already frozen at the pre is logged and kept
+ * in the cycle's history entry; the cycle goes on and thaws its own */
+static void write_cgroup_freeze(const char *path, const char *value) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(write(fd, value, 1), ==, 1);
+        close(fd);
+}
+
+static void test_pre_root_already_frozen(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *root = scratch_abs(f->p.s, f->p.s->root);
+        g_autofree char *freeze = g_build_filename(root, "cgroup.freeze", NULL);
+        write_cgroup_freeze(freeze, "1");
+        uint64_t cycle = hook_ok(f->h, "pre", "suspend");
+        write_cgroup_freeze(freeze, "0"); /* as systemd-sleep would, after its hooks */
+        g_assert_cmpuint(hook_ok(f->h, "post", "suspend"), ==, cycle);
+        expect_finished(f->h, cycle, "done", NULL);
+        assert_frozen(f, false);
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, "was frozen already when the sleep hook's pre came"));
+        g_autofree char *name = g_strdup_printf("%" G_GUINT64_FORMAT ".cycle", cycle);
+        g_autofree char *file = g_build_filename(f->h->dir, "lib", "history", name, NULL);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_assert_true(g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, NULL));
+        g_auto(GStrv) warnings = g_key_file_get_string_list(kf, "Cycle", "Warnings", NULL, NULL);
+        g_assert_nonnull(warnings);
+        g_assert_true(g_str_has_prefix(warnings[0], f->p.s->root));
 }
 
 static void test_resumed_wake_reason(Fixture *f, gconstpointer data) {
@@ -689,6 +722,7 @@ int main(int argc, char **argv) {
 #define ADD(name, fn, o) g_test_add("/hook/" name, Fixture, &o, setup, fn, teardown)
         ADD("pre-post-nothing-frozen", test_pre_post_nothing_frozen, plain);
         ADD("pre-post-freezes", test_pre_post_freezes, scratch);
+        ADD("pre-root-already-frozen", test_pre_root_already_frozen, scratch);
         ADD("resumed-wake-reason", test_resumed_wake_reason, plain);
         ADD("post-without-pre", test_post_without_pre, plain);
         ADD("post-never-comes", test_post_never_comes, short_bound);

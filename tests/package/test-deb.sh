@@ -12,15 +12,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 
-# build DIR: the package from the tree (tracked and new files, not the ignored
-# build dirs) copied to DIR/fridge-VERSION
+# build DIR: the package from the tree, with its tests (build-debs.sh)
 build() {
-  local dir=$work/$1 tree=$work/$1/fridge-$version
-  mkdir -p "$tree"
-  (cd "$src" && git ls-files -z --cached --others --exclude-standard 2>/dev/null | xargs -0 -I{} cp --parents {} "$tree/") \
-    || cp -a "$src/." "$tree/"
-  (cd "$tree" && dpkg-buildpackage -us -uc -b >"$dir/build.log" 2>&1) \
-    || { tail -40 "$dir/build.log"; echo "FAIL: dpkg-buildpackage in $1"; exit 1; }
+  "$(dirname "$0")/build-debs.sh" "$src" "$work/$1" || { echo "FAIL: dpkg-buildpackage in $1"; exit 1; }
 }
 build one
 build two
@@ -44,8 +38,8 @@ fi
 
 # What the package holds: the files a user needs
 list=$(dpkg-deb -c "$work/one/fridge_${version}_amd64.deb")
-for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./usr/lib/systemd/system/fridged.service \
-         ./usr/lib/systemd/system-sleep/fridge ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
+for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./lib/systemd/system/fridged.service \
+         ./lib/systemd/system-sleep/fridge ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
          ./usr/share/locale/de/LC_MESSAGES/fridge.mo; do

@@ -1,44 +1,36 @@
 #!/usr/bin/env bash
-# image.sh CACHE_DIR KERNEL_DIR [uninstalled]: makes CACHE_DIR/root.img (ext4, no loop
+# image.sh CACHE_DIR KERNEL_DIR: makes CACHE_DIR/root.img (ext4, no loop
 # mounts: mkfs.ext4 -d) and CACHE_DIR/initrd.gz for the system tier:
 #  - the Debian root file system from rootfs.sh,
-#  - fridge built with --prefix=/usr and installed the way a package would
-#    (meson install --destdir), from CACHE_DIR/build,
-#  - the guest kernel's modules, the test driver (guest/) and scenarios,
+#  - fridge's own .debs (fridge, fridge-agent), built from the tree with
+#    dpkg-buildpackage (tests/package/build-debs.sh, once per tree state,
+#    in CACHE_DIR/debs) and installed with dpkg -i chrooted into the root,
+#    maintainer scripts and all, as on a user's machine,
+#  - test-only, not part of the package: the guest kernel's modules, the
+#    test driver (guest/), its desktop client and the scenarios, all below
+#    /usr/lib/fridge-system-test and in fridge-system-test.service,
 #  - a fixed machine-id (else every -snapshot boot is a first boot), root
 #    logged in on the serial console for tools/try --system, and boot-only
 #    units masked.
-# Rebuilt only when something in it changed (CACHE_DIR/image.stamp).
-# With "uninstalled": CACHE_DIR/root-uninstalled.img, where fridge was
-# installed into the root and then removed again by the documented
-# uninstall step (ninja -C BUILD uninstall), every file of meson's install
-# log checked gone; the guest then proves the machine still sleeps.
+# Rebuilt only when something in it changed (CACHE_DIR/root.img.stamp).
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 1; }
-[ $# -ge 2 ] || die "usage: $0 CACHE_DIR KERNEL_DIR [uninstalled]"
+[ $# -eq 2 ] || die "usage: $0 CACHE_DIR KERNEL_DIR"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
 cache=$(cd "$1" && pwd)
 kdir=$(cd "$2" && pwd)
 rel=$(cat "$kdir/release")
-variant=${3:-}
-img=$cache/root${variant:+-$variant}.img
+img=$cache/root.img
 
 exec 9>"$cache/.image.lock"
 flock 9
 
-# fridge, as a package would lay it out
-if [ ! -f "$cache/build/build.ninja" ]; then
-  meson setup "$cache/build" "$src" --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
-    --buildtype=debugoptimized -Dtests=false >"$cache/meson-setup.log" 2>&1 \
-    || { cat "$cache/meson-setup.log" >&2; die "meson setup of the guest build failed"; }
-fi
-ninja -C "$cache/build" -j2 >"$cache/ninja.log" 2>&1 || { tail -n 30 "$cache/ninja.log" >&2; die "guest build failed"; }
-rm -rf "$cache/fridge-root"
-meson install -C "$cache/build" --no-rebuild --destdir "$cache/fridge-root" >"$cache/install.log" 2>&1 \
-  || { cat "$cache/install.log" >&2; die "meson install failed"; }
+# fridge as Debian packages: the test suite is not built into them (nocheck)
+"$src/tests/package/build-debs.sh" "$src" "$cache/debs" "nocheck noddebs parallel=2" || die "the guest's .debs failed to build"
+debs=$(cd "$cache/debs" && ls ./*.deb)
 
-stamp=$( (cat "$cache/rootfs.stamp"; echo "$rel"; cd "$cache/fridge-root" && find . -type f -print0 | sort -z | xargs -0 sha1sum;
+stamp=$( (cat "$cache/rootfs.stamp"; echo "$rel"; cd "$cache/debs" && sha1sum $debs;
           cd "$here" && find guest scenarios image.sh guest-init.sh ../../debian/tests -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
 if [ -f "$img.stamp" ] && [ "$(cat "$img.stamp")" = "$stamp" ] && [ -s "$img" ] && [ -s "$cache/initrd.gz" ]; then
   exit 0
@@ -47,22 +39,16 @@ t0=$SECONDS
 st=$cache/staging
 rm -rf "$st"
 cp -a "$cache/rootfs" "$st"
-if [ "$variant" = uninstalled ]; then
-  # the documented step, on what meson install laid into this root
-  meson install -C "$cache/build" --no-rebuild --destdir "$st" >"$cache/install-uninstalled.log" 2>&1
-  ninja -C "$cache/build" uninstall >>"$cache/install-uninstalled.log" 2>&1 || die "ninja uninstall failed"
-  n=0
-  while read -r f; do
-    case $f in "#"*|"") continue ;; esac
-    [ ! -e "$f" ] && [ ! -L "$f" ] || die "uninstall left $f"
-    n=$((n + 1))
-  done <"$cache/build/meson-logs/install-log.txt"
-  [ $n -gt 0 ] || die "the install log lists no files"
-  mkdir -p "$st/usr/lib/fridge-system-test"
-  echo "$n" >"$st/usr/lib/fridge-system-test/uninstalled-files"
-else
-  cp -a "$cache/fridge-root/." "$st/"
-fi
+# dpkg -i, not apt: no network; a dependency the root lacks fails here, by name.
+# The root was made leaving out man pages, docs and locales (rootfs.sh's
+# path-exclude, kept in dpkg.cfg.d); fridge's package is installed whole, as
+# on a user's machine, so the autopkgtest finds its man pages and catalog
+grep -l '^path-exclude' "$st"/etc/dpkg/dpkg.cfg.d/* 2>/dev/null | xargs -r rm -f
+mkdir -p "$st/tmp/fridge-debs"
+cp "$cache/debs"/*.deb "$st/tmp/fridge-debs/"
+chroot "$st" dpkg -i $(cd "$cache/debs" && printf '/tmp/fridge-debs/%s ' *.deb) >"$cache/dpkg.log" 2>&1 \
+  || { cat "$cache/dpkg.log" >&2; die "dpkg -i of fridge's .debs in the guest's root failed"; }
+rm -rf "$st/tmp/fridge-debs"
 mkdir -p "$st/lib/modules"
 cp -a "$kdir/lib/modules/$rel" "$st/lib/modules/"
 

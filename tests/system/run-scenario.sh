@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-scenario.sh [--interactive] SCENARIO: boots the Debian guest (systemd,
-# logind, polkitd, fridge installed as a package would) under qemu (TCG)
+# logind, polkitd, fridge's .debs installed) under qemu (TCG)
 # and runs tests/system/scenarios/SCENARIO.sh in it, after boot, from a
 # oneshot unit; reads "FRIDGE-RESULT: PASS|FAIL why" from the serial
 # console. --interactive boots to a root shell on this terminal instead
@@ -9,10 +9,9 @@
 # which meson sets to BUILD/system-cache), FRIDGE_VM_CACHE (the kernel,
 # shared with the vm tier), FRIDGE_VM_LOGDIR (console and journal saved
 # there as system-SCENARIO.console.log). A scenario's header may set
-# "# system-kernel: vmlinux|bzImage", "# system-timeout: SECONDS" and
-# "# system-image: uninstalled" (fridge installed, then uninstalled).
-# Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel or mmdebstrap
-# cannot be had.
+# "# system-kernel: vmlinux|bzImage" and "# system-timeout: SECONDS".
+# Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel, mmdebstrap or
+# Debian's packaging tools cannot be had.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
@@ -29,7 +28,7 @@ cache=${FRIDGE_SYSTEM_CACHE:-${FRIDGE_SYSTEM_DEFAULT_CACHE:-${XDG_CACHE_HOME:-$H
 vmcache=${FRIDGE_VM_CACHE:-${FRIDGE_VM_DEFAULT_CACHE:-$cache/vm}}
 mkdir -p "$cache"
 
-for t in qemu-system-x86_64 busybox cpio gzip mkfs.ext4 meson ninja; do
+for t in qemu-system-x86_64 busybox cpio gzip mkfs.ext4 meson ninja chroot dpkg-buildpackage dh fakeroot; do
   command -v "$t" >/dev/null || skip "$t is missing (tools/lib/setup.sh installs the system tier's packages)"
 done
 rc=0; "$here/../vm/kernel.sh" "$vmcache" || rc=$?
@@ -38,15 +37,14 @@ kdir=$vmcache/kernel
 rc=0; "$here/rootfs.sh" "$cache" || rc=$?
 [ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "the guest's root file system could not be built (mmdebstrap)"; die "rootfs.sh failed"; }
 header() { [ -f "$scenario" ] && sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
-variant=$(header system-image || true)
-"$here/image.sh" "$cache" "$kdir" $variant
+"$here/image.sh" "$cache" "$kdir"
 
 kind=$(header system-kernel || true); kind=${kind:-vmlinux}
 timeout=$(header system-timeout || true); timeout=${timeout:-180}
 case $kind in vmlinux) kernel=$kdir/vmlinux ;; bzImage) kernel=$kdir/vmlinuz ;; *) die "bad system-kernel $kind" ;; esac
 
 qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 2 -nodefaults -no-reboot -display none -vga none
-      -snapshot -drive "file=$cache/root${variant:+-$variant}.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
+      -snapshot -drive "file=$cache/root.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
 append="console=ttyS0 root=/dev/vda rw quiet systemd.show_status=0 suspend.pm_test_delay=0"
 if [ $interactive -eq 1 ]; then
   echo "booting the Debian guest with fridge (TCG; about 15 s; Ctrl-A X quits qemu)"

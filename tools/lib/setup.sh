@@ -25,8 +25,8 @@ FRIDGE_PACKAGES=(
 FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
 # And the whole-system tier (tests/system, tools/try --system) on top:
 # the guest's root file system is built with mmdebstrap, its image with
-# mkfs.ext4 -d.
-FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs)
+# mkfs.ext4 -d; fridge goes in as its own .debs (dpkg-buildpackage).
+FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs debhelper dpkg-dev fakeroot)
 # The Debian package (tests/package): dpkg-buildpackage and lintian
 FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
 

@@ -1,8 +1,11 @@
-# Scenario 1: fridged is started by D-Bus activation (a plain busctl call),
+# Scenario 1: fridged, enabled by the package and stopped, is started by D-Bus activation (a plain busctl call),
 # runs under its hardened unit, and systemd-analyze verify and security
 # accept it (the exposure score is printed).
 # system-timeout: 180
-systemctl is-active -q fridged.service && fail "fridged was running before anyone asked for it"
+# the package enables fridged (it starts with the machine); stopped, the bus starts it again
+systemctl is-enabled -q fridged.service || fail "the package did not enable fridged.service"
+systemctl stop fridged.service
+systemctl is-active -q fridged.service && fail "fridged still runs after systemctl stop"
 busctl get-property io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 Version || fail "activation by busctl failed"
 wait_for 10 systemctl is-active -q fridged.service || fail "fridged.service is not active after activation"
 pid=$(systemctl show -p MainPID --value fridged.service)
