@@ -3,12 +3,15 @@
  * of config_keys[] (range, values, default) and no other; fridgectl(1) and
  * the Sleep comment of dbus/io.fridge.Fridge1.xml document every option of
  * sleep_options[] (type, range, values, what it applies to) and no other,
- * and the bash completion offers each flag and its values.
+ * fridgectl(1) documents every command and option of client/args.c's
+ * tables (hook included) and no other, and the bash completion offers
+ * each flag and its values.
  * A key or option added to a table without its documentation, or left in
  * the documentation after it went, fails here. */
 #include <glib.h>
 #include <string.h>
 
+#include "args.h"
 #include "config-keys.h"
 #include "sleep-options.h"
 
@@ -226,6 +229,74 @@ static void test_fridgectl_1(void) {
                         g_error("fridgectl(1) lacks --%s in \"" SLEEP_SECTION "\"", sleep_options[i].flag);
 }
 
+/* ---- fridgectl(1) and the command and option tables of client/args.c ---- */
+
+static bool is_option_section(const char *section) {
+        return g_str_equal(section, "OPTIONS") || (g_str_has_prefix(section, "Options for ") &&
+                                                   !g_str_equal(section, SLEEP_SECTION));
+}
+
+static void test_fridgectl_1_commands(void) {
+        g_autofree char *text = source_text("man/fridgectl.1");
+        g_autoptr(GPtrArray) items = man_items(text);
+        g_autofree bool *documented = g_new0(bool, args_commands_count);
+
+        for (guint i = 0; i < items->len; i++) {
+                const ManItem *it = items->pdata[i];
+                if (!it->tag || !g_str_equal(it->section, "COMMANDS"))
+                        continue;
+                g_autofree char *name = g_strndup(it->tag, strcspn(it->tag, " "));
+                size_t k = 0;
+                while (k < args_commands_count && !g_str_equal(args_commands[k].name, name))
+                        k++;
+                if (k == args_commands_count)
+                        g_error("fridgectl(1) documents the command %s, which fridgectl does not have", name);
+                documented[k] = true;
+        }
+        for (size_t k = 0; k < args_commands_count; k++)
+                if (!documented[k])
+                        g_error("fridgectl(1) lacks the command %s in COMMANDS", args_commands[k].name);
+}
+
+static void test_fridgectl_1_options(void) {
+        g_autofree char *text = source_text("man/fridgectl.1");
+        g_autoptr(GPtrArray) items = man_items(text);
+        g_autofree bool *documented = g_new0(bool, args_options_count);
+        g_autoptr(GRegex) long_name = g_regex_new("--([a-z][a-z-]*)", 0, 0, NULL);
+
+        for (guint i = 0; i < items->len; i++) {
+                const ManItem *it = items->pdata[i];
+                g_autoptr(GMatchInfo) m = NULL;
+                if (!it->tag || !is_option_section(it->section))
+                        continue;
+                if (!g_regex_match(long_name, it->tag, 0, &m))
+                        g_error("fridgectl(1) has an option without a long name in %s: %s", it->section, it->tag);
+                g_autofree char *name = g_match_info_fetch(m, 1);
+                size_t k = 0;
+                while (k < args_options_count && !g_str_equal(args_options[k].name, name))
+                        k++;
+                if (k == args_options_count)
+                        g_error("fridgectl(1) documents --%s, which fridgectl's option table lacks", name);
+                const ArgsOption *o = &args_options[k];
+                documented[k] = true;
+                g_autofree char *where = g_strdup_printf("fridgectl(1) on --%s", o->name);
+                if (o->short_name) {
+                        g_autofree char *short_name = g_strdup_printf("-%c", o->short_name);
+                        assert_says(where, it->tag, short_name);
+                }
+                if (o->metavar && o->metavar[0] >= 'A' && o->metavar[0] <= 'Z')
+                        assert_says(where, it->tag, o->metavar);
+                if (o->scope != ARGS_SCOPE_ANY) {
+                        g_autofree char *section = g_strdup_printf("Options for %s", args_scope_commands(o->scope));
+                        if (!g_str_equal(it->section, section) && o->scope != ARGS_SCOPE_INHIBIT)
+                                g_error("%s: in \"%s\", not \"%s\"", where, it->section, section);
+                }
+        }
+        for (size_t k = 0; k < args_options_count; k++)
+                if (!documented[k])
+                        g_error("fridgectl(1) lacks --%s", args_options[k].name);
+}
+
 /* ---- the D-Bus contract's Sleep comment and sleep_options[] ---- */
 
 static void test_dbus_contract(void) {
@@ -334,6 +405,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/docs/parsers-find-items", test_parsers_find_items);
         g_test_add_func("/docs/fridge-conf-5", test_fridge_conf_5);
         g_test_add_func("/docs/fridgectl-1", test_fridgectl_1);
+        g_test_add_func("/docs/fridgectl-1-commands", test_fridgectl_1_commands);
+        g_test_add_func("/docs/fridgectl-1-options", test_fridgectl_1_options);
         g_test_add_func("/docs/dbus-contract", test_dbus_contract);
         g_test_add_func("/docs/completion", test_completion);
         return g_test_run();
