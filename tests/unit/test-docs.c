@@ -497,13 +497,19 @@ static const char zsh_script[] =
 
 static void test_completion_zsh(void) {
         const char *const zsh[] = { "zsh", "-f", NULL };
-        const char *const check[] = { "zsh", "-n", NULL };
         g_autofree char *path = g_find_program_in_path("zsh");
         if (!path) {
                 g_test_skip("zsh is not installed (tools/lib/setup.sh installs it)");
                 return;
         }
-        g_autofree char *syntax = run_completion(check, "source \"$1\"", "completion/_fridgectl");
+        g_autofree char *file = g_build_filename(g_getenv("FRIDGE_SOURCE_DIR"), "completion/_fridgectl", NULL);
+        char *check[] = { (char *) "zsh", (char *) "-n", file, NULL };
+        g_autofree char *check_err = NULL;
+        int status = 0;
+        g_assert_true(g_spawn_sync(NULL, check, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                   NULL, &check_err, &status, NULL));
+        if (!g_spawn_check_wait_status(status, NULL))
+                g_error("zsh -n completion/_fridgectl: %s", check_err);
         g_autofree char *out = run_completion(zsh, zsh_script, "completion/_fridgectl");
         g_autoptr(GPtrArray) commands = offered(out, "commands");
         assert_commands("zsh", commands);
