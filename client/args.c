@@ -2,6 +2,8 @@
 #include "args.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,75 +17,86 @@ typedef enum OptionId {
         OPT_BUS_ADDRESS,
         OPT_JSON,
         OPT_NO_PROGRESS,
+        OPT_QUIET,
+        OPT_NO_LEGEND,
+        OPT_NO_PAGER,
+        OPT_NO_ASK_PASSWORD,
         OPT_WHO,
         OPT_WHY,
         OPT_MODE,
         OPT_LINES,
-        OPT_SLEEP,              /* one of sleep_options[] */
 } OptionId;
 
-/* The commands an option means something to. */
-typedef enum OptionScope {
-        SCOPE_ANY,
-        SCOPE_SLEEP,            /* suspend, hibernate, hybrid-sleep */
-        SCOPE_HOLDER,           /* hold, inhibit: who holds and why */
-        SCOPE_INHIBIT,
-        SCOPE_HISTORY,
-        _SCOPE_MAX,
-} OptionScope;
-
-typedef struct Option {
-        const char *name;       /* without the leading "--" */
-        char short_name;        /* 0 if none */
-        bool has_value;
-        OptionScope scope;
-        OptionId id;
-        const SleepOption *sleep; /* OPT_SLEEP */
-} Option;
-
-static const Option options[] = {
-        { "help",           'h', false, SCOPE_ANY,   OPT_HELP },
-        { "version",        0,   false, SCOPE_ANY,   OPT_VERSION },
-        { "bus",            0,   true,  SCOPE_ANY,   OPT_BUS },
-        { "bus-address",    0,   true,  SCOPE_ANY,   OPT_BUS_ADDRESS },
-        { "json",           0,   false, SCOPE_ANY,   OPT_JSON },
-        { "no-progress",    0,   false, SCOPE_ANY,   OPT_NO_PROGRESS },
-        { "who",            0,   true,  SCOPE_HOLDER, OPT_WHO },
-        { "why",            0,   true,  SCOPE_HOLDER, OPT_WHY },
-        { "mode",           0,   true,  SCOPE_INHIBIT, OPT_MODE },
-        { "lines",          'n', true,  SCOPE_HISTORY, OPT_LINES },
+const ArgsOption args_options[] = {
+        { "help",            'h', no_argument,       ARGS_SCOPE_ANY,     OPT_HELP, NULL, "Show this help" },
+        { "version",         0,   no_argument,       ARGS_SCOPE_ANY,     OPT_VERSION, NULL, "Show the version" },
+        { "bus",             0,   required_argument, ARGS_SCOPE_ANY,     OPT_BUS, "system|session",
+          "Bus to talk on (default: system)" },
+        { "bus-address",     0,   required_argument, ARGS_SCOPE_ANY,     OPT_BUS_ADDRESS, "ADDR",
+          "Connect to the bus at this D-Bus address" },
+        { "json",            0,   optional_argument, ARGS_SCOPE_ANY,     OPT_JSON, "MODE",
+          "JSON only on stdout: short (the default: an object or array a line), pretty (indented) or off" },
+        { "no-progress",     0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_PROGRESS, NULL,
+          "Plain lines instead of a progress bar" },
+        { "quiet",           'q', no_argument,       ARGS_SCOPE_ANY,     OPT_QUIET, NULL,
+          "Print nothing but errors: the exit status says how it went" },
+        { "no-legend",       0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_LEGEND, NULL,
+          "Listings without their header and footer lines" },
+        { "no-pager",        0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_PAGER, NULL,
+          "Do not pipe long listings into a pager" },
+        { "no-ask-password", 0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_ASK_PASSWORD, NULL,
+          "Do not ask for a password: no pkttyagent, and polkit may not ask" },
+        { "who",             0,   required_argument, ARGS_SCOPE_HOLDER,  OPT_WHO, "NAME",
+          "Who holds it (default: CMD's name)" },
+        { "why",             0,   required_argument, ARGS_SCOPE_HOLDER,  OPT_WHY, "TEXT",
+          "Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")" },
+        { "mode",            0,   required_argument, ARGS_SCOPE_INHIBIT, OPT_MODE, "block|delay",
+          "inhibit only: the kind of inhibitor (default: block)" },
+        { "lines",           'n', required_argument, ARGS_SCOPE_HISTORY, OPT_LINES, "N",
+          "Only the newest N cycles (default: all kept)" },
 };
+const size_t args_options_count = ELEMENTSOF(args_options);
+
+const ArgsCommand args_commands[] = {
+        { "status",       COMMAND_STATUS,       "", "Show fridged's state and what this machine can do (the "
+          "default command)" },
+        { "suspend",      COMMAND_SUSPEND,      "", "Suspend to RAM and follow the cycle to its end" },
+        { "hibernate",    COMMAND_HIBERNATE,    "", "Hibernate to disk and follow the cycle" },
+        { "hybrid-sleep", COMMAND_HYBRID_SLEEP, "", "Hibernate, then suspend, and follow the cycle" },
+        { "cancel",       COMMAND_CANCEL,       "[CYCLE]", "Cancel a cycle (default: the running one)" },
+        { "monitor",      COMMAND_MONITOR,      "", "Print fridged's events until Ctrl-C" },
+        { "plan",         COMMAND_PLAN,         "", "Show which cgroups are frozen early, late or never" },
+        { "hold",         COMMAND_HOLD,         "CLASS -- CMD [ARGS...]", "Run CMD while its cgroup keeps CLASS "
+          "(early|late|nofreeze|ui); exit with CMD's status" },
+        { "hook",         COMMAND_HOOK,         "pre|post KIND | budget", "For systemd-sleep's hook only",
+          .hidden = true },
+        { "inhibit",      COMMAND_INHIBIT,      "-- CMD [ARGS...]", "Run CMD while holding an inhibitor (block: "
+          "no cycle starts; delay: a cycle waits for CMD, bounded); exit with CMD's status" },
+        { "inhibitors",   COMMAND_INHIBITORS,   "", "List the inhibitors held" },
+        { "plot",         COMMAND_PLOT,         "[CYCLE]", "Draw a cycle's timeline as SVG on stdout (default: the "
+          "running or the last cycle)" },
+        { "can-sleep",    COMMAND_CAN_SLEEP,    "[KIND]", "Whether you may sleep (KIND, or each): yes, no, "
+          "challenge (a password is needed) or na" },
+        { "history",      COMMAND_HISTORY,      "", "List past cycles, newest first (id, kind, start, result, "
+          "time asleep, wake source; phase and error of a failed one)" },
+};
+const size_t args_commands_count = ELEMENTSOF(args_commands);
 
 /* What the usage error says when an option is used elsewhere. */
-static const char *const scope_commands[_SCOPE_MAX] = {
-        [SCOPE_SLEEP] = "suspend, hibernate and hybrid-sleep",
-        [SCOPE_HOLDER]  = "hold and inhibit",
-        [SCOPE_INHIBIT] = "inhibit",
-        [SCOPE_HISTORY] = "history",
+static const char *const scope_commands[_ARGS_SCOPE_MAX] = {
+        [ARGS_SCOPE_ANY]     = "every command",
+        [ARGS_SCOPE_SLEEP]   = "suspend, hibernate and hybrid-sleep",
+        [ARGS_SCOPE_HOLDER]  = "hold and inhibit",
+        [ARGS_SCOPE_INHIBIT] = "inhibit",
+        [ARGS_SCOPE_HISTORY] = "history",
 };
+
+const char *args_scope_commands(ArgsScope scope) {
+        return scope < _ARGS_SCOPE_MAX ? scope_commands[scope] : NULL;
+}
 
 static const char *const classes[] = { "early", "late", "nofreeze", "ui" };
 static const char *const inhibit_modes[] = { "block", "delay" };
-
-static const struct {
-        const char *name;
-        Command command;
-} commands[] = {
-        { "status",       COMMAND_STATUS },
-        { "suspend",      COMMAND_SUSPEND },
-        { "hibernate",    COMMAND_HIBERNATE },
-        { "hybrid-sleep", COMMAND_HYBRID_SLEEP },
-        { "cancel",       COMMAND_CANCEL },
-        { "monitor",      COMMAND_MONITOR },
-        { "plan",         COMMAND_PLAN },
-        { "hold",         COMMAND_HOLD },
-        { "hook",         COMMAND_HOOK },
-        { "inhibit",      COMMAND_INHIBIT },
-        { "inhibitors",   COMMAND_INHIBITORS },
-        { "plot",         COMMAND_PLOT },
-        { "can-sleep",    COMMAND_CAN_SLEEP },
-        { "history",      COMMAND_HISTORY },
-};
 
 static const char *const sleep_kinds[] = { "suspend", "hibernate", "hybrid-sleep" };
 /* systemd-sleep's kinds; fridged maps suspend-then-hibernate */
@@ -154,13 +167,13 @@ static bool command_runs_cmd(Command c) {
         return c == COMMAND_HOLD || c == COMMAND_INHIBIT;
 }
 
-static bool command_in_scope(Command c, OptionScope scope) {
+static bool command_in_scope(Command c, ArgsScope scope) {
         switch (scope) {
-        case SCOPE_SLEEP: return command_is_sleep(c);
-        case SCOPE_HOLDER:  return command_runs_cmd(c);
-        case SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
-        case SCOPE_HISTORY: return c == COMMAND_HISTORY;
-        default:          return true;
+        case ARGS_SCOPE_SLEEP:   return command_is_sleep(c);
+        case ARGS_SCOPE_HOLDER:  return command_runs_cmd(c);
+        case ARGS_SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
+        case ARGS_SCOPE_HISTORY: return c == COMMAND_HISTORY;
+        default:                 return true;
         }
 }
 
@@ -196,38 +209,6 @@ const char *args_inhibit_mode(const Args *a) {
         return a->inhibit_mode ? a->inhibit_mode : "block";
 }
 
-/* Finds the option an argument names. "--name=value" yields its inline value.
- * A Sleep option is returned in *sleep_slot, made from its table line. */
-static const Option *find_option(const char *arg, const char **ret_inline, Option *sleep_slot) {
-        *ret_inline = NULL;
-
-        const SleepOption *s;
-        if (arg[1] != '-') {
-                /* Single-dash: "-h" and the Sleep options' short flags, no bundling */
-                for (size_t i = 0; i < ELEMENTSOF(options); i++)
-                        if (options[i].short_name && arg[1] == options[i].short_name && arg[2] == 0)
-                                return &options[i];
-                s = arg[2] == 0 ? sleep_option_by_short_flag(arg[1]) : NULL;
-        } else {
-                const char *name = arg + 2;
-                const char *eq = strchr(name, '=');
-                size_t len = eq ? (size_t) (eq - name) : strlen(name);
-
-                for (size_t i = 0; i < ELEMENTSOF(options); i++)
-                        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) {
-                                *ret_inline = eq ? eq + 1 : NULL;
-                                return &options[i];
-                        }
-                s = sleep_option_by_flag(name, len);
-                *ret_inline = s && eq ? eq + 1 : NULL;
-        }
-        if (!s)
-                return NULL;
-        *sleep_slot = (Option) { .name = s->flag, .has_value = s->type != SLEEP_OPTION_BOOL, .scope = SCOPE_SLEEP,
-                                 .id = OPT_SLEEP, .sleep = s };
-        return sleep_slot;
-}
-
 /* By the table's type, into the option's own field; its range and words
  * are fridged's, so a value fridged would refuse is a usage error here. */
 static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, char *err, size_t err_size) {
@@ -260,16 +241,33 @@ static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, 
         return usage_error(err, err_size, "internal error: option --%s has no parser", s->flag);
 }
 
-static int apply_option(const Option *o, const char *value, Args *a, char *err, size_t err_size) {
-        switch (o->id) {
-        case OPT_HELP:          a->help = true; return 0;
-        case OPT_VERSION:       a->version = true; return 0;
-        case OPT_JSON:          a->json = true; return 0;
-        case OPT_NO_PROGRESS:   a->no_progress = true; return 0;
-        case OPT_SLEEP:         return apply_sleep_option(o->sleep, value, a, err, err_size);
-        case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
-        case OPT_WHO:           a->who = value; return 0;
-        case OPT_WHY:           a->why = value; return 0;
+static int apply_json(const char *value, Args *a, char *err, size_t err_size) {
+        if (!value || strcmp(value, "short") == 0)
+                a->json_format = JSON_FORMAT_SHORT;
+        else if (strcmp(value, "pretty") == 0)
+                a->json_format = JSON_FORMAT_PRETTY;
+        else if (strcmp(value, "off") == 0)
+                a->json_format = JSON_FORMAT_OFF;
+        else
+                return usage_error(err, err_size, "--json: expected \"pretty\", \"short\" or \"off\", got \"%s\"",
+                                   value);
+        a->json = a->json_format != JSON_FORMAT_OFF;
+        return 0;
+}
+
+static int apply_option(const ArgsOption *o, const char *value, Args *a, char *err, size_t err_size) {
+        switch ((OptionId) o->id) {
+        case OPT_HELP:            a->help = true; return 0;
+        case OPT_VERSION:         a->version = true; return 0;
+        case OPT_JSON:            return apply_json(value, a, err, err_size);
+        case OPT_NO_PROGRESS:     a->no_progress = true; return 0;
+        case OPT_QUIET:           a->quiet = true; return 0;
+        case OPT_NO_LEGEND:       a->no_legend = true; return 0;
+        case OPT_NO_PAGER:        a->no_pager = true; return 0;
+        case OPT_NO_ASK_PASSWORD: a->no_ask_password = true; return 0;
+        case OPT_BUS_ADDRESS:     a->bus_address = value; return 0;
+        case OPT_WHO:             a->who = value; return 0;
+        case OPT_WHY:             a->why = value; return 0;
         case OPT_MODE:
                 if (!word_in(value, inhibit_modes, ELEMENTSOF(inhibit_modes)))
                         return usage_error(err, err_size, "--mode: expected \"block\" or \"delay\", got \"%s\"",
@@ -290,13 +288,13 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
                         return usage_error(err, err_size, "--bus: expected \"system\" or \"session\", got \"%s\"", value);
                 return 0;
         }
-        return usage_error(err, err_size, "internal error: unhandled option");
+        return usage_error(err, err_size, "internal error: unhandled option --%s", o->name);
 }
 
 static int parse_command(const char *word, Command *ret) {
-        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-                if (strcmp(word, commands[i].name) == 0) {
-                        *ret = commands[i].command;
+        for (size_t i = 0; i < args_commands_count; i++)
+                if (strcmp(word, args_commands[i].name) == 0) {
+                        *ret = args_commands[i].command;
                         return 0;
                 }
         return -EINVAL;
@@ -360,169 +358,220 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
         return usage_error(err, err_size, "unexpected argument \"%s\"", word);
 }
 
-int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_size) {
-        Args a = { .command = COMMAND_NONE, .bus = BUS_KIND_SYSTEM };
-        bool have_cycle = false, only_positional = false;
-        /* Options may come before or after the command, so options for
-         * some commands only are checked once the whole line is read. */
-        const char *scoped[_SCOPE_MAX] = {};
-        int r;
+/* getopt_long's val of a long option without a short one: the index in
+ * args_options[], then in sleep_options[], above every char */
+#define LONG_VAL_BASE 0x100
 
-        if (err && err_size > 0)
-                err[0] = 0;
+/* getopt_long's tables, made from ours: every option once */
+typedef struct Getopt {
+        struct option *longopts;
+        char shortopts[64];
+} Getopt;
 
-        for (int i = 1; i < argc; i++) {
-                const char *arg = argv[i], *value;
-                const Option *o;
-                Option sleep_slot;
+static void getopt_done(Getopt *g) {
+        free(g->longopts);
+}
 
-                /* hold's and inhibit's "--" ends fridgectl's arguments: the
-                 * rest is CMD, options and all. */
-                if (command_runs_cmd(a.command) && strcmp(arg, "--") == 0) {
-                        a.exec_argv = argv + i + 1;
-                        break;
+static void add_short(Getopt *g, size_t *n, char c, int has_arg) {
+        if (!c || *n + 3 >= sizeof(g->shortopts))
+                return;
+        g->shortopts[(*n)++] = c;
+        if (has_arg == required_argument)
+                g->shortopts[(*n)++] = ':';
+        g->shortopts[*n] = 0;
+}
+
+static int getopt_make(Getopt *g) {
+        size_t n = 0, k = 0;
+
+        g->longopts = calloc(args_options_count + sleep_options_count + 1, sizeof(struct option));
+        if (!g->longopts)
+                return -ENOMEM;
+        /* "+": stop at each word that is not an option, so the loop sees
+         * the command, its words and hold's "--" where they stand;
+         * ":": a missing value is ':', told apart from an unknown option */
+        strcpy(g->shortopts, "+:");
+        n = 2;
+        for (size_t i = 0; i < args_options_count; i++, k++) {
+                const ArgsOption *o = &args_options[i];
+                g->longopts[k] = (struct option) { o->name, o->has_arg, NULL,
+                                                   o->short_name ? o->short_name : LONG_VAL_BASE + (int) k };
+                add_short(g, &n, o->short_name, o->has_arg);
+        }
+        for (size_t i = 0; i < sleep_options_count; i++, k++) {
+                const SleepOption *s = &sleep_options[i];
+                int has_arg = s->type == SLEEP_OPTION_BOOL ? no_argument : required_argument;
+                g->longopts[k] = (struct option) { s->flag, has_arg, NULL,
+                                                   s->short_flag ? s->short_flag : LONG_VAL_BASE + (int) k };
+                add_short(g, &n, s->short_flag, has_arg);
+        }
+        return 0;
+}
+
+/* Which of the two tables getopt_long's val names; false: neither */
+static bool option_of_val(int val, const ArgsOption **ret_o, const SleepOption **ret_s) {
+        *ret_o = NULL;
+        *ret_s = NULL;
+        if (val >= LONG_VAL_BASE) {
+                size_t k = (size_t) (val - LONG_VAL_BASE);
+                if (k < args_options_count)
+                        *ret_o = &args_options[k];
+                else if (k - args_options_count < sleep_options_count)
+                        *ret_s = &sleep_options[k - args_options_count];
+        } else if (val > 0) {
+                for (size_t i = 0; i < args_options_count && !*ret_o; i++)
+                        if (args_options[i].short_name == val)
+                                *ret_o = &args_options[i];
+                *ret_s = *ret_o ? NULL : sleep_option_by_short_flag((char) val);
+        }
+        return *ret_o || *ret_s;
+}
+
+static const char *option_name(int val) {
+        const ArgsOption *o;
+        const SleepOption *s;
+
+        if (!option_of_val(val, &o, &s))
+                return "?";
+        return o ? o->name : s->flag;
+}
+
+/* What getopt_long could not take: an unknown option, a value missing or
+ * one given to an option that takes none */
+static int getopt_error(int c, char **argv, char *err, size_t err_size) {
+        const ArgsOption *o;
+        const SleepOption *s;
+
+        if (c == ':')
+                return usage_error(err, err_size, "--%s needs a value", option_name(optopt));
+        if (optopt >= LONG_VAL_BASE || (optopt > 0 && option_of_val(optopt, &o, &s)))
+                return usage_error(err, err_size, "--%s takes no value", option_name(optopt));
+        if (optopt > 0)
+                return usage_error(err, err_size, "unknown option \"-%c\"", optopt);
+        return usage_error(err, err_size, "unknown option \"%s\"", argv[optind - 1]);
+}
+
+/* Options may come before or after the command, so options for some
+ * commands only are checked once the whole line is read: `scoped` holds
+ * the first of each scope given. */
+static int apply_val(int val, const char *value, Args *a, const char **scoped, char *err, size_t err_size) {
+        const ArgsOption *o;
+        const SleepOption *s;
+
+        if (!option_of_val(val, &o, &s))
+                return usage_error(err, err_size, "internal error: unknown option %d", val);
+        if (s) {
+                if (!scoped[ARGS_SCOPE_SLEEP])
+                        scoped[ARGS_SCOPE_SLEEP] = s->flag;
+                return apply_sleep_option(s, value, a, err, err_size);
+        }
+        if (!scoped[o->scope])
+                scoped[o->scope] = o->name;
+        return apply_option(o, value, a, err, err_size);
+}
+
+/* After "--": words only, but for hold's and inhibit's own "--", after
+ * which the rest is CMD, options and all */
+static int apply_rest(int i, int argc, char **argv, Args *a, bool *have_cycle, char *err, size_t err_size) {
+        for (; i < argc; i++) {
+                if (command_runs_cmd(a->command) && strcmp(argv[i], "--") == 0) {
+                        a->exec_argv = argv + i + 1;
+                        return 0;
                 }
-                if (only_positional || arg[0] != '-' || arg[1] == 0) {
-                        r = apply_positional(arg, &a, &have_cycle, err, err_size);
+                int r = apply_positional(argv[i], a, have_cycle, err, err_size);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The command line as getopt_long reads it, word by word */
+static int parse_words(int argc, char **argv, Args *a, const char **scoped, char *err, size_t err_size) {
+        _cleanup_(getopt_done) Getopt g = {};
+        bool have_cycle = false;
+        int r = getopt_make(&g);
+
+        if (r < 0)
+                return usage_error(err, err_size, "out of memory");
+        optind = 0; /* a fresh start: args_parse() may run more than once */
+        opterr = 0;
+        for (;;) {
+                int before = optind > 0 ? optind : 1;
+                int c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
+
+                if (c == '?' || c == ':')
+                        return getopt_error(c, argv, err, err_size);
+                if (c >= 0) {
+                        r = apply_val(c, optarg, a, scoped, err, err_size);
                         if (r < 0)
                                 return r;
                         continue;
                 }
-                if (strcmp(arg, "--") == 0) {
-                        only_positional = true;
-                        continue;
+                if (optind == before + 1 && strcmp(argv[before], "--") == 0) {
+                        if (command_runs_cmd(a->command)) {
+                                a->exec_argv = argv + optind;
+                                return 0;
+                        }
+                        return apply_rest(optind, argc, argv, a, &have_cycle, err, err_size);
                 }
-
-                o = find_option(arg, &value, &sleep_slot);
-                if (!o)
-                        return usage_error(err, err_size, "unknown option \"%s\"", arg);
-                if (!o->has_value && value)
-                        return usage_error(err, err_size, "--%s takes no value", o->name);
-                if (o->has_value && !value) {
-                        if (i + 1 >= argc)
-                                return usage_error(err, err_size, "--%s needs a value", o->name);
-                        value = argv[++i];
-                }
-                r = apply_option(o, value, &a, err, err_size);
+                if (optind >= argc)
+                        return 0;
+                r = apply_positional(argv[optind++], a, &have_cycle, err, err_size);
                 if (r < 0)
                         return r;
-                if (!scoped[o->scope])
-                        scoped[o->scope] = o->name;
         }
+}
 
-        if (a.help || a.version) {
-                *ret = a;
-                return 0;
-        }
-        if (a.command == COMMAND_NONE)
-                return usage_error(err, err_size, "no command given");
-
-        for (size_t s = 0; s < _SCOPE_MAX; s++)
-                if (scoped[s] && !command_in_scope(a.command, (OptionScope) s))
-                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s],
-                                           scope_commands[s]);
-        if (command_is_sleep(a.command)) {
+/* What only the whole line tells: options for other commands, a command's
+ * missing words */
+static int check_line(const Args *a, const char *const *scoped, char *err, size_t err_size) {
+        for (size_t s = 0; s < _ARGS_SCOPE_MAX; s++)
+                if (scoped[s] && !command_in_scope(a->command, (ArgsScope) s))
+                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s], scope_commands[s]);
+        if (command_is_sleep(a->command)) {
                 bool for_kind;
-                const SleepOption *s = sleep_options_misapplied(&a.sleep, command_sleep_kind(a.command), &for_kind);
+                const SleepOption *s = sleep_options_misapplied(&a->sleep, command_sleep_kind(a->command), &for_kind);
                 if (s && for_kind)
                         return usage_error(err, err_size, "--%s only applies to %s, not %s", s->flag, s->only_kind,
-                                           command_sleep_kind(a.command));
+                                           command_sleep_kind(a->command));
                 if (s)
                         return usage_error(err, err_size, "--%s only applies with --%s", s->flag,
                                            sleep_option_by_name(s->requires)->flag);
         }
-
-        if (a.command == COMMAND_HOOK && !a.hook_kind && !(a.hook_when && strcmp(a.hook_when, "budget") == 0))
+        if (a->command == COMMAND_HOOK && !a->hook_kind && !(a->hook_when && strcmp(a->hook_when, "budget") == 0))
                 return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
-        if (a.command == COMMAND_HOLD && !a.hold_class)
+        if (a->command == COMMAND_HOLD && !a->hold_class)
                 return usage_error(err, err_size, "hold: no class given (early, late, nofreeze or ui)");
-        if (command_runs_cmd(a.command)) {
-                const char *name = a.command == COMMAND_HOLD ? "hold" : "inhibit";
-                if (!a.exec_argv)
+        if (command_runs_cmd(a->command)) {
+                const char *name = a->command == COMMAND_HOLD ? "hold" : "inhibit";
+                if (!a->exec_argv)
                         return usage_error(err, err_size, "%s: missing \"--\" before the command to run", name);
-                if (!a.exec_argv[0])
+                if (!a->exec_argv[0])
                         return usage_error(err, err_size, "%s: no command given after \"--\"", name);
         }
-
-        *ret = a;
         return 0;
 }
 
-/* `text` from column `col` on, its words broken before column HELP_WIDTH
- * and carried on at HELP_COLUMN */
-#define HELP_COLUMN 25
-#define HELP_WIDTH 79
-static void print_wrapped(FILE *f, size_t col, const char *text) {
-        bool first = true;
+int args_parse(int argc, char **argv, Args *ret, char *err, size_t err_size) {
+        Args a = { .command = COMMAND_NONE, .bus = BUS_KIND_SYSTEM };
+        const char *scoped[_ARGS_SCOPE_MAX] = {};
+        int r;
 
-        for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-                size_t word = strcspn(p, " ");
-
-                if (!first && col + 1 + word > HELP_WIDTH) {
-                        fprintf(f, "\n%*s", HELP_COLUMN, "");
-                        col = HELP_COLUMN;
-                } else if (!first) {
-                        fputc(' ', f);
-                        col++;
-                }
-                fprintf(f, "%.*s", (int) word, p);
-                col += word;
-                p += word;
-                first = false;
+        if (err && err_size > 0)
+                err[0] = 0;
+        r = parse_words(argc, argv, &a, scoped, err, err_size);
+        if (r < 0)
+                return r;
+        if (a.help || a.version) {
+                *ret = a;
+                return 0;
         }
-        fputc('\n', f);
-}
-
-/* Appends what fits of s to buf (size > *n): help text, cut rather than overrun */
-static void append_cut(char *buf, size_t size, size_t *n, const char *s) {
-        size_t l = strnlen(s, size - 1 - *n);
-        memcpy(buf + *n, s, l);
-        *n += l;
-        buf[*n] = 0;
-}
-
-/* What the table says beyond the help sentence: "(1..31536000)",
- * "(s2idle|shallow|deep; suspend only; default [Sleep] MemSleep)" */
-static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
-        char words[256], parts[4][300];
-        size_t n = 0, k = 0;
-
-        if (s->type == SLEEP_OPTION_STRING)
-                snprintf(parts[k++], sizeof(parts[0]), "%s", sleep_option_words(s, "|", words, sizeof(words)));
-        if (s->type == SLEEP_OPTION_UINT)
-                snprintf(parts[k++], sizeof(parts[0]), "%u..%u", s->min, s->max);
-        if (s->only_kind)
-                snprintf(parts[k++], sizeof(parts[0]), "%s only", s->only_kind);
-        if (s->requires)
-                snprintf(parts[k++], sizeof(parts[0]), "with --%s", sleep_option_by_name(s->requires)->flag);
-        if (s->fallback)
-                snprintf(parts[k++], sizeof(parts[0]), "default %s", s->fallback);
-        buf[0] = 0;
-        for (size_t i = 0; i < k; i++) {
-                append_cut(buf, size, &n, i == 0 ? " (" : "; ");
-                append_cut(buf, size, &n, parts[i]);
-        }
-        if (k > 0)
-                append_cut(buf, size, &n, ")");
-}
-
-void args_print_sleep_options(FILE *f) {
-        for (size_t i = 0; i < sleep_options_count; i++) {
-                const SleepOption *s = &sleep_options[i];
-                char flag[64], limits[512], text[1024];
-
-                char short_flag[8] = "";
-                if (s->short_flag)
-                        snprintf(short_flag, sizeof(short_flag), "-%c, ", s->short_flag);
-                snprintf(flag, sizeof(flag), "%s--%s%s%s", short_flag, s->flag, s->metavar ? "=" : "",
-                         strempty(s->metavar));
-                sleep_option_limits(s, limits, sizeof(limits));
-                snprintf(text, sizeof(text), "%s%s", s->help, limits);
-                int w = fprintf(f, "     %-*s ", HELP_COLUMN - 6, flag);
-                if (w > HELP_COLUMN) {
-                        fprintf(f, "\n%*s", HELP_COLUMN, "");
-                        w = HELP_COLUMN;
-                }
-                print_wrapped(f, (size_t) w, text);
-        }
+        /* As systemctl and loginctl: no command is the overview */
+        if (a.command == COMMAND_NONE)
+                a.command = COMMAND_STATUS;
+        r = check_line(&a, scoped, err, err_size);
+        if (r < 0)
+                return r;
+        *ret = a;
+        return 0;
 }

@@ -3,7 +3,10 @@
 
 /* Command-line parsing for fridgectl. Pure: no I/O (but the help it is
  * asked to write), no globals, so every accepted and rejected command line
- * is a unit test. The Sleep options come from the table in sleep-options.h. */
+ * is a unit test. One table of commands and one of options (the Sleep
+ * options come from the table in sleep-options.h) drive getopt_long, the
+ * scope errors, --help (args-help.c) and the tests that hold the man page
+ * and the shell completions to them. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +33,12 @@ typedef enum Command {
         COMMAND_HISTORY,
 } Command;
 
+typedef enum JsonFormat {
+        JSON_FORMAT_OFF,
+        JSON_FORMAT_SHORT,      /* one object (or array) a line */
+        JSON_FORMAT_PRETTY,     /* indented, one after another */
+} JsonFormat;
+
 typedef enum BusKind {
         BUS_KIND_SYSTEM,
         BUS_KIND_SESSION,
@@ -39,8 +48,13 @@ typedef struct Args {
         Command command;
         BusKind bus;
         const char *bus_address;        /* borrowed from argv */
-        bool json;
+        bool json;                      /* json_format is not off */
+        JsonFormat json_format;
         bool no_progress;
+        bool quiet;                     /* -q: exit codes and errors only */
+        bool no_legend;                 /* listings without header and footer */
+        bool no_pager;
+        bool no_ask_password;           /* no pkttyagent, no interactive polkit */
         bool help;
         bool version;
 
@@ -70,10 +84,49 @@ typedef struct Args {
         const char *hook_kind;
 } Args;
 
-/* Parses argv into *ret. On a usage error returns -EINVAL and writes a
+/* The commands an option means something to. */
+typedef enum ArgsScope {
+        ARGS_SCOPE_ANY,
+        ARGS_SCOPE_SLEEP,       /* suspend, hibernate, hybrid-sleep */
+        ARGS_SCOPE_HOLDER,      /* hold, inhibit: who holds and why */
+        ARGS_SCOPE_INHIBIT,
+        ARGS_SCOPE_HISTORY,
+        _ARGS_SCOPE_MAX,
+} ArgsScope;
+
+/* One of fridgectl's own options (the Sleep options have their table). */
+typedef struct ArgsOption {
+        const char *name;       /* --NAME */
+        char short_name;        /* -C too; 0: none */
+        int has_arg;            /* getopt's no_argument, required_argument, optional_argument */
+        ArgsScope scope;
+        int id;
+        const char *metavar;    /* --NAME=METAVAR (--NAME[=METAVAR] if optional); NULL: none */
+        const char *help;       /* one sentence for --help */
+} ArgsOption;
+
+extern const ArgsOption args_options[];
+extern const size_t args_options_count;
+
+typedef struct ArgsCommand {
+        const char *name;
+        Command command;
+        const char *synopsis;   /* what follows the name; "" if nothing */
+        const char *help;
+        bool hidden;            /* not offered: hook is the sleep hook's */
+} ArgsCommand;
+
+extern const ArgsCommand args_commands[];
+extern const size_t args_commands_count;
+
+/* "suspend, hibernate and hybrid-sleep": what a scope's options apply to */
+const char *args_scope_commands(ArgsScope scope);
+
+/* Parses argv into *ret. No command means status. On a usage error returns -EINVAL and writes a
  * one-line explanation (no trailing newline) into err. --help and
- * --version are only flagged; a command is not required with them. */
-int args_parse(int argc, char *const *argv, Args *ret, char *err, size_t err_size);
+ * --version are only flagged. getopt_long permutes nothing here (it
+ * stops at each word that is not an option), but argv is passed on to it. */
+int args_parse(int argc, char **argv, Args *ret, char *err, size_t err_size);
 
 /* Strict decimal parsers: digits only, no sign, no spaces, no overflow. */
 int parse_u32(const char *s, uint32_t *ret);
@@ -95,5 +148,7 @@ const char *args_hold_why(const Args *a);
 /* inhibit's mode: --mode, else "block". */
 const char *args_inhibit_mode(const Args *a);
 
+/* --help, from the tables (args-help.c) */
+void args_print_help(FILE *f);
 /* The lines of --help for the Sleep options, from their table */
 void args_print_sleep_options(FILE *f);

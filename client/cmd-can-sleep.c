@@ -25,12 +25,13 @@ static int can_sleep(const Args *a, sd_bus *bus, const char *kind, bool label) {
         if (r < 0)
                 return report_errno(a, what, r);
         if (a->json) {
+                JsonOut out;
                 JsonObject j;
-                json_object_begin(&j, stdout);
+                json_object_begin(&j, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
                 json_object_add_string(&j, "kind", kind);
                 json_object_add_string(&j, "answer", answer);
                 json_object_end(&j);
-                fputc('\n', stdout);
+                json_out_end(&out);
         } else if (label)
                 printf("%-13s %s\n", kind, answer);
         else

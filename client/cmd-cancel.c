@@ -14,8 +14,11 @@
 #include "report.h"
 
 static void print_requested(const Args *a) {
+        JsonOut out;
         JsonObject j;
 
+        if (a->quiet)
+                return;
         if (!a->json) {
                 if (a->cycle > 0)
                         printf(_("cancel requested for cycle %llu\n"), (unsigned long long) a->cycle);
@@ -23,18 +26,18 @@ static void print_requested(const Args *a) {
                         puts(_("cancel requested for the running cycle"));
                 return;
         }
-        json_object_begin(&j, stdout);
+        json_object_begin(&j, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
         json_object_add_string(&j, "event", "cancel-requested");
         json_object_add_u64(&j, "cycle", a->cycle);
         json_object_end(&j);
-        fputc('\n', stdout);
+        json_out_end(&out);
 }
 
 int cmd_cancel(const Args *a, sd_bus *bus) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        (void) polkit_agent_open(bus);
+        (void) polkit_agent_open(bus, !a->no_ask_password);
         r = sd_bus_call_method(bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Cancel", &e, NULL,
                                "t", a->cycle);
         polkit_agent_close();

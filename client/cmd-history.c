@@ -15,7 +15,9 @@
 #include "exit-code.h"
 #include "fridge-error.h"
 #include "i18n.h"
+#include "json.h"
 #include "macro.h"
+#include "pager.h"
 #include "report.h"
 
 typedef struct HistoryRow {
@@ -79,13 +81,15 @@ static void print_row(const HistoryRow *r) {
                        strempty(r->message));
 }
 
-static int print_table(sd_bus_message *reply) {
+static int print_table(const Args *a, sd_bus_message *reply) {
         unsigned n = 0;
         int r = sd_bus_message_enter_container(reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        printf("%6s %-12s %-19s %-8s %-9s %s\n", "ID", "KIND", "START", "RESULT", "ASLEEP",
-               "WAKE SOURCE, OR PHASE: ERROR: MESSAGE");
+        pager_open(a);
+        if (!a->no_legend)
+                printf("%6s %-12s %-19s %-8s %-9s %s\n", "ID", "KIND", "START", "RESULT", "ASLEEP",
+                       "WAKE SOURCE, OR PHASE: ERROR: MESSAGE");
         while ((r = sd_bus_message_at_end(reply, false)) == 0) {
                 HistoryRow row = {};
                 r = bus_dict_read(reply, read_row_entry, &row);
@@ -96,7 +100,8 @@ static int print_table(sd_bus_message *reply) {
         }
         if (r < 0)
                 return r;
-        printf(ngettext("%u cycle\n", "%u cycles\n", n), n);
+        if (!a->no_legend)
+                printf(ngettext("%u cycle\n", "%u cycles\n", n), n);
         return sd_bus_message_exit_container(reply);
 }
 
@@ -110,11 +115,11 @@ int cmd_history(const Args *a, sd_bus *bus) {
         if (r < 0)
                 return report_call_error(a, _("cannot list the past cycles"), &e);
         if (a->json) {
-                r = bus_json_write_value(reply, stdout);
-                if (r >= 0)
-                        fputc('\n', stdout);
+                JsonOut out;
+                r = bus_json_write_value(reply, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
+                json_out_end(&out);
         } else
-                r = print_table(reply);
+                r = print_table(a, reply);
         if (r < 0)
                 return report_errno(a, _("cannot parse fridged's history"), r);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;

@@ -50,31 +50,35 @@ static int print_budget(const Args *a, sd_bus *bus) {
         if (!a->json)
                 printf("%u\n", budget);
         else {
+                JsonOut out;
                 JsonObject j;
-                json_object_begin(&j, stdout);
+                json_object_begin(&j, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
                 json_object_add_u64(&j, "budget-ms", budget);
                 json_object_add_u64(&j, "call-timeout-ms", hook_call_timeout_ms(budget));
                 json_object_add_u64(&j, "fridged-wait-ms", hook_pre_wait_ms(budget));
                 json_object_end(&j);
-                fputc('\n', stdout);
+                json_out_end(&out);
         }
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
 }
 
 static void print_done(const Args *a, uint64_t cycle) {
+        JsonOut out;
         JsonObject j;
         bool pre = strcmp(a->hook_when, "pre") == 0;
 
+        if (a->quiet)
+                return;
         if (!a->json) {
                 printf("cycle %llu %s\n", (unsigned long long) cycle,
                        pre ? "frozen: systemd-sleep may sleep" : "resumed and thawed");
                 return;
         }
-        json_object_begin(&j, stdout);
+        json_object_begin(&j, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
         json_object_add_string(&j, "event", pre ? "hook-pre-done" : "hook-post-done");
         json_object_add_u64(&j, "cycle", cycle);
         json_object_end(&j);
-        fputc('\n', stdout);
+        json_out_end(&out);
 }
 
 int cmd_hook(const Args *a, sd_bus *bus) {

@@ -9,6 +9,7 @@
 #include "exit-code.h"
 #include "i18n.h"
 #include "json.h"
+#include "pager.h"
 #include "report.h"
 
 typedef struct InhibitorRow {
@@ -16,12 +17,12 @@ typedef struct InhibitorRow {
         uint32_t uid, pid;
 } InhibitorRow;
 
-static void print_json_row(const InhibitorRow *r, bool first) {
+static void print_json_row(FILE *f, const InhibitorRow *r, bool first) {
         JsonObject j;
 
         if (!first)
-                fputc(',', stdout);
-        json_object_begin(&j, stdout);
+                fputc(',', f);
+        json_object_begin(&j, f);
         json_object_add_string(&j, "who", r->who);
         json_object_add_string(&j, "why", r->why);
         json_object_add_string(&j, "mode", r->mode);
@@ -43,25 +44,34 @@ static int print_rows(const Args *a, sd_bus_message *reply, unsigned *ret_block,
         unsigned n = 0;
         int k;
 
+        JsonOut out;
+        FILE *f = stdout;
+
         k = sd_bus_message_enter_container(reply, 'a', "(ssssuu)");
         if (k < 0)
                 return k;
-        if (a->json)
-                fputc('[', stdout);
-        else
-                printf("%-24s %-5s %8s %6s %-12s %s\n", "WHO", "MODE", "PID", "UID", "SENDER", "WHY");
+        if (a->json) {
+                f = json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY);
+                fputc('[', f);
+        } else {
+                pager_open(a);
+                if (!a->no_legend)
+                        printf("%-24s %-5s %8s %6s %-12s %s\n", "WHO", "MODE", "PID", "UID", "SENDER", "WHY");
+        }
         while ((k = sd_bus_message_read(reply, "(ssssuu)", &r.who, &r.why, &r.mode, &r.sender, &r.uid, &r.pid)) > 0) {
                 if (a->json)
-                        print_json_row(&r, n == 0);
+                        print_json_row(f, &r, n == 0);
                 else
                         print_text_row(&r);
                 *(strcmp(r.mode, "delay") == 0 ? ret_delay : ret_block) += 1;
                 n++;
         }
+        if (a->json) {
+                fputc(']', f);
+                json_out_end(&out);
+        }
         if (k < 0)
                 return k;
-        if (a->json)
-                fputs("]\n", stdout);
         return sd_bus_message_exit_container(reply);
 }
 
@@ -78,7 +88,7 @@ int cmd_inhibitors(const Args *a, sd_bus *bus) {
         r = print_rows(a, reply, &block, &delay);
         if (r < 0)
                 return report_errno(a, _("cannot parse fridged's inhibitors"), r);
-        if (!a->json)
+        if (!a->json && !a->no_legend)
                 /* Translators: the count of block and of delay inhibitors */
                 printf(_("%u block, %u delay\n"), block, delay);
         return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;

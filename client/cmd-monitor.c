@@ -33,29 +33,37 @@ static const SignalFormat signal_formats[] = {
 typedef struct Monitor {
         const Args *args;
         sd_event *event;
+        FILE *out;              /* the line being written */
+        JsonOut json;
 } Monitor;
 
 /* Starts an event line: {"event":"x" or "Member". */
-static void line_begin(const Monitor *mon, JsonObject *j, const char *member, const char *event) {
+static void line_begin(Monitor *mon, JsonObject *j, const char *member, const char *event) {
+        mon->out = stdout;
         if (mon->args->json) {
-                json_object_begin(j, stdout);
+                mon->out = json_out_begin(&mon->json, stdout, mon->args->json_format == JSON_FORMAT_PRETTY);
+                json_object_begin(j, mon->out);
                 json_object_add_string(j, "event", event);
         } else
                 fputs(member, stdout);
 }
 
-static void line_key(const Monitor *mon, JsonObject *j, const char *key) {
+static void line_key(Monitor *mon, JsonObject *j, const char *key) {
         if (mon->args->json)
                 json_object_key(j, key);
         else
-                printf(" %s=", key);
+                fprintf(mon->out, " %s=", key);
 }
 
-static void line_end(const Monitor *mon, JsonObject *j) {
-        if (mon->args->json)
+static void line_end(Monitor *mon, JsonObject *j) {
+        if (mon->args->json) {
                 json_object_end(j);
-        fputc('\n', stdout);
-        fflush(stdout);
+                json_out_end(&mon->json);
+        } else {
+                fputc('\n', stdout);
+                fflush(stdout);
+        }
+        mon->out = stdout;
 }
 
 static const SignalFormat *find_format(sd_bus_message *m) {
@@ -66,7 +74,7 @@ static const SignalFormat *find_format(sd_bus_message *m) {
 }
 
 static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const Monitor *mon = userdata;
+        Monitor *mon = userdata;
         const SignalFormat *fmt = find_format(m);
         JsonObject j;
 
@@ -75,35 +83,35 @@ static int on_fridge_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret
         line_begin(mon, &j, fmt->member, fmt->event);
         for (size_t i = 0; i < ELEMENTSOF(fmt->args) && fmt->args[i]; i++) {
                 line_key(mon, &j, fmt->args[i]);
-                if (bus_json_write_value(m, stdout) < 0)
-                        fputs("null", stdout);
+                if (bus_json_write_value(m, mon->out) < 0)
+                        fputs("null", mon->out);
         }
         line_end(mon, &j);
         return 0;
 }
 
 typedef struct ChangedLine {
-        const Monitor *mon;
+        Monitor *mon;
         JsonObject *j;
 } ChangedLine;
 
 static int print_entry(sd_bus_message *m, const char *name, void *userdata) {
         ChangedLine *c = userdata;
         line_key(c->mon, c->j, name);
-        return bus_json_write_value(m, stdout);
+        return bus_json_write_value(m, c->mon->out);
 }
 
 /* The changed dictionary, entry by entry, as key=value or a JSON object. */
-static int print_changed(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
+static int print_changed(Monitor *mon, JsonObject *j, sd_bus_message *m) {
         if (mon->args->json) {
                 json_object_key(j, "changed");
-                return bus_json_write_value(m, stdout);
+                return bus_json_write_value(m, mon->out);
         }
         return bus_dict_read(m, print_entry, &(ChangedLine) { mon, j });
 }
 
 /* Always in JSON; for people only when there is something to say. */
-static int print_invalidated(const Monitor *mon, JsonObject *j, sd_bus_message *m) {
+static int print_invalidated(Monitor *mon, JsonObject *j, sd_bus_message *m) {
         _cleanup_strv_free_ char **names = NULL;
         int r;
 
@@ -113,18 +121,18 @@ static int print_invalidated(const Monitor *mon, JsonObject *j, sd_bus_message *
         if (!mon->args->json && (!names || !names[0]))
                 return 0;
         line_key(mon, j, "invalidated");
-        fputc('[', stdout);
+        fputc('[', mon->out);
         for (char **n = names; n && *n; n++) {
                 if (n != names)
-                        fputc(',', stdout);
-                json_write_string(stdout, *n);
+                        fputc(',', mon->out);
+                json_write_string(mon->out, *n);
         }
-        fputc(']', stdout);
+        fputc(']', mon->out);
         return 0;
 }
 
 static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const Monitor *mon = userdata;
+        Monitor *mon = userdata;
         JsonObject j;
         int r;
 
@@ -135,13 +143,13 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
         if (r >= 0)
                 r = print_invalidated(mon, &j, m);
         if (r < 0)
-                fputs(mon->args->json ? ",\"malformed\":true" : " (malformed)", stdout);
+                fputs(mon->args->json ? ",\"malformed\":true" : " (malformed)", mon->out);
         line_end(mon, &j);
         return 0;
 }
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const Monitor *mon = userdata;
+        Monitor *mon = userdata;
         const char *name, *old_owner, *new_owner;
         JsonObject j;
 
@@ -150,13 +158,13 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
         /* "owner" is fridged's new unique name, "" when it went away. */
         line_begin(mon, &j, "NameOwnerChanged", "owner");
         line_key(mon, &j, "owner");
-        json_write_string(stdout, new_owner);
+        json_write_string(mon->out, new_owner);
         line_end(mon, &j);
         return 0;
 }
 
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const Monitor *mon = userdata;
+        Monitor *mon = userdata;
 
         (void) sd_event_exit(mon->event, report_error(mon->args, SD_BUS_ERROR_DISCONNECTED,
                                                       _("lost the connection to the bus"), EXIT_CODE_FAILED));
@@ -164,7 +172,7 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        const Monitor *mon = userdata;
+        Monitor *mon = userdata;
 
         return sd_event_exit(mon->event, EXIT_CODE_DONE);
 }
@@ -177,7 +185,7 @@ int cmd_monitor(const Args *a, sd_bus *bus) {
                 .disconnected = on_disconnected,
         };
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        Monitor mon = { .args = a };
+        Monitor mon = { .args = a, .out = stdout };
         int r;
 
         r = sd_event_new(&event);

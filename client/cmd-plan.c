@@ -8,6 +8,8 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "i18n.h"
+#include "json.h"
+#include "pager.h"
 #include "plan-text.h"
 #include "report.h"
 
@@ -52,13 +54,15 @@ static int print_plan(const Args *a, const PlanEntry *entries, size_t n) {
         _cleanup_free_ char *table = NULL;
 
         if (a->json) {
-                plan_write_json(stdout, entries, n);
-                fputc('\n', stdout);
+                JsonOut out;
+                plan_write_json(json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY), entries, n);
+                json_out_end(&out);
                 return 0;
         }
-        table = plan_format_table(entries, n);
+        table = plan_format_table(entries, n, !a->no_legend);
         if (!table)
                 return -ENOMEM;
+        pager_open(a);
         fputs(table, stdout);
         return 0;
 }

@@ -99,17 +99,9 @@ static bool from_our_daemon(const Cycle *c, sd_bus_message *m) {
 
 /* Ends the cycle with a failure that is not fridged's verdict. */
 static void cycle_fail(Cycle *c, const char *name, const char *message) {
-        char line[256];
-
         output_clear(&c->out);
-        if (c->args->json)
-                (void) report_error(c->args, name, message, EXIT_CODE_FAILED);
-        else {
-                snprintf(line, sizeof(line), _("failed: %s"), message);
-                puts(line);
-                fflush(stdout);
-        }
-        cycle_end(c, EXIT_CODE_FAILED);
+        fflush(stdout);
+        cycle_end(c, report_error(c->args, name, message, EXIT_CODE_FAILED));
 }
 
 /* Stop following without a result (second Ctrl-C, SIGTERM). */
@@ -441,7 +433,7 @@ static int cycle_new(const Args *a, sd_bus *bus, Cycle **ret) {
         c->args = a;
         c->bus = bus;
         c->kind = command_sleep_kind(a->command);
-        c->out.mode = output_mode_pick(a);
+        c->out = output_pick(a);
 
         r = sd_event_new(&c->event);
         if (r < 0)
@@ -477,7 +469,7 @@ int cmd_sleep(const Args *a, sd_bus *bus) {
         /* Only a person at a terminal can answer a polkit prompt. With
          * polkit's text agent asking for a password there, the keys wait
          * for Sleep's answer: until then the terminal is the agent's. */
-        c->agent = polkit_agent_open(bus);
+        c->agent = polkit_agent_open(bus, !a->no_ask_password);
         if (!c->agent) {
                 r = setup_keys(c);
                 if (r < 0)

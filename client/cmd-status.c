@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* status: fridged's properties, for people or as one JSON object. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "bus-json.h"
@@ -8,73 +11,96 @@
 #include "cmd.h"
 #include "exit-code.h"
 #include "i18n.h"
+#include "json.h"
+#include "macro.h"
+#include "pager.h"
 #include "progress-bar.h"
 #include "props.h"
 #include "report.h"
+#include "terminal.h"
 
 static const char *or_dash(const char *s) {
         return s && *s ? s : "-";
 }
 
-static void print_field(const char *name, const char *value) {
-        printf("%16s: %s\n", name, or_dash(value));
+static void print_field(FILE *f, const char *name, const char *value) {
+        fprintf(f, "%16s: %s\n", name, or_dash(value));
 }
 
 /* "no (no swap device)" — the reason only when it is not "yes". */
-static void print_can(const char *name, const char *can, const char *reason) {
+static void print_can(FILE *f, const char *name, const char *can, const char *reason) {
         if (can && strcmp(can, "yes") != 0 && reason && *reason)
-                printf("%16s: %s (%s)\n", name, can, reason);
+                fprintf(f, "%16s: %s (%s)\n", name, can, reason);
         else
-                print_field(name, can);
+                print_field(f, name, can);
 }
 
-static void print_kinds(char **kinds) {
-        printf("%16s:", "SupportedKinds");
+static void print_kinds(FILE *f, char **kinds) {
+        fprintf(f, "%16s:", "SupportedKinds");
         if (!kinds || !*kinds)
-                fputs(" -", stdout);
+                fputs(" -", f);
         for (char **k = kinds; k && *k; k++)
-                printf(" %s", *k);
-        fputc('\n', stdout);
+                fprintf(f, " %s", *k);
+        fputc('\n', f);
 }
 
 /* What the running cycle obeys, a few to a line */
-static void print_settings(char **settings) {
+static void print_settings(FILE *f, char **settings) {
         if (!settings || !*settings)
                 return;
         size_t col = 0;
         for (char **s = settings; *s; s++) {
                 if (col == 0 || col + strlen(*s) > 60) {
-                        printf("%s%16s:", col ? "\n" : "", s == settings ? "Settings" : "");
+                        fprintf(f, "%s%16s:", col ? "\n" : "", s == settings ? "Settings" : "");
                         col = 0;
                 }
-                col += printf(" %s", *s);
+                col += fprintf(f, " %s", *s);
         }
-        fputc('\n', stdout);
+        fputc('\n', f);
 }
 
-static void print_human(const FridgeProps *p) {
-        print_field("State", p->state);
+static void print_human(FILE *f, const FridgeProps *p) {
+        print_field(f, "State", p->state);
         if (p->cycle_id > 0 && p->kind && *p->kind)
-                printf("%16s: %llu (%s)\n", "Cycle", (unsigned long long) p->cycle_id, p->kind);
+                fprintf(f, "%16s: %llu (%s)\n", "Cycle", (unsigned long long) p->cycle_id, p->kind);
         else if (p->cycle_id > 0)
-                printf("%16s: %llu\n", "Cycle", (unsigned long long) p->cycle_id);
+                fprintf(f, "%16s: %llu\n", "Cycle", (unsigned long long) p->cycle_id);
         else
-                print_field("Cycle", NULL);
-        print_field("Phase", p->phase);
+                print_field(f, "Cycle", NULL);
+        print_field(f, "Phase", p->phase);
         if (p->phase && *p->phase)
-                printf("%16s: %u%%%s%s\n", "Progress", progress_percent(p->progress),
+                fprintf(f, "%16s: %u%%%s%s\n", "Progress", progress_percent(p->progress),
                        p->progress_text && *p->progress_text ? " " : "", p->progress_text ? p->progress_text : "");
         else
-                print_field("Progress", NULL);
-        print_settings(p->cycle_settings);
-        print_can("CanSuspend", p->can_suspend, p->can_suspend_reason);
-        print_can("CanHibernate", p->can_hibernate, p->can_hibernate_reason);
-        print_can("CanHybridSleep", p->can_hybrid_sleep, p->can_hybrid_sleep_reason);
-        print_kinds(p->supported_kinds);
-        print_field("LastResult", p->last_result);
-        print_field("LastWakeReason", p->last_wake_reason);
-        print_field("Version", p->version);
-        print_field("SleepFreeze", p->sleep_freeze);
+                print_field(f, "Progress", NULL);
+        print_settings(f, p->cycle_settings);
+        print_can(f, "CanSuspend", p->can_suspend, p->can_suspend_reason);
+        print_can(f, "CanHibernate", p->can_hibernate, p->can_hibernate_reason);
+        print_can(f, "CanHybridSleep", p->can_hybrid_sleep, p->can_hybrid_sleep_reason);
+        print_kinds(f, p->supported_kinds);
+        print_field(f, "LastResult", p->last_result);
+        print_field(f, "LastWakeReason", p->last_wake_reason);
+        print_field(f, "Version", p->version);
+        print_field(f, "SleepFreeze", p->sleep_freeze);
+}
+
+/* Through the pager only when it would not fit the terminal */
+static int print_paged(const Args *a, const FridgeProps *p) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0, lines = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return -ENOMEM;
+        print_human(f, p);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        for (const char *c = text; c && *c; c++)
+                lines += *c == '\n';
+        if (lines >= terminal_lines(STDOUT_FILENO))
+                pager_open(a);
+        fputs(text, stdout);
+        return 0;
 }
 
 static int print_status(const Args *a, sd_bus_message *reply) {
@@ -82,17 +108,18 @@ static int print_status(const Args *a, sd_bus_message *reply) {
         int r;
 
         if (a->json) {
+                JsonOut out;
                 /* Straight from the dictionary, so every property fridged
                  * has appears, under its D-Bus name. */
-                r = bus_json_write_value(reply, stdout);
-                fputc('\n', stdout);
+                r = bus_json_write_value(reply, json_out_begin(&out, stdout,
+                                                               a->json_format == JSON_FORMAT_PRETTY));
+                json_out_end(&out);
                 return r;
         }
         r = fridge_props_read(reply, &p, NULL);
         if (r < 0)
                 return r;
-        print_human(&p);
-        return 0;
+        return print_paged(a, &p);
 }
 
 int cmd_status(const Args *a, sd_bus *bus) {

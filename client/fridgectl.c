@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fridgectl: the command-line client of fridged. Parses the command line,
- * connects, and hands over to one cmd_*() per command. */
+ * connects, and hands over to one cmd_*() per command; a pager they
+ * opened is waited for at the end. */
 #include <stdio.h>
 
 #include "args.h"
@@ -9,77 +10,8 @@
 #include "exit-code.h"
 #include "fridge-config.h"
 #include "i18n.h"
+#include "pager.h"
 #include "report.h"
-
-static void print_help(FILE *f) {
-        fputs("Usage: fridgectl [OPTIONS] COMMAND\n"
-              "\n"
-              "Control fridged, the suspend orchestration daemon.\n"
-              "\n"
-              "Commands:\n"
-              "  status                 Show fridged's state and what this machine can do\n"
-              "  suspend                Suspend to RAM and follow the cycle to its end\n"
-              "  hibernate              Hibernate to disk and follow the cycle\n"
-              "  hybrid-sleep           Hibernate, then suspend, and follow the cycle\n"
-              "  cancel [CYCLE]         Cancel a cycle (default: the running one)\n"
-              "  monitor                Print fridged's events until Ctrl-C\n"
-              "  plan                   Show which cgroups are frozen early, late or never\n"
-              "  hold CLASS -- CMD [ARGS...]\n"
-              "                         Run CMD while its cgroup keeps CLASS (early|late|\n"
-              "                         nofreeze|ui); exit with CMD's status\n"
-              "  hook pre|post KIND     For systemd-sleep's hook: pre freezes for a sleep\n"
-              "                         systemd writes, post thaws (KIND: suspend|\n"
-              "                         hibernate|hybrid-sleep|suspend-then-hibernate)\n"
-              "  hook budget            Print the sleep hook's budget in ms (HookBudgetMs)\n"
-              "  inhibit -- CMD [ARGS...]\n"
-              "                         Run CMD while holding an inhibitor (block: no cycle\n"
-              "                         starts; delay: a cycle waits for CMD, bounded);\n"
-              "                         exit with CMD's status\n"
-              "  inhibitors             List the inhibitors held\n"
-              "  plot [CYCLE]           Draw a cycle's timeline as SVG on stdout (default:\n"
-              "                         the running or the last cycle)\n"
-              "  can-sleep [KIND]       Whether you may sleep (KIND, or each): yes, no,\n"
-              "                         challenge (a password is needed) or na\n"
-              "  history                List past cycles, newest first (id, kind, start,\n"
-              "                         result, time asleep, wake source; phase and error\n"
-              "                         of a failed one)\n"
-              "\n"
-              "Options:\n"
-              "  -h --help              Show this help\n"
-              "     --version           Show the version\n"
-              "     --bus=system|session  Bus to talk on (default: system)\n"
-              "     --bus-address=ADDR  Connect to the bus at this D-Bus address\n"
-              "     --json              JSON only on stdout: one object per line (plan and\n"
-              "                         history: one array)\n"
-              "     --no-progress       Plain lines instead of a progress bar\n"
-              "\n"
-              "Options for suspend, hibernate and hybrid-sleep:\n",
-              f);
-        args_print_sleep_options(f);
-        fputs("\n"
-              "Options for hold and inhibit:\n"
-              "     --who=NAME          Who holds it (default: CMD's name)\n"
-              "     --why=TEXT          Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")\n"
-              "     --mode=block|delay  inhibit only: the kind of inhibitor (default: block)\n"
-              "\n"
-              "Options for history:\n"
-              "  -n --lines=N           Only the newest N cycles (default: all kept)\n"
-              "\n"
-              "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
-              "cycle (Ctrl-C again: stop waiting and leave it running).\n"
-              "\n"
-              "Exit status:\n"
-              "  0  done, dry-run, or the command succeeded\n"
-              "  1  the cycle failed, fridged is not reachable, or another error\n"
-              "  2  usage error (also InvalidArgs from fridged)\n"
-              "  3  the cycle was aborted (cancelled)\n"
-              "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
-              "     TooLate, NoSuchCycle, AccessDenied; hold, inhibit: the class or the\n"
-              "     inhibitor could not be held (CMD was not run)\n"
-              "hold and inhibit otherwise exit with CMD's status (128+N if signal N ended\n"
-              "it).\n",
-              f);
-}
 
 static int run(const Args *a) {
         _cleanup_bus_ sd_bus *bus = NULL;
@@ -136,12 +68,14 @@ int main(int argc, char *argv[]) {
                 return EXIT_CODE_USAGE;
         }
         if (a.help) {
-                print_help(stdout);
-                return EXIT_CODE_DONE;
+                args_print_help(stdout);
+                return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
         }
         if (a.version) {
                 puts("fridgectl " FRIDGE_VERSION);
-                return EXIT_CODE_DONE;
+                return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
         }
-        return run(&a);
+        int r = run(&a);
+        pager_close();
+        return r;
 }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "macro.h"
 #include "utf8.h"
@@ -102,4 +103,82 @@ void json_object_add_bool(JsonObject *o, const char *key, bool value) {
 
 void json_object_end(JsonObject *o) {
         fputc('}', o->f);
+}
+
+static void pretty_newline(FILE *f, unsigned depth) {
+        fputc('\n', f);
+        for (unsigned i = 0; i < depth; i++)
+                fputs("        ", f);
+}
+
+/* Copies the string literal at p, escapes and all; returns what follows it */
+static const char *pretty_string(FILE *f, const char *p) {
+        fputc(*p++, f);
+        for (; *p && *p != '"'; p++) {
+                if (*p == '\\' && p[1])
+                        fputc(*p++, f);
+                fputc(*p, f);
+        }
+        if (*p)
+                fputc(*p++, f);
+        return p;
+}
+
+void json_write_pretty(FILE *f, const char *compact) {
+        unsigned depth = 0;
+
+        for (const char *p = strempty(compact); *p; ) {
+                char c = *p;
+
+                if (c == '"') {
+                        p = pretty_string(f, p);
+                        continue;
+                }
+                p++;
+                switch (c) {
+                case '{': case '[':
+                        fputc(c, f);
+                        p += strspn(p, " \t\n");
+                        if (*p == '}' || *p == ']')
+                                fputc(*p++, f); /* {} and [] stay as they are */
+                        else
+                                pretty_newline(f, ++depth);
+                        break;
+                case '}': case ']':
+                        pretty_newline(f, depth > 0 ? --depth : 0);
+                        fputc(c, f);
+                        break;
+                case ',':
+                        fputc(c, f);
+                        pretty_newline(f, depth);
+                        break;
+                case ':':
+                        fputs(" : ", f);
+                        break;
+                case ' ': case '\t': case '\n': case '\r':
+                        break;
+                default:
+                        fputc(c, f);
+                }
+        }
+}
+
+FILE *json_out_begin(JsonOut *o, FILE *dest, bool pretty) {
+        *o = (JsonOut) { .dest = dest, .f = dest };
+        /* Short goes straight out; pretty needs the whole value first */
+        if (pretty)
+                o->f = open_memstream(&o->buf, &o->size);
+        if (!o->f)
+                o->f = dest; /* out of memory: short is still JSON */
+        return o->f;
+}
+
+void json_out_end(JsonOut *o) {
+        if (o->f != o->dest && fclose(o->f) == 0)
+                json_write_pretty(o->dest, o->buf);
+        free(o->buf);
+        o->buf = NULL;
+        fputc('\n', o->dest);
+        fflush(o->dest);
+        o->f = o->dest;
 }

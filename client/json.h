@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Just enough JSON output for fridgectl's one-object-per-line events.
+/* Just enough JSON output for fridgectl's one-object-per-line events
+ * (--json=short) and their indented form (--json=pretty).
  * Writers take a FILE* so tests can use open_memstream(). */
 
 #include <stdbool.h>
@@ -32,3 +33,22 @@ void json_object_add_double(JsonObject *o, const char *key, double value);
 void json_object_add_bool(JsonObject *o, const char *key, bool value);
 /* Closes the object with "}" — no newline. */
 void json_object_end(JsonObject *o);
+
+/* The JSON text `compact` (as the writers above make it) again, indented
+ * by 8 spaces a level, one member a line, "key" : value, as journalctl's
+ * json-pretty; no newline after the last brace. */
+void json_write_pretty(FILE *f, const char *compact);
+
+/* One value of fridgectl's JSON output: the writers write to the FILE
+ * json_out_begin() returns, json_out_end() puts the value on dest on one
+ * line (short) or indented (pretty), a newline after it, and flushes, so
+ * a reader at the other end of a pipe has each value when it is made. */
+typedef struct JsonOut {
+        FILE *dest;
+        FILE *f;
+        char *buf;
+        size_t size;
+} JsonOut;
+
+FILE *json_out_begin(JsonOut *o, FILE *dest, bool pretty);
+void json_out_end(JsonOut *o);

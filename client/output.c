@@ -15,12 +15,18 @@
 
 #define CLEAR_LINE "\r\033[K"
 
-OutputMode output_mode_pick(const Args *a) {
+static OutputMode mode_pick(const Args *a) {
+        if (a->quiet)
+                return OUTPUT_QUIET;
         if (a->json)
                 return OUTPUT_JSON;
         if (!a->no_progress && isatty(STDOUT_FILENO))
                 return OUTPUT_TTY;
         return OUTPUT_PLAIN;
+}
+
+Output output_pick(const Args *a) {
+        return (Output) { .mode = mode_pick(a), .json_pretty = a->json_format == JSON_FORMAT_PRETTY };
 }
 
 /* Every event line is flushed at once: a reader at the other end of a
@@ -30,15 +36,15 @@ static void line_done(void) {
         fflush(stdout);
 }
 
-static void json_begin(JsonObject *j, const char *event, uint64_t cycle) {
-        json_object_begin(j, stdout);
+static void json_begin(Output *o, JsonObject *j, const char *event, uint64_t cycle) {
+        json_object_begin(j, json_out_begin(&o->json, stdout, o->json_pretty));
         json_object_add_string(j, "event", event);
         json_object_add_u64(j, "cycle", cycle);
 }
 
-static void json_end(JsonObject *j) {
+static void json_end(Output *o, JsonObject *j) {
         json_object_end(j);
-        line_done();
+        json_out_end(&o->json);
 }
 
 static void draw_bar(Output *o, const CycleView *v) {
@@ -84,10 +90,10 @@ static void bar_or_event(Output *o, const CycleView *v, const char *event, bool 
                 draw_bar(o, v);
         if (o->mode != OUTPUT_JSON)
                 return;
-        json_begin(&j, event, v->cycle);
+        json_begin(o, &j, event, v->cycle);
         if (with_kind)
                 json_object_add_string(&j, "kind", v->kind);
-        json_end(&j);
+        json_end(o, &j);
 }
 
 void output_started(Output *o, const CycleView *v) {
@@ -109,11 +115,13 @@ void output_update(Output *o, const CycleView *v, bool phase_changed) {
                 }
                 break;
         case OUTPUT_JSON:
-                json_begin(&j, phase_changed ? "phase" : "progress", v->cycle);
+                json_begin(o, &j, phase_changed ? "phase" : "progress", v->cycle);
                 json_object_add_string(&j, "phase", v->phase);
                 json_object_add_double(&j, "progress", v->progress);
                 json_object_add_string(&j, "text", v->text);
-                json_end(&j);
+                json_end(o, &j);
+                break;
+        case OUTPUT_QUIET:
                 break;
         }
 }
@@ -123,9 +131,9 @@ void output_sleep_imminent(Output *o, const CycleView *v) {
 
         if (o->mode != OUTPUT_JSON)
                 return;         /* the "kernel" phase already says it */
-        json_begin(&j, "sleep-imminent", v->cycle);
+        json_begin(o, &j, "sleep-imminent", v->cycle);
         json_object_add_string(&j, "kind", v->kind);
-        json_end(&j);
+        json_end(o, &j);
 }
 
 void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const char *wake_reason) {
@@ -134,6 +142,7 @@ void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const ch
 
         switch (o->mode) {
         case OUTPUT_TTY:
+        case OUTPUT_QUIET:
                 break;          /* the final line carries it */
         case OUTPUT_PLAIN:
                 line = cycle_resumed_line(slept_usec, wake_reason);
@@ -141,10 +150,10 @@ void output_resumed(Output *o, const CycleView *v, uint64_t slept_usec, const ch
                         print_line(o, line);
                 break;
         case OUTPUT_JSON:
-                json_begin(&j, "resumed", v->cycle);
+                json_begin(o, &j, "resumed", v->cycle);
                 json_object_add_u64(&j, "slept_usec", slept_usec);
                 json_object_add_string(&j, "wake_reason", wake_reason);
-                json_end(&j);
+                json_end(o, &j);
                 break;
         }
 }
@@ -160,12 +169,14 @@ void output_cancel_refused(Output *o, const CycleView *v, const char *error, con
         JsonObject j;
 
         if (o->mode == OUTPUT_JSON) {
-                json_begin(&j, "cancel-refused", v->cycle);
+                json_begin(o, &j, "cancel-refused", v->cycle);
                 json_object_add_string(&j, "error", error);
                 json_object_add_string(&j, "message", message);
-                json_end(&j);
+                json_end(o, &j);
                 return;
         }
+        if (o->mode == OUTPUT_QUIET)
+                return;
         if (error && strcmp(error, fridge_error_name(FRIDGE_ERROR_TOO_LATE)) == 0)
                 line = strdup(_("too late to cancel: the system is going to sleep"));
         else if (asprintf(&line, _("cannot cancel: %s: %s"), error_short_name(error), strempty(message)) < 0)
@@ -181,13 +192,22 @@ void output_finished(Output *o, const CycleView *v, const CycleOutcome *outcome)
         JsonObject j;
 
         if (o->mode == OUTPUT_JSON) {
-                json_begin(&j, "finished", v->cycle);
+                json_begin(o, &j, "finished", v->cycle);
                 json_object_add_string(&j, "result", outcome->result);
                 json_object_add_string(&j, "error", outcome->error);
                 json_object_add_string(&j, "message", outcome->message);
-                json_end(&j);
+                json_end(o, &j);
                 return;
         }
+        if (o->mode == OUTPUT_QUIET)
+                return;
         line = cycle_final_line(outcome);
-        print_line(o, line ? line : strempty(outcome->result));
+        if (!outcome->result || strcmp(outcome->result, "failed") != 0) {
+                print_line(o, line ? line : strempty(outcome->result));
+                return;
+        }
+        /* Why a cycle failed is an error: stderr, the bar gone first */
+        output_clear(o);
+        fflush(stdout);
+        fprintf(stderr, "%s\n", line ? line : strempty(outcome->result));
 }

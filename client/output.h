@@ -10,11 +10,13 @@
 
 #include "args.h"
 #include "cycle-text.h"
+#include "json.h"
 
 typedef enum OutputMode {
         OUTPUT_TTY,
         OUTPUT_PLAIN,
         OUTPUT_JSON,
+        OUTPUT_QUIET,           /* -q: nothing; the exit status says it */
 } OutputMode;
 
 /* What the user should currently see about the cycle. */
@@ -29,10 +31,12 @@ typedef struct CycleView {
 
 typedef struct Output {
         OutputMode mode;
+        bool json_pretty;       /* --json=pretty */
         bool bar_shown;         /* a bar line is on screen without '\n' */
+        JsonOut json;           /* the event being written */
 } Output;
 
-OutputMode output_mode_pick(const Args *a);
+Output output_pick(const Args *a);
 
 void output_started(Output *o, const CycleView *v);
 /* Phase, Progress or ProgressText changed; phase_changed says which. */

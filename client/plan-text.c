@@ -141,7 +141,7 @@ bool plan_has_hidden(const PlanEntry *entries, size_t n) {
         return false;
 }
 
-char *plan_format_table(const PlanEntry *entries, size_t n) {
+char *plan_format_table(const PlanEntry *entries, size_t n, bool legend) {
         char *(*cells)[_COL_MAX] = calloc(n + 1, sizeof(*cells));
         _cleanup_free_ char *summary = plan_summary_line(entries, n);
         size_t widths[_COL_MAX], size = 0;
@@ -178,12 +178,15 @@ char *plan_format_table(const PlanEntry *entries, size_t n) {
                 free_cells(cells, n);
                 return NULL;
         }
-        write_row(f, (char *const *) headers, widths);
+        if (legend)
+                write_row(f, (char *const *) headers, widths);
         for (size_t i = 0; i < n; i++)
                 write_row(f, cells[i], widths);
-        fputs(summary, f);
-        fputc('\n', f);
-        if (plan_has_hidden(entries, n))
+        if (legend) {
+                fputs(summary, f);
+                fputc('\n', f);
+        }
+        if (legend && plan_has_hidden(entries, n))
                 /* Translators: %s is GetPlan's stand-in, "[hidden]" */
                 fprintf(f, _("%s and pid 0: another user's process, which only root may see\n"),
                         FRIDGE_PLAN_HIDDEN);

@@ -49,8 +49,9 @@ bool plan_has_hidden(const PlanEntry *entries, size_t n);
  * per entry, then the summary line (and a note on FRIDGE_PLAN_HIDDEN when
  * plan_has_hidden()); every line ends in '\n'. Columns are
  * as wide as their widest cell and two spaces apart; REASON is last and
- * never cut; an empty cell shows "-". malloc'd, NULL on OOM. */
-char *plan_format_table(const PlanEntry *entries, size_t n);
+ * never cut; an empty cell shows "-". Without legend (--no-legend) the
+ * entries' lines only. malloc'd, NULL on OOM. */
+char *plan_format_table(const PlanEntry *entries, size_t n, bool legend);
 
 /* [{"cgroup":…,"unit":…,"class":…,"reason":…},…] without a newline. */
 void plan_write_json(FILE *f, const PlanEntry *entries, size_t n);

@@ -48,8 +48,9 @@ static void exec_agent(const char *path, int notify_fd, pid_t parent) {
         _exit(127);
 }
 
-bool polkit_agent_open(sd_bus *bus) {
-        bool person = isatty(STDIN_FILENO);
+bool polkit_agent_open(sd_bus *bus, bool ask_password) {
+        /* --no-ask-password: polkit answers without asking anyone */
+        bool person = ask_password && isatty(STDIN_FILENO);
         (void) sd_bus_set_allow_interactive_authorization(bus, person);
         /* polkit asks nothing of root */
         if (!person || agent_pid > 0 || geteuid() == 0)

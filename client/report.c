@@ -9,23 +9,25 @@
 #include "i18n.h"
 #include "json.h"
 
-static void print_json_error(const char *name, const char *message) {
+/* With --json, an error is also an object on stdout: a reader of the
+ * stream learns there why it ended */
+static void print_json_error(const Args *a, const char *name, const char *message) {
+        JsonOut out;
         JsonObject j;
 
-        json_object_begin(&j, stdout);
+        if (!a->json)
+                return;
+        json_object_begin(&j, json_out_begin(&out, stdout, a->json_format == JSON_FORMAT_PRETTY));
         json_object_add_string(&j, "event", "error");
         json_object_add_string(&j, "error", name);
         json_object_add_string(&j, "message", message);
         json_object_end(&j);
-        fputc('\n', stdout);
-        fflush(stdout);
+        json_out_end(&out);
 }
 
 int report_error(const Args *a, const char *name, const char *message, int exit_code) {
-        if (a->json)
-                print_json_error(name, message);
-        else
-                fprintf(stderr, "fridgectl: %s\n", message);
+        print_json_error(a, name, message);
+        fprintf(stderr, "fridgectl: %s\n", message);
         return exit_code;
 }
 
@@ -33,9 +35,8 @@ int report_call_error(const Args *a, const char *what, const sd_bus_error *e) {
         const char *name = e->name ? e->name : SD_BUS_ERROR_FAILED;
         const char *message = e->message ? e->message : "";
 
-        if (a->json)
-                print_json_error(name, message);
-        else if (fridge_error_name_is_unreachable(name))
+        print_json_error(a, name, message);
+        if (fridge_error_name_is_unreachable(name))
                 /* Translators: what failed, the bus name, the bus (as "the system bus"), D-Bus's message */
                 fprintf(stderr, _("fridgectl: %s: fridged (%s) is not reachable on %s: %s\n"),
                         what, FRIDGE_BUS_NAME, bus_description(a), message);

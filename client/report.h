@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Errors that end a command: for people on stderr, or with --json as an
- * {"event":"error",…} line on stdout (so stdout stays pure JSON). Each
+/* Errors that end a command: for people on stderr, and with --json also
+ * as an {"event":"error",…} object on stdout (which stays pure JSON). Each
  * returns the exit code the error maps to. */
 
 #include <systemd/sd-bus.h>

@@ -65,3 +65,11 @@ unsigned terminal_columns(int fd) {
                 return FALLBACK_COLUMNS;
         return ws.ws_col;
 }
+
+unsigned terminal_lines(int fd) {
+        struct winsize ws;
+
+        if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_row == 0)
+                return 24;
+        return ws.ws_row;
+}

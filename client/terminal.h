@@ -19,3 +19,5 @@ void terminal_restore(void);
 
 /* Width of the terminal on fd, 80 when it cannot be told. */
 unsigned terminal_columns(int fd);
+/* Its height, 24 when it cannot be told. */
+unsigned terminal_lines(int fd);

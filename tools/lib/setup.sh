@@ -18,6 +18,9 @@ FRIDGE_PACKAGES=(
   xvfb xterm xdotool dunst x11-apps libnotify-bin imagemagick
   # tests/integration/test-agent.c: the notification server mock
   python3-dbusmock
+  # tests/unit/test-docs.c: the zsh completion, parsed and run; the pager
+  # test runs fridgectl on a terminal with script(1)
+  zsh bsdutils
 )
 
 # Only for the real-kernel tests in qemu (tests/vm, tools/try --vm):
