@@ -24,8 +24,9 @@ expect() {
         fi
 }
 expect "suspend" fridgectl su
-expect "hibernate hybrid-sleep hold history hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep hook" fridgectl ""
+# hook is for systemd-sleep's hook, not offered to users (it still works)
+expect "hibernate hybrid-sleep hold history" fridgectl h
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep" fridgectl ""
 expect "plan plot" fridgectl --json pl
 expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
@@ -51,7 +52,7 @@ expect "suspend suspend-then-hibernate" fridgectl hook pre sus
 expect "" fridgectl hook pre suspend ""
 expect "hibernate hybrid-sleep" fridgectl can-sleep h
 expect "" fridgectl can-sleep suspend ""
-expect "--queue --queue-timeout=" fridgectl suspend --q
+expect "--quiet --queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
 expect "--lines=" fridgectl history --l
 expect "" fridgectl history -n ""

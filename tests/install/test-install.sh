@@ -48,6 +48,7 @@ $MANDIR/man5/fridge.conf.5
 $MANDIR/man5/io.fridge.Fridge1.5
 $CATALOGDIR/fridge.catalog
 $BASHCOMPLETIONDIR/fridgectl
+$DATADIR/zsh/vendor-completions/_fridgectl
 "
 for lang in $LANGUAGES; do
         expected="$expected $LOCALEDIR/$lang/LC_MESSAGES/fridge.mo"
