@@ -384,7 +384,8 @@ static void test_logind_block_inhibitor(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         int fd = take_block(f->h, true, "burner");
         g_autofree char *out = NULL;
-        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "suspend", NULL, NULL), !=, 0);
+        /* the reason is on stderr, and with --json in the stream's error object */
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "--json", "suspend", NULL), !=, 0);
         g_assert_nonnull(strstr(out, "active block inhibitor"));
         g_autofree char *log = harness_logind_log(f->h);
         g_assert_nonnull(strstr(log, "refused suspend flags=1\n"));
