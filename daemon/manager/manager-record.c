@@ -21,6 +21,10 @@ static const char *record_phase_name(const Cycle *c) {
         return cycle_state_record_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state);
 }
 
+static bool record_phase_late(const Cycle *c) {
+        return cycle_state_phase(c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state) > PHASE_KERNEL;
+}
+
 /* The /sys/power knobs as they were before the cycle set the first of
  * them: what every restore of the cycle puts back, and on disk for a
  * restart after a crash. A failed write costs only that restore: the cycle
@@ -67,16 +71,18 @@ void manager_record_update(Manager *m) {
                 return;
         /* The cycle's start goes to disk at once, before anything is
          * frozen (a power cut is then reported); each phase after it only
-         * to the page cache, and off the loop: the record is in /var/lib,
-         * where a write may wait seconds behind the flush, or for good
-         * behind a frozen FUSE server */
+         * to the page cache. Up to the kernel phase on the loop, so that a
+         * crash report names the phase the bus last showed; the thaw's
+         * off the loop, in order with the history: after a resume the disk
+         * under /var/lib may wait for good behind a FUSE server not yet
+         * thawed, and the thaw must not wait for it */
         bool durable = c->recorded_phase == NULL;
         c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
                             .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid(),
                             .boot_id = m->boot_id, .by_hook = c->by_hook, .starter_uid = c->owner,
                             .starter_pid = c->client.pid };
-        if (!durable && m->writes) {
+        if (!durable && m->writes && record_phase_late(c)) {
                 manager_record_queue_update(m, &rec);
                 return;
         }
