@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -395,10 +396,20 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
         return reason;
 }
 
+#define FUSE_CTL_SUPER_MAGIC 0x65735543 /* linux/magic.h */
+
 bool detect_no_fuse_connections(int sysfs_fd) {
         DIR *d = opendir_at(sysfs_fd, "sys/fs/fuse/connections");
         if (!d)
                 return false;
+        /* The directory is there whenever fuse is loaded, and empty until
+         * fusectl is mounted on it: only fusectl's emptiness says "no FUSE
+         * mount" (a guest without it classed its FUSE server early) */
+        struct statfs sfs;
+        if (fstatfs(dirfd(d), &sfs) < 0 || sfs.f_type != FUSE_CTL_SUPER_MAGIC) {
+                closedir(d);
+                return false;
+        }
         bool empty = true;
         struct dirent *de;
         while (empty && (de = readdir(d)))
