@@ -110,3 +110,22 @@ void assert_says(const char *where, const char *text, const char *what) {
         if (!strstr(text, what))
                 g_error("%s does not say \"%s\":%s", where, what, text);
 }
+
+void assert_sleep_option_says(const char *where, const char *body, const SleepOption *s, const char *requires) {
+        if (s->type == SLEEP_OPTION_UINT) {
+                g_autofree char *range = g_strdup_printf("%u to %u", s->min, s->max);
+                assert_says(where, body, range);
+        }
+        for (const char *const *w = s->words; w && *w; w++)
+                assert_says(where, body, *w);
+        if (s->only_kind) {
+                g_autofree char *only = g_strdup_printf("%s only", s->only_kind);
+                assert_says(where, body, only);
+        }
+        if (requires)
+                assert_says(where, body, requires);
+        if (s->fallback) {
+                g_autofree char *def = g_strdup_printf("default %s", s->fallback);
+                assert_says(where, body, def);
+        }
+}

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "sleep-options.h"
+
 typedef struct ManItem {
         char *section; /* .SH or .SS title */
         char *tag;     /* the .TP tag line; NULL: the section's own text */
@@ -20,3 +22,8 @@ GPtrArray *man_items(const char *text);
 const ManItem *man_section_text(GPtrArray *items, const char *section);
 /* Fails the test unless `text` contains `what`, naming `where` */
 void assert_says(const char *where, const char *text, const char *what);
+
+/* Fails the test unless a Sleep option's paragraph says its range, its
+ * words, the kind it is limited to, `requires` (how this page names the
+ * option it needs: NULL when it needs none) and its default */
+void assert_sleep_option_says(const char *where, const char *body, const SleepOption *s, const char *requires);

@@ -177,24 +177,8 @@ static void test_sleep_options(void) {
                         continue; /* assert_same_set names it */
                 g_autofree char *where = g_strdup_printf("io.fridge.Fridge1(5) on %s", s->name);
                 const char *body = it->body->str;
-                if (s->type == SLEEP_OPTION_UINT) {
-                        g_autofree char *range = g_strdup_printf("%u to %u", s->min, s->max);
-                        assert_says(where, body, range);
-                }
-                for (const char *const *w = s->words; w && *w; w++)
-                        assert_says(where, body, *w);
-                if (s->only_kind) {
-                        g_autofree char *only = g_strdup_printf("%s only", s->only_kind);
-                        assert_says(where, body, only);
-                }
-                if (s->requires) {
-                        g_autofree char *with = g_strdup_printf("only with %s", s->requires);
-                        assert_says(where, body, with);
-                }
-                if (s->fallback) {
-                        g_autofree char *def = g_strdup_printf("default %s", s->fallback);
-                        assert_says(where, body, def);
-                }
+                g_autofree char *with = s->requires ? g_strdup_printf("only with %s", s->requires) : NULL;
+                assert_sleep_option_says(where, body, s, with);
         }
         assert_same_set(table, "sleep_options[] (common/sleep-options.c)", tags,
                         "io.fridge.Fridge1(5)'s SLEEP OPTIONS");
