@@ -294,7 +294,18 @@ int history_add(History *h, const HistoryCycle *c, GKeyFile *kf, WriteQueue *q) 
         return 0;
 }
 
+static bool history_keeps(const History *h, uint64_t id) {
+        for (guint i = 0; i < h->cycles->len; i++)
+                if (((const HistoryCycle *) g_ptr_array_index(h->cycles, i))->id == id)
+                        return true;
+        return false;
+}
+
 int history_load(const History *h, uint64_t id, GKeyFile **ret) {
+        /* What memory holds is what is kept: the disk follows it on the
+         * write queue, and a pruned file may still be there for a moment */
+        if (!history_keeps(h, id))
+                return -ENOENT;
         g_autofree char *name = file_name(id);
         _cleanup_free_ char *text = NULL;
         int r = read_file_at(h->dir_fd, name, &text);
