@@ -19,6 +19,7 @@ typedef enum OptionId {
         OPT_WHY,
         OPT_MODE,
         OPT_LINES,
+        OPT_ROOT,
         OPT_SLEEP,              /* one of sleep_options[] */
 } OptionId;
 
@@ -29,6 +30,7 @@ typedef enum OptionScope {
         SCOPE_HOLDER,           /* hold, inhibit: who holds and why */
         SCOPE_INHIBIT,
         SCOPE_HISTORY,
+        SCOPE_CAT_CONFIG,
         _SCOPE_MAX,
 } OptionScope;
 
@@ -52,6 +54,7 @@ static const Option options[] = {
         { "why",            0,   true,  SCOPE_HOLDER, OPT_WHY },
         { "mode",           0,   true,  SCOPE_INHIBIT, OPT_MODE },
         { "lines",          'n', true,  SCOPE_HISTORY, OPT_LINES },
+        { "root",           0,   true,  SCOPE_CAT_CONFIG, OPT_ROOT },
 };
 
 /* What the usage error says when an option is used elsewhere. */
@@ -60,6 +63,7 @@ static const char *const scope_commands[_SCOPE_MAX] = {
         [SCOPE_HOLDER]  = "hold and inhibit",
         [SCOPE_INHIBIT] = "inhibit",
         [SCOPE_HISTORY] = "history",
+        [SCOPE_CAT_CONFIG] = "cat-config",
 };
 
 static const char *const classes[] = { "early", "late", "nofreeze", "ui" };
@@ -83,6 +87,7 @@ static const struct {
         { "plot",         COMMAND_PLOT },
         { "can-sleep",    COMMAND_CAN_SLEEP },
         { "history",      COMMAND_HISTORY },
+        { "cat-config",   COMMAND_CAT_CONFIG },
 };
 
 static const char *const sleep_kinds[] = { "suspend", "hibernate", "hybrid-sleep" };
@@ -160,6 +165,7 @@ static bool command_in_scope(Command c, OptionScope scope) {
         case SCOPE_HOLDER:  return command_runs_cmd(c);
         case SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
         case SCOPE_HISTORY: return c == COMMAND_HISTORY;
+        case SCOPE_CAT_CONFIG: return c == COMMAND_CAT_CONFIG;
         default:          return true;
         }
 }
@@ -234,7 +240,6 @@ static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, 
         void *field = sleep_option_field(&a->sleep, s);
         char why[256];
         uint32_t u;
-        int r;
 
         switch (s->type) {
         case SLEEP_OPTION_BOOL:
@@ -246,13 +251,7 @@ static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, 
                 *(char **) field = (char *) value; /* borrowed from argv */
                 return 0;
         case SLEEP_OPTION_UINT:
-                r = parse_u32(value, &u);
-                if (r == -ERANGE)
-                        return usage_error(err, err_size, "--%s: value \"%s\" is too large", s->flag, value);
-                if (r < 0)
-                        return usage_error(err, err_size, "--%s: \"%s\" is not a non-negative integer", s->flag,
-                                           value);
-                if (sleep_option_check_uint(s, u, why, sizeof(why)) < 0)
+                if (sleep_option_parse_uint(s, value, &u, why, sizeof(why)) < 0)
                         return usage_error(err, err_size, "--%s %s", s->flag, why);
                 *(uint32_t *) field = u;
                 return 0;
@@ -269,6 +268,7 @@ static int apply_option(const Option *o, const char *value, Args *a, char *err, 
         case OPT_SLEEP:         return apply_sleep_option(o->sleep, value, a, err, err_size);
         case OPT_BUS_ADDRESS:   a->bus_address = value; return 0;
         case OPT_WHO:           a->who = value; return 0;
+        case OPT_ROOT:          a->root = value; return 0;
         case OPT_WHY:           a->why = value; return 0;
         case OPT_MODE:
                 if (!word_in(value, inhibit_modes, ELEMENTSOF(inhibit_modes)))

@@ -28,6 +28,7 @@ typedef enum Command {
         COMMAND_PLOT,
         COMMAND_CAN_SLEEP,
         COMMAND_HISTORY,
+        COMMAND_CAT_CONFIG,
 } Command;
 
 typedef enum BusKind {
@@ -68,6 +69,8 @@ typedef struct Args {
         /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;
         const char *hook_kind;
+        /* cat-config --root=DIR: the tree to search; NULL: the built-in directories */
+        const char *root;
 } Args;
 
 /* Parses argv into *ret. On a usage error returns -EINVAL and writes a

@@ -42,6 +42,8 @@ static void print_help(FILE *f) {
               "  history                List past cycles, newest first (id, kind, start,\n"
               "                         result, time asleep, wake source; phase and error\n"
               "                         of a failed one)\n"
+              "  cat-config             Show the configuration files fridged reads, in the\n"
+              "                         order they apply (--root=DIR: under DIR)\n"
               "\n"
               "Options:\n"
               "  -h --help              Show this help\n"
@@ -119,6 +121,7 @@ static int run(const Args *a) {
                 return cmd_can_sleep(a, bus);
         case COMMAND_HISTORY:
                 return cmd_history(a, bus);
+        case COMMAND_CAT_CONFIG:
         case COMMAND_NONE:
                 break;
         }
@@ -141,5 +144,7 @@ int main(int argc, char *argv[]) {
                 puts("fridgectl " FRIDGE_VERSION);
                 return EXIT_CODE_DONE;
         }
+        if (a.command == COMMAND_CAT_CONFIG)
+                return cmd_cat_config(&a);
         return run(&a);
 }

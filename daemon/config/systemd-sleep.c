@@ -4,11 +4,15 @@
 #include <errno.h>
 #include <string.h>
 
+#include "conf-files.h"
 #include "log.h"
-#include "util.h"
+#include "macro.h"
 
-/* The order systemd searches its configuration directories in */
-static const char *const conf_dirs[] = { "etc", "run", "usr/local/lib", "usr/lib", NULL };
+/* systemd's operations and the keys that allow them (sleep-config.c) */
+static const char *const op_names[_SYSTEMD_SLEEP_OP_MAX] = { "suspend", "hibernate", "hybrid-sleep",
+                                                              "suspend-then-hibernate" };
+static const char *const allow_keys[_SYSTEMD_SLEEP_OP_MAX] = { "AllowSuspend", "AllowHibernation",
+                                                                "AllowHybridSleep", "AllowSuspendThenHibernate" };
 
 #define SUSPEND_STATE_DEFAULT "mem standby freeze"
 
@@ -52,9 +56,37 @@ static char *next_line(const char **p) {
         return g_string_free(g_steal_pointer(&line), FALSE);
 }
 
+/* config_parse_tristate(): a boolean, or empty for the default; anything
+ * else is logged and ignored, as systemd-sleep does */
+static void set_allow(SystemdSleepConf *c, int op, const char *value, const char *origin, unsigned line) {
+        static const char *const yes[] = { "1", "yes", "y", "true", "t", "on", NULL };
+        static const char *const no[] = { "0", "no", "n", "false", "f", "off", NULL };
+        int v = !*value ? -1 : g_strv_contains(yes, value) ? 1 : g_strv_contains(no, value) ? 0 : -2;
+        for (const char *const *w = v == -2 ? yes : NULL; w && *w; w++) /* systemd takes any case */
+                v = g_ascii_strcasecmp(value, *w) == 0 ? 1 : v;
+        for (const char *const *w = v == -2 ? no : NULL; w && *w; w++)
+                v = g_ascii_strcasecmp(value, *w) == 0 ? 0 : v;
+        if (v == -2) {
+                log_warning("%s:%u: %s=%s is not a boolean; ignored, as systemd-sleep does", origin, line,
+                            allow_keys[op], value);
+                return;
+        }
+        c->allow[op] = v;
+        g_free(c->allow_origin[op]);
+        c->allow_origin[op] = v < 0 ? NULL : g_strdup_printf("%s:%u", origin, line);
+}
+
+static void set_key(SystemdSleepConf *c, const char *key, const char *value, const char *origin, unsigned line) {
+        if (g_str_equal(key, "SuspendState"))
+                set_suspend_state(c, value, origin);
+        for (int op = 0; op < _SYSTEMD_SLEEP_OP_MAX; op++)
+                if (g_str_equal(key, allow_keys[op]))
+                        set_allow(c, op, value, origin, line);
+}
+
 /* One line: a comment (# or ;), a section, or KEY=VALUE; -EINVAL for
  * anything else, which makes systemd stop reading that file */
-static int apply_line(SystemdSleepConf *c, char *line, char **section, const char *origin) {
+static int apply_line(SystemdSleepConf *c, char *line, char **section, const char *origin, unsigned no) {
         g_strstrip(line);
         if (!*line || *line == '#' || *line == ';')
                 return 0;
@@ -70,8 +102,8 @@ static int apply_line(SystemdSleepConf *c, char *line, char **section, const cha
         if (!eq)
                 return -EINVAL;
         *eq = '\0';
-        if (g_strcmp0(*section, "Sleep") == 0 && g_str_equal(g_strstrip(line), "SuspendState"))
-                set_suspend_state(c, g_strstrip(eq + 1), origin);
+        if (g_strcmp0(*section, "Sleep") == 0)
+                set_key(c, g_strstrip(line), g_strstrip(eq + 1), origin, no);
         return 0;
 }
 
@@ -80,7 +112,7 @@ int systemd_sleep_conf_apply_text(SystemdSleepConf *c, const char *text, const c
         unsigned no = 0;
         for (char *line; (line = next_line(&text)); g_free(line)) {
                 no++;
-                if (apply_line(c, line, &section, origin) < 0) {
+                if (apply_line(c, line, &section, origin, no) < 0) {
                         log_warning("%s:%u: not a section, a comment or KEY=VALUE; as systemd-sleep does, "
                                     "the rest of the file is not read", origin, no);
                         g_free(line);
@@ -101,32 +133,29 @@ static void apply_file(SystemdSleepConf *c, const char *path) {
         (void) systemd_sleep_conf_apply_text(c, text, path);
 }
 
-static void add_dropins(GHashTable *by_name, const char *root, const char *dir) {
-        g_autofree char *path = g_build_filename(root, dir, "systemd", "sleep.conf.d", NULL);
-        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-        if (!d)
-                return;
-        for (const char *n; (n = g_dir_read_name(d));)
-                if (g_str_has_suffix(n, ".conf") && !g_hash_table_contains(by_name, n))
-                        g_hash_table_insert(by_name, g_strdup(n), g_build_filename(path, n, NULL));
+static SystemdSleepConf *systemd_sleep_conf_new(void) {
+        SystemdSleepConf *c = g_new0(SystemdSleepConf, 1);
+        set_suspend_state(c, "", NULL);
+        for (int op = 0; op < _SYSTEMD_SLEEP_OP_MAX; op++)
+                c->allow[op] = -1;
+        return c;
 }
 
 int systemd_sleep_conf_load(const char *root, SystemdSleepConf **ret) {
-        g_autoptr(SystemdSleepConf) c = g_new0(SystemdSleepConf, 1);
-        set_suspend_state(c, "", NULL);
-        for (int i = 0; conf_dirs[i]; i++) {
-                g_autofree char *main_path = g_build_filename(root, conf_dirs[i], "systemd", "sleep.conf", NULL);
-                if (g_file_test(main_path, G_FILE_TEST_EXISTS)) {
-                        apply_file(c, main_path);
-                        break;
-                }
-        }
-        g_autoptr(GHashTable) by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        for (int i = 0; conf_dirs[i]; i++)
-                add_dropins(by_name, root, conf_dirs[i]);
-        g_autoptr(GPtrArray) names = hash_table_sorted_keys(by_name);
-        for (guint i = 0; i < names->len; i++)
-                apply_file(c, g_hash_table_lookup(by_name, names->pdata[i]));
+        g_autoptr(SystemdSleepConf) c = systemd_sleep_conf_new();
+        _cleanup_strv_free_ char **dirs = NULL;
+        _cleanup_(conf_files_freep) ConfFiles *files = NULL;
+        int r = conf_search_dirs(root, "systemd", &dirs);
+        if (r >= 0)
+                r = conf_files_list(dirs, "sleep.conf", "sleep.conf.d", &files);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < files->n; i++)
+                if (files->files[i].error < 0)
+                        log_warning("%s: cannot list: %s; skipped", files->files[i].path,
+                                    g_strerror(-files->files[i].error));
+                else if (!files->files[i].masked)
+                        apply_file(c, files->files[i].path);
         *ret = g_steal_pointer(&c);
         return 0;
 }
@@ -136,6 +165,8 @@ SystemdSleepConf *systemd_sleep_conf_free(SystemdSleepConf *c) {
                 return NULL;
         g_strfreev(c->suspend_state);
         g_free(c->suspend_state_origin);
+        for (int op = 0; op < _SYSTEMD_SLEEP_OP_MAX; op++)
+                g_free(c->allow_origin[op]);
         g_free(c);
         return NULL;
 }
@@ -145,4 +176,28 @@ const char *systemd_sleep_suspend_state(const SystemdSleepConf *c, char *const *
                 if (**s && offered && g_strv_contains((const char *const *) offered, *s))
                         return *s;
         return NULL;
+}
+
+/* As sleep-config.c: each allowed unless set to no; hybrid-sleep and
+ * suspend-then-hibernate, when not set, as suspend and hibernation both */
+bool systemd_sleep_allowed(const SystemdSleepConf *c, SystemdSleepOp op, char **ret_reason) {
+        int why = op;
+        bool allowed = c->allow[op] != 0;
+        if (c->allow[op] < 0 && (op == SYSTEMD_SLEEP_HYBRID_SLEEP || op == SYSTEMD_SLEEP_SUSPEND_THEN_HIBERNATE)) {
+                why = c->allow[SYSTEMD_SLEEP_SUSPEND] == 0 ? SYSTEMD_SLEEP_SUSPEND : SYSTEMD_SLEEP_HIBERNATE;
+                allowed = c->allow[why] != 0;
+        }
+        if (allowed)
+                return true;
+        if (ret_reason)
+                *ret_reason = g_strdup_printf("Sleep mode \"%s\" is disabled by configuration (%s=no in %s)",
+                                              op_names[op], allow_keys[why], c->allow_origin[why]);
+        return false;
+}
+
+SystemdSleepOp systemd_sleep_op_from_string(const char *s) {
+        for (int op = 0; op < _SYSTEMD_SLEEP_OP_MAX; op++)
+                if (g_strcmp0(s, op_names[op]) == 0)
+                        return op;
+        return _SYSTEMD_SLEEP_OP_INVALID;
 }

@@ -218,6 +218,10 @@ static HistoryCycle *cycle_copy(const HistoryCycle *c) {
         return n;
 }
 
+void history_set_max_cycles(History *h, unsigned max_cycles) {
+        h->max_cycles = max_cycles; /* the oldest beyond it go with the next cycle's entry */
+}
+
 int history_add(History *h, const HistoryCycle *c, GKeyFile *kf) {
         history_cycle_to_keyfile(c, kf);
         g_autofree char *text = g_key_file_to_data(kf, NULL, NULL);

@@ -53,6 +53,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(History, history_free)
 /* Stores cycle `c`: its [Cycle] group is written into `kf`, which may
  * carry other groups, and the file replaces any of that id; then the
  * oldest beyond the bound go. */
+/* A reload's [History] MaxCycles */
+void history_set_max_cycles(History *h, unsigned max_cycles);
+
 int history_add(History *h, const HistoryCycle *c, GKeyFile *kf);
 /* The whole stored file of cycle `id` ([Cycle] and every other group):
  * -ENOENT when it is not kept, -EBADMSG when it is not a key file */

@@ -25,7 +25,7 @@ expect() {
 }
 expect "suspend" fridgectl su
 expect "hibernate hybrid-sleep hold history hook" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep hook" fridgectl ""
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep cat-config hook" fridgectl ""
 expect "plan plot" fridgectl --json pl
 expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
@@ -54,6 +54,7 @@ expect "" fridgectl can-sleep suspend ""
 expect "--queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
 expect "--lines=" fridgectl history --l
+expect "--root=" fridgectl cat-config --r
 expect "" fridgectl history -n ""
 expect "" fridgectl history --lines ""
 expect "" fridgectl history 3 ""

@@ -200,7 +200,7 @@ static void test_nul_and_resume_device(void) {
         unsigned problems = 0;
         if (g_test_subprocess()) {
                 log_set_max_level(LOG_WARNING);
-                config_load(dir, &c, &problems);
+                config_load((char *[]) { dir, NULL }, &c, &problems);
                 g_assert_cmpuint(problems, ==, 1);
                 g_assert_cmpuint(c->retries, ==, 0); /* the default: the file was ignored */
                 g_autoptr(Config) d = defaults();
@@ -242,7 +242,7 @@ static void test_dropins_in_order(void) {
 
         g_autoptr(Config) c = NULL;
         unsigned problems = 99;
-        g_assert_cmpint(config_load(dir, &c, &problems), ==, 0);
+        g_assert_cmpint(config_load((char *[]) { dir, NULL }, &c, &problems), ==, 0);
         g_assert_cmpuint(problems, ==, 0);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 3000); /* the last in name order wins */
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 3000);
@@ -254,7 +254,7 @@ static void test_dropins_in_order(void) {
 static void test_missing_dir(void) {
         g_autoptr(Config) c = NULL;
         unsigned problems = 99;
-        g_assert_cmpint(config_load("/nonexistent/fridge", &c, &problems), ==, 0);
+        g_assert_cmpint(config_load((char *[]) { (char *) "/nonexistent/fridge", NULL }, &c, &problems), ==, 0);
         g_assert_cmpuint(problems, ==, 0);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
 }
@@ -263,6 +263,7 @@ static void test_missing_dir(void) {
 static const char *bad_value_for(const ConfigKey *k) {
         switch (k->type) {
         case CONFIG_KEY_U32:      return "4294967296";
+        case CONFIG_KEY_MSEC:     return "30 fortnights";
         case CONFIG_KEY_I32:      return "2147483648";
         case CONFIG_KEY_ENUM:
         case CONFIG_KEY_CHOICE:   return "bogus";
@@ -334,7 +335,7 @@ static void test_table_messages(void) {
 static void test_table_ranges(void) {
         for (size_t i = 0; i < config_keys_count; i++) {
                 const ConfigKey *k = &config_keys[i];
-                if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_I32)
+                if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_MSEC && k->type != CONFIG_KEY_I32)
                         continue;
                 g_autoptr(Config) c = defaults();
                 const int64_t good[] = { k->min, k->max }, bad[] = { k->min - 1, k->max + 1 };
