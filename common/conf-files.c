@@ -155,7 +155,8 @@ int conf_files_list(char *const *dirs, const char *main_name, const char *dropin
         }
         if (r < 0)
                 return conf_files_free(f), r;
-        qsort(f->files + first, f->n - first, sizeof(ConfFile), compare_dropins);
+        if (f->n > first)
+                qsort(f->files + first, f->n - first, sizeof(ConfFile), compare_dropins);
         *ret = f;
         return 0;
 }
