@@ -140,6 +140,8 @@ void args_print_help(FILE *f) {
         print_options(f, ARGS_SCOPE_HOLDER);
         fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_HISTORY));
         print_options(f, ARGS_SCOPE_HISTORY);
+        fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_CAT_CONFIG));
+        print_options(f, ARGS_SCOPE_CAT_CONFIG);
         fputs("\n"
               "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
               "cycle (Ctrl-C again: stop waiting and leave it running). Long listings go\n"

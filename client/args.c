@@ -25,6 +25,7 @@ typedef enum OptionId {
         OPT_WHY,
         OPT_MODE,
         OPT_LINES,
+        OPT_ROOT,
 } OptionId;
 
 const ArgsOption args_options[] = {
@@ -54,6 +55,8 @@ const ArgsOption args_options[] = {
           "inhibit only: the kind of inhibitor (default: block)" },
         { "lines",           'n', required_argument, ARGS_SCOPE_HISTORY, OPT_LINES, "N",
           "Only the newest N cycles (default: all kept)" },
+        { "root",            0,   required_argument, ARGS_SCOPE_CAT_CONFIG, OPT_ROOT, "DIR",
+          "Search the configuration directories under DIR (default: /)" },
 };
 const size_t args_options_count = ELEMENTSOF(args_options);
 
@@ -79,6 +82,8 @@ const ArgsCommand args_commands[] = {
           "challenge (a password is needed) or na" },
         { "history",      COMMAND_HISTORY,      "", "List past cycles, newest first (id, kind, start, result, "
           "time asleep, wake source; phase and error of a failed one)" },
+        { "cat-config",   COMMAND_CAT_CONFIG,   "", "Show the configuration files fridged reads, in the order "
+          "they apply (--root=DIR: under DIR)" },
 };
 const size_t args_commands_count = ELEMENTSOF(args_commands);
 
@@ -89,6 +94,7 @@ static const char *const scope_commands[_ARGS_SCOPE_MAX] = {
         [ARGS_SCOPE_HOLDER]  = "hold and inhibit",
         [ARGS_SCOPE_INHIBIT] = "inhibit",
         [ARGS_SCOPE_HISTORY] = "history",
+        [ARGS_SCOPE_CAT_CONFIG] = "cat-config",
 };
 
 const char *args_scope_commands(ArgsScope scope) {
@@ -173,6 +179,7 @@ static bool command_in_scope(Command c, ArgsScope scope) {
         case ARGS_SCOPE_HOLDER:  return command_runs_cmd(c);
         case ARGS_SCOPE_INHIBIT: return c == COMMAND_INHIBIT;
         case ARGS_SCOPE_HISTORY: return c == COMMAND_HISTORY;
+        case ARGS_SCOPE_CAT_CONFIG: return c == COMMAND_CAT_CONFIG;
         default:                 return true;
         }
 }
@@ -215,7 +222,6 @@ static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, 
         void *field = sleep_option_field(&a->sleep, s);
         char why[256];
         uint32_t u;
-        int r;
 
         switch (s->type) {
         case SLEEP_OPTION_BOOL:
@@ -227,13 +233,7 @@ static int apply_sleep_option(const SleepOption *s, const char *value, Args *a, 
                 *(char **) field = (char *) value; /* borrowed from argv */
                 return 0;
         case SLEEP_OPTION_UINT:
-                r = parse_u32(value, &u);
-                if (r == -ERANGE)
-                        return usage_error(err, err_size, "--%s: value \"%s\" is too large", s->flag, value);
-                if (r < 0)
-                        return usage_error(err, err_size, "--%s: \"%s\" is not a non-negative integer", s->flag,
-                                           value);
-                if (sleep_option_check_uint(s, u, why, sizeof(why)) < 0)
+                if (sleep_option_parse_uint(s, value, &u, why, sizeof(why)) < 0)
                         return usage_error(err, err_size, "--%s %s", s->flag, why);
                 *(uint32_t *) field = u;
                 return 0;
@@ -268,6 +268,7 @@ static int apply_option(const ArgsOption *o, const char *value, Args *a, char *e
         case OPT_BUS_ADDRESS:     a->bus_address = value; return 0;
         case OPT_WHO:             a->who = value; return 0;
         case OPT_WHY:             a->why = value; return 0;
+        case OPT_ROOT:            a->root = value; return 0;
         case OPT_MODE:
                 if (!word_in(value, inhibit_modes, ELEMENTSOF(inhibit_modes)))
                         return usage_error(err, err_size, "--mode: expected \"block\" or \"delay\", got \"%s\"",

@@ -31,6 +31,7 @@ typedef enum Command {
         COMMAND_PLOT,
         COMMAND_CAN_SLEEP,
         COMMAND_HISTORY,
+        COMMAND_CAT_CONFIG,
 } Command;
 
 typedef enum JsonFormat {
@@ -82,6 +83,8 @@ typedef struct Args {
         /* hook pre|post KIND, as systemd-sleep passes them, or hook budget (borrowed) */
         const char *hook_when;
         const char *hook_kind;
+        /* cat-config --root=DIR: the tree to search; NULL: the built-in directories */
+        const char *root;
 } Args;
 
 /* The commands an option means something to. */
@@ -91,6 +94,7 @@ typedef enum ArgsScope {
         ARGS_SCOPE_HOLDER,      /* hold, inhibit: who holds and why */
         ARGS_SCOPE_INHIBIT,
         ARGS_SCOPE_HISTORY,
+        ARGS_SCOPE_CAT_CONFIG,
         _ARGS_SCOPE_MAX,
 } ArgsScope;
 

@@ -19,3 +19,5 @@ int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);
 int cmd_can_sleep(const Args *a, sd_bus *bus);
 int cmd_history(const Args *a, sd_bus *bus);
+/* needs no bus */
+int cmd_cat_config(const Args *a);

@@ -52,6 +52,7 @@ static int run(const Args *a) {
                 return cmd_can_sleep(a, bus);
         case COMMAND_HISTORY:
                 return cmd_history(a, bus);
+        case COMMAND_CAT_CONFIG:
         case COMMAND_NONE:
                 break;
         }
@@ -75,7 +76,7 @@ int main(int argc, char *argv[]) {
                 puts("fridgectl " FRIDGE_VERSION);
                 return fflush(stdout) == 0 ? EXIT_CODE_DONE : EXIT_CODE_FAILED;
         }
-        int r = run(&a);
+        int r = a.command == COMMAND_CAT_CONFIG ? cmd_cat_config(&a) : run(&a);
         pager_close();
         return r;
 }

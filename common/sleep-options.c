@@ -7,6 +7,7 @@
 
 #include "fridge-limits.h"
 #include "macro.h"
+#include "time-span.h"
 
 /* The offset of `field`, which must be of type T: an option's type and the
  * field it lands in cannot disagree (a compile error, not a stray write). */
@@ -16,9 +17,9 @@
 
 #define BOOL(n, f, field, h) \
         { .name = n, .flag = f, .type = SLEEP_OPTION_BOOL, .offset = LANDS(field, bool), .help = h }
-#define UINT(n, f, m, field, lo, hi, fb, h)                                                            \
-        { .name = n, .flag = f, .metavar = m, .type = SLEEP_OPTION_UINT, .offset = LANDS(field, uint32_t), \
-          .min = lo, .max = hi, .fallback = fb, .help = h }
+#define TIME(n, f, unit, field, lo, hi, fb, h)                                                          \
+        { .name = n, .flag = f, .metavar = "TIME", .type = SLEEP_OPTION_UINT, .offset = LANDS(field, uint32_t), \
+          .min = lo, .max = hi, .time_unit_ms = unit, .fallback = fb, .help = h }
 
 static const char *const pm_test_levels[] = { "none", "core", "processors", "platform", "devices", "freezer", NULL };
 static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
@@ -32,17 +33,17 @@ const SleepOption sleep_options[] = {
           .offset = LANDS(mem_sleep, char *), .words = mem_sleep_modes, .only_kind = "suspend",
           .fallback = "[Sleep] MemSleep",
           .help = "Suspend in this mode" },
-        UINT("wake-after-sec", "wake-after", "SEC", wake_after_sec, 1, WAKE_AFTER_MAX_SEC, NULL,
-             "Wake up by the RTC after SEC seconds"),
-        UINT("flush-timeout-ms", "flush-timeout", "MS", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS,
-             "[Flush] TimeoutMs", "Limit for writing back dirty data"),
-        UINT("freeze-timeout-ms", "freeze-timeout", "MS", freeze_timeout_ms, FREEZE_TIMEOUT_MIN_MS,
-             FREEZE_TIMEOUT_MAX_MS, "[Freeze] TimeoutMs", "Limit for freezing services"),
+        TIME("wake-after-sec", "wake-after", 1000, wake_after_sec, 1, WAKE_AFTER_MAX_SEC, NULL,
+             "Wake up by the RTC after TIME (a bare number is seconds)"),
+        TIME("flush-timeout-ms", "flush-timeout", 1, flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS,
+             "[Flush] TimeoutMs", "Limit for writing back dirty data (a bare number is milliseconds)"),
+        TIME("freeze-timeout-ms", "freeze-timeout", 1, freeze_timeout_ms, FREEZE_TIMEOUT_MIN_MS,
+             FREEZE_TIMEOUT_MAX_MS, "[Freeze] TimeoutMs", "Limit for freezing services (a bare number is milliseconds)"),
         BOOL("queue", "queue", queue, "While an inhibitor blocks, wait for it (bounded) instead of failing with Inhibited"),
-        { .name = "queue-timeout-ms", .flag = "queue-timeout", .metavar = "MS", .type = SLEEP_OPTION_UINT,
+        { .name = "queue-timeout-ms", .flag = "queue-timeout", .metavar = "TIME", .type = SLEEP_OPTION_UINT,
           .offset = LANDS(queue_timeout_ms, uint32_t), .min = QUEUE_TIMEOUT_MIN_MS, .max = QUEUE_TIMEOUT_MAX_MS,
-          .requires = "queue", .fallback = "30000", /* QUEUE_TIMEOUT_DEFAULT_MS, as a test checks */
-          .help = "How long a queued cycle waits before it fails with Inhibited" },
+          .time_unit_ms = 1, .requires = "queue", .fallback = "30000", /* QUEUE_TIMEOUT_DEFAULT_MS, as a test checks */
+          .help = "How long a queued cycle waits before it fails with Inhibited (a bare number is milliseconds)" },
         { .name = "ignore-inhibitors", .flag = "ignore-inhibitors", .short_flag = 'i', .type = SLEEP_OPTION_BOOL,
           .offset = LANDS(ignore_inhibitors, bool),
           .help = "Sleep although block inhibitors are held (root, or polkit's io.fridge.ignore-inhibitors)" },
@@ -95,6 +96,33 @@ int sleep_option_check_uint(const SleepOption *s, uint32_t v, char *err, size_t 
                 return 0;
         snprintf(err, err_size, "is %u; it must be from %u to %u", v, s->min, s->max);
         return -EINVAL;
+}
+
+int sleep_option_parse_uint(const SleepOption *s, const char *text, uint32_t *ret, char *err, size_t err_size) {
+        int r;
+        if (s->time_unit_ms > 0)
+                r = time_span_parse_u32(text, s->time_unit_ms * USEC_PER_MSEC, ret);
+        else {
+                uint64_t usec; /* a count: the parser's digits, without units */
+                r = strspn(text, "0123456789") == strlen(text) ? time_span_parse(text, 1, &usec) : -EINVAL;
+                if (r == 0 && usec > UINT32_MAX)
+                        r = -ERANGE;
+                if (r == 0)
+                        *ret = (uint32_t) usec;
+        }
+        if (r == -ERANGE) {
+                snprintf(err, err_size, "is \"%s\", which is too large; it must be at most %u%s", text, s->max,
+                         s->time_unit_ms == 1000 ? "s" : s->time_unit_ms == 1 ? "ms" : "");
+                return -EINVAL;
+        }
+        if (r < 0) {
+                snprintf(err, err_size, "is \"%s\"; it must be %s", text,
+                         s->time_unit_ms == 1000 ? "a number of seconds, or " TIME_SPAN_FORMS
+                         : s->time_unit_ms == 1  ? "a number of milliseconds, or " TIME_SPAN_FORMS
+                                                 : "a non-negative whole number");
+                return -EINVAL;
+        }
+        return sleep_option_check_uint(s, *ret, err, err_size);
 }
 
 char *sleep_option_words(const SleepOption *s, const char *sep, char *buf, size_t size) {

@@ -46,6 +46,7 @@ typedef struct SleepOption {
         SleepOptionType type;
         size_t offset;             /* of its field in CycleOptions */
         uint32_t min, max;         /* uint */
+        uint32_t time_unit_ms;     /* uint: a time span (time-span.h) in this unit, a bare number too; 0: a count */
         const char *const *words;  /* string: the values it takes, NULL-terminated */
         const char *none_word;     /* string: the word that leaves the field NULL */
         const char *only_kind;     /* it applies to this kind of sleep only; NULL: to all */
@@ -73,6 +74,10 @@ bool sleep_option_is_set(const CycleOptions *o, const SleepOption *s);
 /* 0 when `v` is a value the option takes; else -EINVAL, and `err` says
  * "is V; it must be ...", for the caller to put the option's name before */
 int sleep_option_check_uint(const SleepOption *s, uint32_t v, char *err, size_t err_size);
+/* A uint option's text: a whole number, or for a time option a time span
+ * ("30s", "1min 30s"; a bare number in its unit), in range; else -EINVAL
+ * and `err` as above, naming the forms it takes */
+int sleep_option_parse_uint(const SleepOption *s, const char *text, uint32_t *ret, char *err, size_t err_size);
 int sleep_option_check_word(const SleepOption *s, const char *v, char *err, size_t err_size);
 
 /* `words` joined by `sep` into buf ("" when none); returns buf */

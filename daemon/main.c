@@ -12,6 +12,7 @@
 
 #include "bus.h"
 #include "cgroups.h"
+#include "conf-files.h"
 #include "config.h"
 #include "fileio.h"
 #include "fridge-config.h"
@@ -21,6 +22,7 @@
 #include "logind.h"
 #include "manager.h"
 #include "power-saved.h"
+#include "time-util.h"
 #include "util.h"
 
 typedef struct Args {
@@ -28,7 +30,8 @@ typedef struct Args {
         const char *bus_address;
         const char *sysfs_root;
         const char *proc_root;
-        const char *config_dir;
+        const char *config_root; /* NULL: the built-in directories */
+        const char *config_dir;  /* NULL: the search path's */
         const char *vendor_dir;
         const char *cgroup_root;
         const char *state_dir;
@@ -60,6 +63,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 case FRIDGED_OPTION_BUS_ADDRESS:     a->bus_address = optarg; break;
                 case FRIDGED_OPTION_SYSFS_ROOT:      a->sysfs_root = optarg; break;
                 case FRIDGED_OPTION_PROC_ROOT:       a->proc_root = optarg; break;
+                case FRIDGED_OPTION_CONFIG_ROOT:     a->config_root = optarg; break;
                 case FRIDGED_OPTION_CONFIG_DIR:      a->config_dir = optarg; break;
                 case FRIDGED_OPTION_VENDOR_DIR:      a->vendor_dir = optarg; break;
                 case FRIDGED_OPTION_CGROUP_ROOT:     a->cgroup_root = optarg; break;
@@ -106,6 +110,7 @@ static int bus_connect(const Args *a, sd_bus **ret) {
 }
 
 typedef struct Daemon {
+        char **config_dirs;     /* fridge's search path, highest priority first */
         sd_event *event;
         sd_bus *bus;
         Manager *manager;
@@ -148,6 +153,25 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         return sd_event_exit(d->event, 0);
 }
 
+/* SIGHUP (systemctl reload): fridge.conf and classes.d read again; with
+ * anything wrong in them, the configuration in effect stays */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Daemon *d = userdata;
+        g_autofree char *reloading = g_strdup_printf("RELOADING=1\nSTATUS=Reloading the configuration.\n"
+                                                     "MONOTONIC_USEC=%" G_GUINT64_FORMAT, now(CLOCK_MONOTONIC));
+        (void) sd_notify(false, reloading);
+        log_info("Received SIGHUP, reloading the configuration");
+        Config *config = NULL;
+        unsigned problems = 0;
+        int r = config_load(d->config_dirs, &config, &problems);
+        if (r < 0)
+                log_error_errno(r, "Reload failed: %m; the configuration in effect is unchanged");
+        else
+                (void) manager_reload(d->manager, config, problems);
+        (void) sd_notify(false, r < 0 ? "READY=1\nSTATUS=Reload failed; see the journal." : "READY=1\nSTATUS=Idle.");
+        return 0;
+}
+
 /* The bus daemon must keep running for anyone to talk to us after resume */
 static void exempt_bus_daemon(Daemon *d) {
         sd_bus_creds *creds = NULL;
@@ -173,7 +197,10 @@ static void raise_fd_limit(void) {
 static int daemon_setup(Daemon *d, const Args *a) {
         g_autoptr(Config) config = NULL;
         raise_fd_limit();
-        int r = config_load(a->config_dir, &config, NULL);
+        int r = conf_fridge_dirs(a->config_root, a->config_dir, a->vendor_dir, &d->config_dirs);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make the configuration's search path: %m");
+        r = config_load(d->config_dirs, &config, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to load the configuration: %m");
 
@@ -185,19 +212,21 @@ static int daemon_setup(Daemon *d, const Args *a) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGTERM, on_terminate, d);
         (void) sd_event_add_signal(d->event, NULL, SIGINT, on_terminate, d);
+        (void) sd_event_add_signal(d->event, NULL, SIGHUP, on_reload, d);
         (void) sd_event_set_watchdog(d->event, true);
 
-        g_autofree char *vendor_classes = g_build_filename(a->vendor_dir, "classes.d", NULL);
-        g_autofree char *admin_classes = g_build_filename(a->config_dir, "classes.d", NULL);
-        const char *const class_dirs[] = { vendor_classes, admin_classes, NULL };
+        g_auto(GStrv) class_dirs = g_new0(char *, g_strv_length(d->config_dirs) + 1);
+        for (size_t i = 0; d->config_dirs[i]; i++)
+                class_dirs[i] = g_build_filename(d->config_dirs[i], "classes.d", NULL);
         ManagerParams p = { .event = d->event, .sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
                             .cgroup_root = a->cgroup_root, .state_dir = a->state_dir,
                             .persistent_dir = a->persistent_dir,
                             .sleep_conf_root = a->sleep_conf_root,
-                            .class_dirs = class_dirs, .config = g_steal_pointer(&config) };
+                            .class_dirs = (const char *const *) class_dirs, .config = g_steal_pointer(&config) };
         r = manager_new(&p, &d->manager); /* takes the config, even when it fails */
         if (r < 0)
                 return r;
@@ -236,6 +265,7 @@ static void daemon_done(Daemon *d) {
         manager_free(d->manager);
         sd_bus_flush_close_unref(d->bus);
         sd_event_unref(d->event);
+        strv_free(d->config_dirs);
 }
 
 /* The /sys/power knobs a cycle killed in its kernel phase had changed */
@@ -290,7 +320,6 @@ static int thaw_all(const Args *a) {
 
 int main(int argc, char *argv[]) {
         Args args = { .bus_kind = "system", .sysfs_root = "/", .proc_root = "/proc",
-                      .config_dir = FRIDGE_CONFIG_DIR, .vendor_dir = FRIDGE_VENDOR_DIR,
                       .state_dir = "/run/fridge", .persistent_dir = "/var/lib/fridge" };
         int r = parse_args(argc, argv, &args);
         if (r <= 0)

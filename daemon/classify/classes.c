@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "conf-files.h"
 #include "keyfile.h"
 #include "log.h"
 #include "util.h"
@@ -238,20 +239,6 @@ int class_rules_add_text(ClassRules *r, const char *path, const char *text) {
         return 0;
 }
 
-/* basename → full path of the file that wins, a later dir replacing an earlier one. */
-static void collect_dir(const char *dir, GHashTable *files) {
-        g_autoptr(GError) error = NULL;
-        g_autoptr(GDir) d = g_dir_open(dir, 0, &error);
-        if (!d) {
-                if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-                        log_warning("%s: cannot list: %s; ignored", dir, error->message);
-                return;
-        }
-        for (const char *n; (n = g_dir_read_name(d));)
-                if (g_str_has_suffix(n, ".conf") && n[0] != '.')
-                        g_hash_table_replace(files, g_strdup(n), g_build_filename(dir, n, NULL));
-}
-
 static int load_file(ClassRules *r, const char *path) {
         g_autofree char *text = NULL;
         g_autoptr(GError) error = NULL;
@@ -274,17 +261,19 @@ int class_rules_load(const char *const *dirs, ClassRules **ret, unsigned *ret_pr
         int k = class_rules_new(&r);
         if (k < 0)
                 return k;
-        g_autoptr(GHashTable) files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-
-        for (const char *const *d = dirs; d && *d; d++)
-                collect_dir(*d, files);
-
-        g_autoptr(GPtrArray) names = hash_table_sorted_keys(files);
+        _cleanup_(conf_files_freep) ConfFiles *files = NULL;
+        k = conf_files_list((char *const *) dirs, NULL, NULL, &files);
+        if (k < 0)
+                return k;
 
         unsigned problems = 0;
-        for (guint i = 0; i < names->len; i++)
-                if (load_file(r, g_hash_table_lookup(files, names->pdata[i])) < 0)
+        for (size_t i = 0; i < files->n; i++) {
+                const ConfFile *f = &files->files[i];
+                if (f->error < 0)
+                        log_warning("%s: cannot list: %s; ignored", f->path, g_strerror(-f->error));
+                if (f->error < 0 || (!f->masked && load_file(r, f->path) < 0))
                         problems++;
+        }
 
         if (ret_problems)
                 *ret_problems = problems;

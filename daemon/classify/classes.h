@@ -35,9 +35,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClassRules, class_rules_free)
 /* A deep copy, for a worker thread; NULL gives an empty set */
 ClassRules *class_rules_copy(const ClassRules *r);
 
-/* Loads DIR/\*.conf of each dir in `dirs` (NULL-terminated, e.g.
- * {"/usr/lib/fridge/classes.d", "/etc/fridge/classes.d"}); a file of the same
- * name in a later dir replaces the earlier one; files in name order. A bad
+/* Loads DIR/\*.conf of each dir in `dirs` (NULL-terminated, highest
+ * priority first, e.g. {"/etc/fridge/classes.d", "/usr/lib/fridge/classes.d"});
+ * a file of the same name in an earlier dir hides the later one, an empty
+ * or /dev/null one masks (conf-files.h); files in name order. A bad
  * file (syntax error, unknown group or key, bad glob, a Cgroups= path with
  * ".." or a leading "/") is logged with its path and line and skipped as a
  * whole; the rest apply. *ret_problems counts skipped files. */

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cgroups.h"
+#include "macro.h"
 #include "parse.h"
+#include "time-span.h"
 
 /* The offset of `field`, which must be of type T: a key's parser and the
  * field it writes cannot disagree (a compile error, not a stray write) */
@@ -20,6 +22,9 @@ G_STATIC_ASSERT(TUXONICE_IMAGE_SIZE_LIMIT_UNSET == INT32_MIN);
 
 #define U32(g, n, field, lo, hi, def, h)                                                        \
         { .group = g, .name = n, .type = CONFIG_KEY_U32, .offset = LANDS(field, uint32_t), .min = lo, \
+          .max = hi, .default_value = def, .help = h }
+#define MSEC(g, n, field, lo, hi, def, h)                                                        \
+        { .group = g, .name = n, .type = CONFIG_KEY_MSEC, .offset = LANDS(field, uint32_t), .min = lo, \
           .max = hi, .default_value = def, .help = h }
 #define ENUM(g, n, field, T, w, def, h)                                                             \
         { .group = g, .name = n, .type = CONFIG_KEY_ENUM, .offset = LANDS(field, T), .words = w, \
@@ -42,23 +47,23 @@ const ConfigKey config_keys[] = {
           .max = 4096, .default_value = "",
           .help = "the swap partition (path or MAJ:MIN) that hibernation writes to" },
         U32("Sleep", "Retries", retries, 0, 10, "0", "how many more times the kernel phase is tried"),
-        U32("Sleep", "RetryDelayMs", retry_delay_ms, 0, 60000, "1000",
+        MSEC("Sleep", "RetryDelayMs", retry_delay_ms, 0, 60000, "1000",
             "the wait before the first retry, doubled for each later one"),
-        U32("Sleep", "HookTimeoutMs", hook_timeout_ms, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS,
+        MSEC("Sleep", "HookTimeoutMs", hook_timeout_ms, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS,
             "60000" /* HOOK_TIMEOUT_DEFAULT_MS */,
             "the sleep hook's budget: the pre (the script, fridgectl's call and fridged's wait) fits in it, "
             "and a cycle waits as much awake time for the post, before it thaws on its own"),
-        U32("Sleep", "KernelWatchdogMs", kernel_watchdog_ms, 1000, 3600000, "120000",
+        MSEC("Sleep", "KernelWatchdogMs", kernel_watchdog_ms, 1000, 3600000, "120000",
             "awake time the state write may take before fridged reports it stuck (it goes on waiting)"),
-        U32("Flush", "TimeoutMs", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, "30000",
+        MSEC("Flush", "TimeoutMs", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, "30000",
             "how long writing back dirty data may take"),
         ENUM("Flush", "OnTimeout", flush_on_timeout, FlushOnTimeout, on_timeout, "fail",
              "what a flush that runs out of time does to the cycle"),
         { .group = "Freeze", .name = "Roots", .type = CONFIG_KEY_ROOTS, .offset = LANDS(freeze_roots, char **),
           .default_value = "user.slice", .help = ";-separated cgroup paths relative to the cgroup v2 mount" },
-        U32("Freeze", "TimeoutMs", freeze_timeout_ms, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS, "10000",
+        MSEC("Freeze", "TimeoutMs", freeze_timeout_ms, FREEZE_TIMEOUT_MIN_MS, FREEZE_TIMEOUT_MAX_MS, "10000",
             "how long each freeze stage may take"),
-        U32("Delay", "TimeoutMs", delay_timeout_ms, 0, DELAY_TIMEOUT_MAX_MS, "5000",
+        MSEC("Delay", "TimeoutMs", delay_timeout_ms, 0, DELAY_TIMEOUT_MAX_MS, "5000",
             "how long delay inhibitors may hold up a cycle"),
         U32("Limits", "InhibitorsPerUser", inhibitors_per_user, 1, 1024 /* INHIBITORS_MAX */,
             "64" /* INHIBITORS_PER_USER_DEFAULT */,
@@ -100,6 +105,14 @@ const ConfigKey *config_key_find(const char *group, const char *name) {
 static int parse_u32_key(const ConfigKey *k, void *field, const char *value) {
         uint32_t v;
         if (parse_uint32(value, &v) < 0 || v < k->min || v > k->max)
+                return -EINVAL;
+        *(uint32_t *) field = v;
+        return 0;
+}
+
+static int parse_msec_key(const ConfigKey *k, void *field, const char *value) {
+        uint32_t v;
+        if (time_span_parse_u32(value, USEC_PER_MSEC, &v) < 0 || v < k->min || v > k->max)
                 return -EINVAL;
         *(uint32_t *) field = v;
         return 0;
@@ -204,6 +217,7 @@ typedef struct ConfigKeyTypeInfo {
 
 static const ConfigKeyTypeInfo key_types[_CONFIG_KEY_TYPE_MAX] = {
         [CONFIG_KEY_U32] = { parse_u32_key },
+        [CONFIG_KEY_MSEC] = { parse_msec_key },
         [CONFIG_KEY_I32] = { parse_i32_key },
         [CONFIG_KEY_ENUM] = { parse_enum_key },
         [CONFIG_KEY_CHOICE] = { parse_choice_key },
@@ -225,6 +239,12 @@ char *config_key_expected(const ConfigKey *k) {
         if (key_types[k->type].expected)
                 return g_strdup(key_types[k->type].expected);
         const char *empty = k->empty_ok ? "empty or " : "";
+        if (k->type == CONFIG_KEY_MSEC) {
+                char lo[64], hi[64];
+                return g_strdup_printf("%s from %s to %s (a bare number is milliseconds)", TIME_SPAN_FORMS,
+                                       time_span_format_ms((uint64_t) k->min, lo, sizeof(lo)),
+                                       time_span_format_ms((uint64_t) k->max, hi, sizeof(hi)));
+        }
         if (k->words) {
                 g_autofree char *list = g_strjoinv("|", (char **) k->words);
                 return g_strdup_printf("%s%s", empty, list);

@@ -17,6 +17,7 @@
 /* How a value is parsed, and the type of the field it lands in */
 typedef enum ConfigKeyType {
         CONFIG_KEY_U32,      /* uint32_t from min to max */
+        CONFIG_KEY_MSEC,     /* uint32_t ms from min to max: a time span, a bare number in ms */
         CONFIG_KEY_I32,      /* int32_t from min to max; empty: INT32_MIN (unset) */
         CONFIG_KEY_ENUM,     /* an int-sized enum: the index of the value in words */
         CONFIG_KEY_CHOICE,   /* char *: one of words; empty (when empty_ok): NULL */

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "conf-files.h"
 #include "config-keys.h"
 #include "keyfile.h"
 #include "log.h"
+#include "macro.h"
 
 /* The table's defaults, through the parsers the files go through */
 int config_new_default(Config **ret) {
@@ -98,32 +100,26 @@ static unsigned apply_file(Config *c, const char *path) {
         return config_apply_text(c, path, text);
 }
 
-static int compare_names(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-int config_load(const char *dir, Config **ret, unsigned *ret_problems) {
+int config_load(char *const *dirs, Config **ret, unsigned *ret_problems) {
         g_autoptr(Config) c = NULL;
         int r = config_new_default(&c);
         if (r < 0)
                 return r;
-        g_autofree char *main_path = g_build_filename(dir, "fridge.conf", NULL);
-        unsigned problems = apply_file(c, main_path);
-
-        g_autofree char *dropin_dir = g_build_filename(dir, "fridge.conf.d", NULL);
-        g_autoptr(GDir) d = g_dir_open(dropin_dir, 0, NULL);
-        if (d) {
-                g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-                for (const char *n; (n = g_dir_read_name(d));)
-                        if (g_str_has_suffix(n, ".conf"))
-                                g_ptr_array_add(names, g_strdup(n));
-                g_ptr_array_sort(names, compare_names);
-                for (guint i = 0; i < names->len; i++) {
-                        g_autofree char *p = g_build_filename(dropin_dir, names->pdata[i], NULL);
-                        problems += apply_file(c, p);
-                }
+        _cleanup_(conf_files_freep) ConfFiles *files = NULL;
+        r = conf_files_list(dirs, "fridge.conf", "fridge.conf.d", &files);
+        if (r < 0)
+                return r;
+        unsigned problems = 0;
+        for (size_t i = 0; i < files->n; i++) {
+                const ConfFile *f = &files->files[i];
+                if (f->error < 0) {
+                        log_warning("%s: cannot list: %s; ignored", f->path, g_strerror(-f->error));
+                        problems++;
+                } else if (f->masked)
+                        log_debug("%s is masked", f->path);
+                else
+                        problems += apply_file(c, f->path);
         }
-
         if (ret_problems)
                 *ret_problems = problems;
         *ret = g_steal_pointer(&c);

@@ -58,11 +58,14 @@ int config_new_default(Config **ret);
 Config *config_free(Config *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Config, config_free)
 
-/* Reads DIR/fridge.conf, then DIR/fridge.conf.d/\*.conf in name order, later
- * keys winning. A bad file, group, key or value is logged with its path and
- * line and skipped: the rest applies and defaults stand in. *ret_problems,
- * if given, counts what was skipped. */
-int config_load(const char *dir, Config **ret, unsigned *ret_problems);
+/* Reads the first DIR/fridge.conf of `dirs` (highest priority first, as
+ * conf_fridge_dirs() gives them), then the DIR/fridge.conf.d/\*.conf of
+ * all of them in name order (conf-files.h: a name in a higher dir hides
+ * the lower, an empty or /dev/null one masks), later keys winning. A bad
+ * file, group, key or value is logged with its path and line and skipped:
+ * the rest applies and defaults stand in. *ret_problems, if given, counts
+ * what was skipped (a reload refuses a configuration with any). */
+int config_load(char *const *dirs, Config **ret, unsigned *ret_problems);
 
 /* The same for one file's text (for tests and the fuzzer); `path` is only
  * used in messages. */

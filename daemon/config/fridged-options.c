@@ -12,9 +12,13 @@ const FridgedOption fridged_options[] = {
         { "bus-address", FRIDGED_OPTION_BUS_ADDRESS, "ADDR", "connect to this bus address instead" },
         { "sysfs-root", FRIDGED_OPTION_SYSFS_ROOT, "DIR", "where the kernel's sys/ is found (default /)" },
         { "proc-root", FRIDGED_OPTION_PROC_ROOT, "DIR", "where proc is mounted (default /proc)" },
-        { "config-dir", FRIDGED_OPTION_CONFIG_DIR, "DIR", "configuration directory (default " FRIDGE_CONFIG_DIR ")" },
-        { "vendor-dir", FRIDGED_OPTION_VENDOR_DIR, "DIR",
-          "vendor defaults, e.g. classes.d (default " FRIDGE_VENDOR_DIR ")" },
+        { "config-root", FRIDGED_OPTION_CONFIG_ROOT, "DIR",
+          "search the configuration in DIR/etc/fridge, DIR/run/fridge,\n"
+          "DIR/usr/local/lib/fridge and DIR/usr/lib/fridge\n"
+          "(default " FRIDGE_CONFIG_DIR ", /run/fridge, /usr/local/lib/fridge,\n"
+          FRIDGE_VENDOR_DIR ")" },
+        { "config-dir", FRIDGED_OPTION_CONFIG_DIR, "DIR", "the first of them, the administrator's" },
+        { "vendor-dir", FRIDGED_OPTION_VENDOR_DIR, "DIR", "the last of them, the vendor's defaults" },
         { "cgroup-root", FRIDGED_OPTION_CGROUP_ROOT, "DIR", "the cgroup v2 mount (default: found in mountinfo)" },
         { "state-dir", FRIDGED_OPTION_STATE_DIR, "DIR",
           "where the ledger of frozen cgroups is (default /run/fridge)" },

@@ -25,7 +25,8 @@ typedef struct EnvState {
 /* Environment=: words of VAR=VALUE, quoted as a shell would; an empty
  * value clears what came before. A word systemd could not read is
  * skipped, as systemd skips it. */
-static void assign(const char *section, const char *key, const char *value, const char *origin, void *userdata) {
+static void assign(const char *section, const char *key, const char *value, const char *origin,
+                   G_GNUC_UNUSED unsigned line, void *userdata) {
         EnvState *st = userdata;
         if (g_strcmp0(section, "Service") != 0 || !g_str_equal(key, "Environment"))
                 return;
@@ -48,17 +49,13 @@ static void assign(const char *section, const char *key, const char *value, cons
 
 int sleep_freeze_env(const char *root, const char *service, char **ret_value, char **ret_origin) {
         EnvState st = {};
-        int r = -ENOENT;
-        for (int i = 0; unit_dirs[i] && r == -ENOENT; i++) {
-                g_autofree char *path = g_build_filename(root, unit_dirs[i], service, NULL);
-                r = systemd_ini_parse_file(path, assign, &st);
-        }
-        if (r == -ENOENT)
-                return r;
+        g_auto(GStrv) dirs = g_new0(char *, G_N_ELEMENTS(unit_dirs));
+        for (size_t i = 0; unit_dirs[i]; i++)
+                dirs[i] = g_build_filename(root, unit_dirs[i], NULL);
         g_autofree char *subdir = g_strconcat(service, ".d", NULL);
-        g_autoptr(GPtrArray) dropins = systemd_ini_dropins(root, unit_dirs, subdir);
-        for (guint i = 0; i < dropins->len; i++)
-                (void) systemd_ini_parse_file(dropins->pdata[i], assign, &st);
+        int r = systemd_ini_parse_conf(dirs, service, subdir, true, assign, &st);
+        if (r < 0)
+                return r;
         *ret_value = st.value;
         *ret_origin = st.origin;
         return 0;

@@ -4,12 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include "conf-files.h"
 #include "log.h"
-#include "util.h"
+#include "macro.h"
 
 /* The next logical line from *p: a trailing backslash joins the next
  * physical line, as systemd's parser does; NULL at the end */
-static char *next_line(const char **p) {
+static char *next_line(const char **p, unsigned *next_no) {
         if (!**p)
                 return NULL;
         g_autoptr(GString) line = g_string_new(NULL);
@@ -18,6 +19,7 @@ static char *next_line(const char **p) {
                 size_t n = nl ? (size_t) (nl - *p) : strlen(*p);
                 g_string_append_len(line, *p, n);
                 *p += n + (nl ? 1 : 0);
+                (*next_no)++;
                 if (line->len == 0 || line->str[line->len - 1] != '\\')
                         break;
                 line->str[line->len - 1] = ' ';
@@ -27,7 +29,8 @@ static char *next_line(const char **p) {
         return g_string_free(g_steal_pointer(&line), FALSE);
 }
 
-static int parse_line(char *line, char **section, const char *origin, SystemdIniAssign assign, void *userdata) {
+static int parse_line(char *line, char **section, const char *origin, unsigned no, SystemdIniAssign assign,
+                      void *userdata) {
         g_strstrip(line);
         if (!*line || *line == '#' || *line == ';')
                 return 0;
@@ -43,16 +46,15 @@ static int parse_line(char *line, char **section, const char *origin, SystemdIni
         if (!eq)
                 return -EINVAL;
         *eq = '\0';
-        assign(*section, g_strstrip(line), g_strstrip(eq + 1), origin, userdata);
+        assign(*section, g_strstrip(line), g_strstrip(eq + 1), origin, no, userdata);
         return 0;
 }
 
 int systemd_ini_parse(const char *text, const char *origin, SystemdIniAssign assign, void *userdata) {
         g_autofree char *section = NULL;
-        unsigned no = 0;
-        for (char *line; (line = next_line(&text)); g_free(line)) {
-                no++;
-                if (parse_line(line, &section, origin, assign, userdata) < 0) {
+        unsigned no = 1, next = 1;
+        for (char *line; (line = next_line(&text, &next)); g_free(line), no = next) {
+                if (parse_line(line, &section, origin, no, assign, userdata) < 0) {
                         log_warning("%s:%u: not a section, a comment or KEY=VALUE; as systemd does, "
                                     "the rest of the file is not read", origin, no);
                         g_free(line);
@@ -74,20 +76,20 @@ int systemd_ini_parse_file(const char *path, SystemdIniAssign assign, void *user
         return systemd_ini_parse(text, path, assign, userdata);
 }
 
-GPtrArray *systemd_ini_dropins(const char *root, const char *const *dirs, const char *subdir) {
-        g_autoptr(GHashTable) by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        for (int i = 0; dirs[i]; i++) {
-                g_autofree char *path = g_build_filename(root, dirs[i], subdir, NULL);
-                g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-                if (!d)
-                        continue;
-                for (const char *n; (n = g_dir_read_name(d));)
-                        if (g_str_has_suffix(n, ".conf") && !g_hash_table_contains(by_name, n))
-                                g_hash_table_insert(by_name, g_strdup(n), g_build_filename(path, n, NULL));
+int systemd_ini_parse_conf(char *const *dirs, const char *main_name, const char *dropin_dir, bool need_main,
+                           SystemdIniAssign assign, void *userdata) {
+        _cleanup_(conf_files_freep) ConfFiles *files = NULL;
+        int r = conf_files_list(dirs, main_name, dropin_dir, &files);
+        if (r < 0)
+                return r;
+        if (need_main && (files->n == 0 || !files->files[0].main))
+                return -ENOENT;
+        for (size_t i = 0; i < files->n; i++) {
+                const ConfFile *f = &files->files[i];
+                if (f->error < 0)
+                        log_warning("%s: cannot list it: %s; skipped", f->path, g_strerror(-f->error));
+                else if (!f->masked)
+                        (void) systemd_ini_parse_file(f->path, assign, userdata);
         }
-        g_autoptr(GPtrArray) names = hash_table_sorted_keys(by_name);
-        GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
-        for (guint i = 0; i < names->len; i++)
-                g_ptr_array_add(paths, g_strdup(g_hash_table_lookup(by_name, names->pdata[i])));
-        return paths;
+        return 0;
 }

@@ -6,11 +6,12 @@
  * what systemd accepts: ';' comments, continued lines, stray bytes). */
 
 #include <glib.h>
+#include <stdbool.h>
 
 /* One KEY=VALUE of `section` (NULL before the first [section]), both
- * stripped; `origin` names the file */
+ * stripped; `origin` names the file, `line` the line it starts on */
 typedef void (*SystemdIniAssign)(const char *section, const char *key, const char *value, const char *origin,
-                                 void *userdata);
+                                 unsigned line, void *userdata);
 
 /* Comments (# or ;), [sections], KEY=VALUE, a trailing backslash joining
  * the next line; a line that is none of these is logged and ends the file
@@ -20,8 +21,8 @@ int systemd_ini_parse(const char *text, const char *origin, SystemdIniAssign ass
  * read error logged */
 int systemd_ini_parse_file(const char *path, SystemdIniAssign assign, void *userdata);
 
-/* The drop-ins ROOT/DIR/SUBDIR/\*.conf of each of `dirs` (in systemd's
- * search order, NULL-terminated), in name order; a name in an earlier
- * directory hides the same name in the later ones (/etc masks /usr/lib).
- * The paths, g_ptr_array_unref(). */
-GPtrArray *systemd_ini_dropins(const char *root, const char *const *dirs, const char *subdir);
+/* The main file and the drop-ins found in `dirs` as systemd finds them
+ * (conf_files_list() in conf-files.h: masked ones skipped), each parsed in
+ * turn. -ENOENT when `need_main` and there is no main file. */
+int systemd_ini_parse_conf(char *const *dirs, const char *main_name, const char *dropin_dir, bool need_main,
+                           SystemdIniAssign assign, void *userdata);

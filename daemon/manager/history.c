@@ -235,6 +235,10 @@ static HistoryCycle *cycle_copy(const HistoryCycle *c) {
         return n;
 }
 
+void history_set_max_cycles(History *h, unsigned max_cycles) {
+        h->max_cycles = max_cycles; /* the oldest beyond it go with the next cycle's entry */
+}
+
 /* One cycle's file and the prune after it, done on the write queue with
  * a directory fd of its own: the History may be gone by then */
 typedef struct HistoryWrite {

@@ -59,6 +59,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(History, history_free)
  * file and the prune go through `q`, in order (NULL: done here). Until
  * the disk caught up, history_load() may not find it yet. */
 int history_add(History *h, const HistoryCycle *c, GKeyFile *kf, WriteQueue *q);
+/* A reload's [History] MaxCycles */
+void history_set_max_cycles(History *h, unsigned max_cycles);
 /* The whole stored file of cycle `id` ([Cycle] and every other group):
  * -ENOENT when it is not kept, -EBADMSG when it is not a key file */
 int history_load(const History *h, uint64_t id, GKeyFile **ret);

@@ -148,6 +148,7 @@ struct Manager {
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
         Freezer *freezer;
         ClassRules *rules;
+        char **class_dirs;              /* classes.d, highest priority first: read again by a reload */
         Logind *logind;                 /* borrowed, NULL: no logind driver */
         uint64_t logind_cycle;          /* the cycle that asked logind to sleep */
         uint64_t reserved_id;           /* announced at PrepareForSleep for the hook's coming cycle */
@@ -257,6 +258,10 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
 void manager_emit_sleep_imminent(Manager *m);
 void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
+/* manager-config.c */
+void manager_load_rules(Manager *m);
+int manager_check_sleep_allowed(Manager *m, SleepKind kind, char **ret_message);
+int manager_check_systemd_sleep(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_message);
 void manager_notify(Manager *m, unsigned what);
 void manager_prepare_done(int r, void *data, void *userdata);
 void manager_prepare_job_free(void *p);

@@ -11,7 +11,6 @@
 #include "ledger.h"
 #include "log.h"
 #include "progress.h"
-#include "systemd-sleep.h"
 #include "util.h"
 
 /* Every string option the table has: a new one needs no line here */
@@ -337,30 +336,6 @@ static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *r
         return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
-/* On logind's path systemd-sleep writes the state word (SuspendState=):
- * a mem_sleep mode means nothing unless that word is mem */
-static int check_systemd_sleep(Manager *m, SleepKind kind, const CycleOptions *o, char **ret_message) {
-        const char *mode = o->mem_sleep ? o->mem_sleep : m->config->mem_sleep;
-        g_autoptr(PowerCaps) caps = NULL;
-        if (kind != SLEEP_SUSPEND || !mode || power_caps_read(m->sysfs_fd, &caps) < 0)
-                return 0;
-        g_autoptr(SystemdSleepConf) sc = NULL;
-        int r = systemd_sleep_conf_load(m->sleep_conf_root, &sc);
-        if (r < 0)
-                return r;
-        const char *word = systemd_sleep_suspend_state(sc, caps->states);
-        if (g_strcmp0(word, "mem") == 0)
-                return 0;
-        g_autofree char *states = g_strjoinv(" ", sc->suspend_state);
-        *ret_message = g_strdup_printf("mem-sleep %s%s needs 'mem' in /sys/power/state, but systemd-sleep, which "
-                                       "logind sleeps through, writes '%s' (SuspendState=%s in %s); put mem first in "
-                                       "SuspendState= or set [Sleep] Driver=direct in fridge.conf",
-                                       mode, o->mem_sleep ? "" : " ([Sleep] MemSleep=)",
-                                       word ? word : "nothing the kernel offers", states,
-                                       sc->suspend_state_origin ? sc->suspend_state_origin : "systemd's default");
-        return FRIDGE_ERROR_NOT_SUPPORTED;
-}
-
 int manager_check_idle(Manager *m, char **ret_message) {
         if (!m->cycle)
                 return 0;
@@ -375,7 +350,10 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
         int r = manager_check_idle(m, ret_message);
         if (r != 0)
                 return r;
-        /* What the running kernel cannot do is refused before anything starts */
+        /* What the running kernel, or systemd's sleep.conf, rules out is refused before anything starts */
+        r = manager_check_sleep_allowed(m, kind, ret_message);
+        if (r != 0)
+                return r;
         PowerContext ctx = manager_power_context(m, m->config);
         PowerCycle pc = manager_power_cycle(kind, opts);
         r = power_backend_check(&ctx, &pc, &set_resume, ret_message);
@@ -383,7 +361,7 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
                 return r;
         r = manager_pick_driver(m, opts, &driver, ret_message);
         if (r == 0 && driver == CYCLE_DRIVER_LOGIND)
-                r = check_systemd_sleep(m, kind, opts, ret_message);
+                r = manager_check_systemd_sleep(m, kind, opts, ret_message);
         if (r != 0)
                 return r;
         if (!opts->queue && !opts->ignore_inhibitors && manager_cycle_blocked(m)) {
@@ -490,14 +468,6 @@ const char *manager_cgroup_root(const Manager *m) {
         return m->cgroup_fd >= 0 ? m->cgroup_root : NULL;
 }
 
-static void manager_load_rules(Manager *m, const char *const *dirs) {
-        unsigned problems = 0;
-        if (!dirs || class_rules_load(dirs, &m->rules, &problems) < 0)
-                (void) class_rules_new(&m->rules); /* cannot fail */
-        if (problems > 0)
-                log_warning("%u classes.d files were skipped; see above", problems);
-}
-
 int manager_new(const ManagerParams *p, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         m->sysfs_fd = m->proc_fd = m->cgroup_fd = m->state_fd = m->persistent_fd = -1;
@@ -523,7 +493,8 @@ int manager_new(const ManagerParams *p, Manager **ret) {
                 return log_error_errno(m->proc_fd, "Failed to open the proc root %s: %m", p->proc_root);
         manager_exempt_pid(m, getpid(), "fridged itself");
 
-        manager_load_rules(m, p->class_dirs);
+        m->class_dirs = g_strdupv((char **) p->class_dirs);
+        manager_load_rules(m);
         manager_setup_freezing(m, p);
         int r;
         r = write_queue_new(&m->writes);
@@ -560,6 +531,7 @@ Manager *manager_free(Manager *m) {
                             "a restart finds what is on disk", lost);
         ledger_free(m->ledger);
         class_rules_free(m->rules);
+        g_strfreev(m->class_dirs);
         g_clear_pointer(&m->exempt_pids, g_hash_table_unref);
         g_clear_pointer(&m->overrides, overrides_free);
         g_clear_pointer(&m->inhibitors, inhibit_free);
@@ -665,7 +637,10 @@ const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **
                 PowerContext ctx = manager_power_context(m, m->config);
                 ctx.call = call;
                 g_free(m->can_reason[kind]);
-                m->can_answer[kind] = power_backend_can(&ctx, kind, &m->can_reason[kind]);
+                m->can_reason[kind] = NULL;
+                m->can_answer[kind] = manager_check_sleep_allowed(m, kind, &m->can_reason[kind]) != 0
+                                              ? POWER_ANSWER_NO
+                                              : power_backend_can(&ctx, kind, &m->can_reason[kind]);
                 m->can_call[kind] = call;
         }
         *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";

@@ -62,7 +62,7 @@ typedef struct ManagerParams {
         const char *persistent_dir;     /* the cycle record, ids and history, e.g. /var/lib/fridge;
                                          * NULL: state_dir */
         const char *sleep_conf_root;    /* where systemd-sleep's etc/systemd/sleep.conf is; NULL: / */
-        const char *const *class_dirs;  /* classes.d directories, lowest priority first */
+        const char *const *class_dirs;  /* classes.d directories, highest priority first */
         Config *config;                 /* taken */
         const PowerBackend *const *power_backends; /* NULL-terminated; NULL: the built-in ones */
 } ManagerParams;
@@ -72,6 +72,12 @@ Manager *manager_free(Manager *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
 
 void manager_set_ops(Manager *m, const ManagerOps *ops, void *userdata);
+
+/* Puts `config` (taken; config_load() found `config_problems` things wrong
+ * in it) and classes.d read again in place, all or nothing: with a problem
+ * in either, the configuration in effect stays (logged) and -EINVAL is
+ * returned. A running cycle is not changed. */
+int manager_reload(Manager *m, Config *config, unsigned config_problems);
 
 /* Starts a cycle; phases run from the event loop, so the caller can reply
  * before any of them reports. Refusals: Busy (one is running or queued);

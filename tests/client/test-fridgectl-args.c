@@ -125,6 +125,7 @@ static void test_table_drives_getopt(void) {
                 { ARGS_SCOPE_HOLDER,  { "inhibit", "--", "true" } },
                 { ARGS_SCOPE_INHIBIT, { "inhibit", "--", "true" } },
                 { ARGS_SCOPE_HISTORY, { "history" } },
+                { ARGS_SCOPE_CAT_CONFIG, { "cat-config" } },
         };
         char err[256];
         Args a;

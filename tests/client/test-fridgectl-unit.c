@@ -293,6 +293,14 @@ static void test_args_good(void) {
         g_assert_cmpuint(a.sleep.queue_timeout_ms, ==, 0);
         g_assert_cmpstr(command_sleep_kind(a.command), ==, "suspend");
 
+        /* Time spans as systemd writes them; a bare number keeps its unit */
+        g_assert_cmpint(PARSE(&a, err, "suspend", "--wake-after=2min", "--flush-timeout=1min 30s",
+                              "--freeze-timeout", "1.5s", "--queue", "--queue-timeout=500ms"), ==, 0);
+        g_assert_cmpuint(a.sleep.wake_after_sec, ==, 120);
+        g_assert_cmpuint(a.sleep.flush_timeout_ms, ==, 90000);
+        g_assert_cmpuint(a.sleep.freeze_timeout_ms, ==, 1500);
+        g_assert_cmpuint(a.sleep.queue_timeout_ms, ==, 500);
+
         g_assert_cmpint(PARSE(&a, err, "hybrid-sleep", "--bus-address", "unix:path=/tmp/x"), ==, 0);
         g_assert_cmpint(a.command, ==, COMMAND_HYBRID_SLEEP);
         g_assert_cmpstr(a.bus_address, ==, "unix:path=/tmp/x");
@@ -552,12 +560,15 @@ static void test_args_bad(void) {
         BAD("unknown command", "sleep");
         BAD("needs a value", "suspend", "--wake-after");
         BAD("needs a value", "--bus");
-        BAD("not a non-negative integer", "suspend", "--wake-after=soon");
-        BAD("not a non-negative integer", "suspend", "--wake-after", "-5");
-        BAD("not a non-negative integer", "suspend", "--flush-timeout=");
-        BAD("not a non-negative integer", "suspend", "--flush-timeout= 5");
-        BAD("not a non-negative integer", "suspend", "--freeze-timeout=0x10");
-        BAD("not a non-negative integer", "suspend", "--freeze-timeout=+1");
+        BAD("it must be a number of seconds, or a time span such as 500ms", "suspend", "--wake-after=soon");
+        BAD("--wake-after is \"-5\"; it must be a number of seconds", "suspend", "--wake-after", "-5");
+        BAD("must be a number of seconds", "suspend", "--wake-after=1500ms"); /* the RTC counts seconds */
+        BAD("it must be a number of milliseconds, or a time span", "suspend", "--flush-timeout=");
+        BAD("is 5; it must be from 100", "suspend", "--flush-timeout= 5");
+        BAD("it must be a number of milliseconds", "suspend", "--freeze-timeout=0x10");
+        BAD("it must be a number of milliseconds", "suspend", "--freeze-timeout=+1");
+        BAD("it must be a number of milliseconds", "suspend", "--freeze-timeout=30 parsecs");
+        BAD("is 3600001; it must be from 100 to 3600000", "suspend", "--flush-timeout=1h 1ms");
         BAD("too large", "suspend", "--wake-after=4294967296");
         BAD("\"system\" or \"session\"", "--bus=starship", "status");
         BAD("--json: expected \"pretty\", \"short\" or \"off\", got \"yes\"", "--json=yes", "status");

@@ -26,7 +26,7 @@ expect() {
 expect "suspend" fridgectl su
 # hook is for systemd-sleep's hook, not offered to users (it still works)
 expect "hibernate hybrid-sleep hold history" fridgectl h
-expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep" fridgectl ""
+expect "status suspend hibernate hybrid-sleep cancel monitor plan plot hold inhibit inhibitors history can-sleep cat-config" fridgectl ""
 expect "plan plot" fridgectl --json pl
 expect "plot" fridgectl plo
 expect "suspend" fridgectl --bus=session su
@@ -55,6 +55,7 @@ expect "" fridgectl can-sleep suspend ""
 expect "--quiet --queue --queue-timeout=" fridgectl suspend --q
 expect "" fridgectl suspend --queue-timeout ""
 expect "--lines=" fridgectl history --l
+expect "--root=" fridgectl cat-config --r
 expect "" fridgectl history -n ""
 expect "" fridgectl history --lines ""
 expect "" fridgectl history 3 ""

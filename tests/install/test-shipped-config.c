@@ -103,7 +103,7 @@ static void test_fridge_conf_follows_table(void) {
                 if (!strstr(comment, k->help))
                         g_error("%s: the comment of [%s] %s lacks \"%s\":%s", path, k->group, k->name, k->help,
                                 comment);
-                g_autofree char *limits = k->type == CONFIG_KEY_U32
+                g_autofree char *limits = (k->type == CONFIG_KEY_U32 || k->type == CONFIG_KEY_MSEC)
                                                   ? g_strdup_printf("%" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, k->min,
                                                                     k->max)
                                           : k->words ? g_strjoinv("|", (char **) k->words)

@@ -324,6 +324,8 @@ void harness_start_fridged(Harness *h) {
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", h->dir);
         g_autofree char *a_persistent = g_strdup_printf("--persistent-dir=%s", h->persistent);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", h->dir);
+        /* the rest of the search path (run/, usr/local/lib/) stays in the test's tree */
+        g_autofree char *a_config_root = g_strdup_printf("--config-root=%s/config-root", h->dir);
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
         g_autofree char *setpriv = h->unit_capabilities ? g_find_program_in_path("setpriv") : NULL;
         if (h->unit_capabilities) {
@@ -334,7 +336,7 @@ void harness_start_fridged(Harness *h) {
                 g_ptr_array_add(argv, (char *) "--");
         }
         g_autofree char *a_sleep = g_strdup_printf("--sleep-conf-root=%s/sleep-root", h->dir);
-        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_persistent, a_vendor,
+        char *fixed[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_persistent, a_vendor, a_config_root,
                           a_sleep, (char *) "-v" };
         for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
                 g_ptr_array_add(argv, fixed[i]);

@@ -683,8 +683,9 @@ static void test_restart_thaws_from_ledger(Fixture *f, gconstpointer data) {
         g_autofree char *a_state = g_strdup_printf("--state-dir=%s/state", f->h->dir);
         g_autofree char *a_persistent = g_strdup_printf("--persistent-dir=%s/lib", f->h->dir);
         g_autofree char *a_vendor = g_strdup_printf("--vendor-dir=%s/vendor", f->h->dir);
+        g_autofree char *a_root = g_strdup_printf("--config-root=%s/config-root", f->h->dir);
         char *argv[] = { (char *) harness_env("FRIDGED"), a_bus, a_sys, a_conf, a_state, a_persistent, a_vendor,
-                         NULL };
+                         a_root, NULL };
         int out = -1;
         pid_t pid = harness_spawn_bg(argv, &out);
         for (int i = 0; i < 500 && (scratch_is_frozen(f->s, f->a) || scratch_is_frozen(f->s, f->b)); i++)

@@ -51,7 +51,7 @@ addr=$(head -n1 "$T/address")
 [ -n "$addr" ] || fail "dbus-daemon did not start"
 
 args=(--bus-address="$addr" --state-dir="$T/state" --persistent-dir="$T/lib" --cgroup-root="$T/nocg" --sysfs-root="$T/sys"
-      --config-dir="$T/conf" --vendor-dir="$T/vendor")
+      --config-dir="$T/conf" --vendor-dir="$T/vendor" --config-root="$T/root")
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 
 rc=0

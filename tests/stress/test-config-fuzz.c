@@ -224,7 +224,7 @@ static unsigned load(Fuzz *f, bool classes, const GByteArray *t, char **ret_log,
                 *sane = rules_are_sane(rules);
         } else {
                 g_autoptr(Config) c = NULL;
-                g_assert_cmpint(config_load(sub, &c, &problems), ==, 0);
+                g_assert_cmpint(config_load((char *[]) { sub, NULL }, &c, &problems), ==, 0);
                 *sane = config_is_sane(c);
         }
         *ret_log = capture_end(f, saved);

@@ -143,7 +143,7 @@ static void test_override(void) {
         write_file(etc, "c.conf", "[Late]\nCgroups=user.slice/*\n");
         g_autofree char *missing = g_build_filename(base, "nope", NULL);
 
-        const char *dirs[] = { missing, usr, etc, NULL };
+        const char *dirs[] = { etc, missing, usr, NULL }; /* highest priority first */
         g_autoptr(ClassRules) r = NULL;
         unsigned problems = 99;
         g_assert_cmpint(class_rules_load(dirs, &r, &problems), ==, 0);

@@ -200,7 +200,7 @@ static void test_nul_and_resume_device(void) {
         unsigned problems = 0;
         if (g_test_subprocess()) {
                 log_set_max_level(LOG_WARNING);
-                config_load(dir, &c, &problems);
+                config_load((char *[]) { dir, NULL }, &c, &problems);
                 g_assert_cmpuint(problems, ==, 1);
                 g_assert_cmpuint(c->retries, ==, 0); /* the default: the file was ignored */
                 g_autoptr(Config) d = defaults();
@@ -242,7 +242,7 @@ static void test_dropins_in_order(void) {
 
         g_autoptr(Config) c = NULL;
         unsigned problems = 99;
-        g_assert_cmpint(config_load(dir, &c, &problems), ==, 0);
+        g_assert_cmpint(config_load((char *[]) { dir, NULL }, &c, &problems), ==, 0);
         g_assert_cmpuint(problems, ==, 0);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 3000); /* the last in name order wins */
         g_assert_cmpuint(c->freeze_timeout_ms, ==, 3000);
@@ -254,7 +254,7 @@ static void test_dropins_in_order(void) {
 static void test_missing_dir(void) {
         g_autoptr(Config) c = NULL;
         unsigned problems = 99;
-        g_assert_cmpint(config_load("/nonexistent/fridge", &c, &problems), ==, 0);
+        g_assert_cmpint(config_load((char *[]) { (char *) "/nonexistent/fridge", NULL }, &c, &problems), ==, 0);
         g_assert_cmpuint(problems, ==, 0);
         g_assert_cmpuint(c->flush_timeout_ms, ==, 30000);
 }
@@ -263,6 +263,7 @@ static void test_missing_dir(void) {
 static const char *bad_value_for(const ConfigKey *k) {
         switch (k->type) {
         case CONFIG_KEY_U32:      return "4294967296";
+        case CONFIG_KEY_MSEC:     return "30 fortnights";
         case CONFIG_KEY_I32:      return "2147483648";
         case CONFIG_KEY_ENUM:
         case CONFIG_KEY_CHOICE:   return "bogus";
@@ -334,7 +335,7 @@ static void test_table_messages(void) {
 static void test_table_ranges(void) {
         for (size_t i = 0; i < config_keys_count; i++) {
                 const ConfigKey *k = &config_keys[i];
-                if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_I32)
+                if (k->type != CONFIG_KEY_U32 && k->type != CONFIG_KEY_MSEC && k->type != CONFIG_KEY_I32)
                         continue;
                 g_autoptr(Config) c = defaults();
                 const int64_t good[] = { k->min, k->max }, bad[] = { k->min - 1, k->max + 1 };
@@ -412,6 +413,72 @@ static void test_systemd_sleep_conf_syntax(void) {
         }
 }
 
+static bool allowed(const char *root, SystemdSleepOp op, char **ret_reason) {
+        g_autoptr(SystemdSleepConf) sc = NULL;
+        g_assert_cmpint(systemd_sleep_conf_load(root, &sc), ==, 0);
+        g_free(*ret_reason);
+        *ret_reason = NULL;
+        return systemd_sleep_allowed(sc, op, ret_reason);
+}
+
+/* sleep.conf's Allow*= as systemd's sleep-config.c reads them: each yes
+ * unless set to no; hybrid-sleep and suspend-then-hibernate, unset, need
+ * both suspend and hibernation; the reason names the key and file:line */
+static void test_systemd_sleep_allow(void) {
+        g_autofree char *root = g_dir_make_tmp("fridge-sleep-allow-XXXXXX", NULL);
+        g_autofree char *etc = g_build_filename(root, "etc", "systemd", NULL);
+        g_autofree char *reason = NULL;
+        g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
+        for (int op = 0; op < _SYSTEMD_SLEEP_OP_MAX; op++)
+                g_assert_true(allowed(root, op, &reason));
+
+        g_autofree char *conf = g_build_filename(etc, "sleep.conf", NULL);
+        g_assert_true(g_file_set_contents(conf, "[Sleep]\n# no suspend here\nAllowSuspend=no\n"
+                                                "AllowHibernation=maybe\n", -1, NULL));
+        g_assert_false(allowed(root, SYSTEMD_SLEEP_SUSPEND, &reason));
+        g_autofree char *want = g_strdup_printf("Sleep mode \"suspend\" is disabled by configuration "
+                                                "(AllowSuspend=no in %s:3)", conf);
+        g_assert_cmpstr(reason, ==, want);
+        g_assert_true(allowed(root, SYSTEMD_SLEEP_HIBERNATE, &reason)); /* not a boolean: ignored */
+        g_assert_false(allowed(root, SYSTEMD_SLEEP_HYBRID_SLEEP, &reason));
+        g_assert_nonnull(strstr(reason, "\"hybrid-sleep\" is disabled by configuration (AllowSuspend=no in"));
+        g_assert_false(allowed(root, SYSTEMD_SLEEP_SUSPEND_THEN_HIBERNATE, &reason));
+
+        /* a drop-in says yes again, and allows hybrid-sleep of its own */
+        g_autofree char *dropins = g_build_filename(root, "usr", "lib", "systemd", "sleep.conf.d", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(dropins, 0755), ==, 0);
+        g_autofree char *d = g_build_filename(dropins, "50-x.conf", NULL);
+        g_assert_true(g_file_set_contents(d, "[Sleep]\nAllowSuspend=YES\nAllowHybridSleep=no\n", -1, NULL));
+        g_assert_true(allowed(root, SYSTEMD_SLEEP_SUSPEND, &reason));
+        g_assert_false(allowed(root, SYSTEMD_SLEEP_HYBRID_SLEEP, &reason));
+        g_assert_nonnull(strstr(reason, "(AllowHybridSleep=no in "));
+        g_assert_true(allowed(root, SYSTEMD_SLEEP_SUSPEND_THEN_HIBERNATE, &reason));
+        g_assert_cmpint(systemd_sleep_op_from_string("hybrid-sleep"), ==, SYSTEMD_SLEEP_HYBRID_SLEEP);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", root);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* A time key takes systemd's time spans, and a bare number in ms as before */
+static void test_time_keys(void) {
+        g_autoptr(Config) c = defaults();
+        g_assert_cmpuint(config_apply_text(c, "t.conf", "[Flush]\nTimeoutMs=1min 30s\n[Freeze]\nTimeoutMs=2s\n"
+                                                         "[Delay]\nTimeoutMs=1500\n[Sleep]\nHookTimeoutMs=1min\n"), ==, 0);
+        g_assert_cmpuint(c->flush_timeout_ms, ==, 90000);
+        g_assert_cmpuint(c->freeze_timeout_ms, ==, 2000);
+        g_assert_cmpuint(c->delay_timeout_ms, ==, 1500);
+        g_assert_cmpuint(c->hook_timeout_ms, ==, 60000);
+        if (g_test_subprocess()) {
+                log_set_max_level(LOG_WARNING);
+                g_assert_cmpuint(config_apply_text(c, "/etc/fridge/t.conf", "[Flush]\nTimeoutMs=2 fortnights\n"), ==, 1);
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stderr("*/etc/fridge/t.conf:2: [Flush] TimeoutMs=2 fortnights is not valid: expected a time "
+                                  "span such as 500ms, 30s, 2min, 1h or \"1min 30s\" from 100ms to 1h (a bare number "
+                                  "is milliseconds); ignored*");
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_ERR); /* the bad-input cases warn by design */
@@ -436,5 +503,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/config/table-ranges", test_table_ranges);
         g_test_add_func("/config/systemd-sleep-conf", test_systemd_sleep_conf);
         g_test_add_func("/config/systemd-sleep-conf-syntax", test_systemd_sleep_conf_syntax);
+        g_test_add_func("/config/systemd-sleep-allow", test_systemd_sleep_allow);
+        g_test_add_func("/config/time-keys", test_time_keys);
         return g_test_run();
 }

@@ -42,7 +42,7 @@ static void test_fridge_conf_5(void) {
 
                 g_autofree char *where = g_strdup_printf("fridge.conf(5) on [%s] %s", k->group, k->name);
                 g_autofree char *all = g_strdup_printf("%s %s", it->tag, it->body->str);
-                if (k->type == CONFIG_KEY_U32) {
+                if (k->type == CONFIG_KEY_U32 || k->type == CONFIG_KEY_MSEC) {
                         g_autofree char *range = g_strdup_printf("%" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, k->min,
                                                                  k->max);
                         assert_says(where, all, range);
@@ -337,6 +337,7 @@ static const char bash_script[] =
         "offer 2 fridgectl inhibit --\n"
         "offer 3 fridgectl inhibit --\n"
         "offer 4 fridgectl history --\n"
+        "offer 5 fridgectl cat-config --\n"
         "offer json fridgectl --json=\n";
 
 static void test_completion_bash(void) {
