@@ -5,10 +5,13 @@
  * drop-ins merged by name and masked, time spans, SIGHUP's reload (all or
  * nothing), fridgectl cat-config, and systemd's sleep.conf Allow*=.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fridge-config.h"
 #include "harness.h"
 
 static void write_under(const char *dir, const char *rel, const char *text) {
@@ -83,6 +86,65 @@ static void test_reload(void) {
         expect_setting(h, "freeze-timeout-ms=7000");
 }
 
+/* A delay inhibitor's fd: a cycle started while it is held waits in
+ * prepare, before it writes anything to the kernel, until it is closed */
+static int hold_delay(Harness *h) {
+        sd_bus_message *reply = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        int fd = -1;
+        if (harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "test-config",
+                         "holds the cycle open across a reload", "delay") < 0)
+                g_error("Inhibit failed: %s: %s", err, msg);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
+}
+
+static uint64_t suspend_done(Harness *h) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) < 0)
+                g_error("Sleep failed: %s: %s", err, msg);
+        g_assert_true(harness_wait_finished(h, cycle, 30000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "done");
+        return cycle;
+}
+
+/* SIGHUP while a cycle is open (held in prepare by a delay inhibitor):
+ * that cycle goes on by the file it started with ([Sleep] MemSleep=s2idle,
+ * written to the kernel after the wait), the next one by the reloaded
+ * file (MemSleep= empty: the kernel's own mode, deep, left alone) */
+static void test_reload_spares_running_cycle(void) {
+        HarnessOptions o = { .config = "[Sleep]\nMemSleep=s2idle\n[Delay]\nTimeoutMs=20s\n" };
+        g_autoptr(Harness) h = harness_new(&o);
+        int fd = hold_delay(h);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+        if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) < 0)
+                g_error("Sleep failed: %s: %s", err, msg);
+        write_under(h->conf_dir, "fridge.conf.d/10-reload.conf", "[Sleep]\nMemSleep=\n");
+        harness_kill_fridged(h, SIGHUP);
+        g_assert_true(log_has(h, "Reloaded the configuration; the running cycle keeps the settings it started with",
+                              10000));
+        g_autofree char *phase = harness_get_string(h, "Phase");
+        g_assert_cmpstr(phase, ==, "prepare"); /* still held: nothing written to the kernel yet */
+        close(fd);
+        g_assert_true(harness_wait_finished(h, cycle, 30000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "done");
+        g_autofree char *first = harness_fakesys_log(h);
+        if (!strstr(first, "power/mem_sleep s2idle ok"))
+                g_error("the running cycle took the reloaded MemSleep=; the kernel saw:\n%s", first);
+
+        harness_control(h, "clear-log");
+        suspend_done(h);
+        g_autofree char *next = harness_fakesys_log(h);
+        if (strstr(next, "power/mem_sleep s2idle"))
+                g_error("the cycle after the reload kept the old MemSleep=s2idle; the kernel saw:\n%s", next);
+        g_assert_nonnull(strstr(next, "power/state mem ok"));
+}
+
 /* cat-config: each file in effect under "# PATH", in order; masked noted */
 static void test_cat_config(void) {
         g_autoptr(Harness) h = harness_new(NULL);
@@ -124,6 +186,7 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         g_test_add_func("/config/dropins", test_dropins);
         g_test_add_func("/config/reload", test_reload);
+        g_test_add_func("/config/reload-spares-running-cycle", test_reload_spares_running_cycle);
         g_test_add_func("/config/cat-config", test_cat_config);
         g_test_add_func("/config/allow-suspend", test_allow_suspend);
         return g_test_run();
