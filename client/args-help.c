@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "i18n.h"
 #include "macro.h"
 
 /* `text` from column `col` on, its words broken before column HELP_WIDTH
@@ -103,7 +104,7 @@ static void print_commands(FILE *f) {
                 if (c->hidden)
                         continue;
                 snprintf(left, sizeof(left), "  %s%s%s", c->name, *c->synopsis ? " " : "", c->synopsis);
-                print_item(f, left, c->help);
+                print_item(f, left, _(c->help));
         }
 }
 
@@ -121,40 +122,46 @@ static void print_options(FILE *f, ArgsScope scope) {
                 snprintf(left, sizeof(left), "  %s--%s%s%s%s%s", short_name, o->name,
                          o->has_arg == optional_argument ? "[" : "", o->metavar ? "=" : "", strempty(o->metavar),
                          o->has_arg == optional_argument ? "]" : "");
-                print_item(f, left, o->help);
+                print_item(f, left, _(o->help));
         }
 }
 
+static void print_scope_heading(FILE *f, ArgsScope scope) {
+        const char *commands = args_scope_commands(scope);
+        fputc('\n', f);
+        fprintf(f, _("Options for %s:\n"), commands ? commands : "?");
+}
+
 void args_print_help(FILE *f) {
-        fputs("Usage: fridgectl [OPTIONS] [COMMAND]\n"
-              "\n"
-              "Control fridged, the suspend orchestration daemon.\n"
-              "\n"
-              "Commands:\n", f);
+        fputs(_("Usage: fridgectl [OPTIONS] [COMMAND]\n"
+                "\n"
+                "Control fridged, the suspend orchestration daemon.\n"
+                "\n"
+                "Commands:\n"), f);
         print_commands(f);
-        fputs("\nOptions:\n", f);
+        fputs(_("\nOptions:\n"), f);
         print_options(f, ARGS_SCOPE_ANY);
-        fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_SLEEP));
+        print_scope_heading(f, ARGS_SCOPE_SLEEP);
         args_print_sleep_options(f);
-        fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_HOLDER));
+        print_scope_heading(f, ARGS_SCOPE_HOLDER);
         print_options(f, ARGS_SCOPE_HOLDER);
-        fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_HISTORY));
+        print_scope_heading(f, ARGS_SCOPE_HISTORY);
         print_options(f, ARGS_SCOPE_HISTORY);
-        fprintf(f, "\nOptions for %s:\n", args_scope_commands(ARGS_SCOPE_CAT_CONFIG));
+        print_scope_heading(f, ARGS_SCOPE_CAT_CONFIG);
         print_options(f, ARGS_SCOPE_CAT_CONFIG);
-        fputs("\n"
-              "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
-              "cycle (Ctrl-C again: stop waiting and leave it running). Long listings go\n"
-              "through $SYSTEMD_PAGER, $PAGER or less on a terminal (see --no-pager).\n"
-              "\n"
-              "Exit status:\n"
-              "  0  done, dry-run, or the command succeeded\n"
-              "  1  the cycle failed, fridged is not reachable, or another error\n"
-              "  2  usage error (also InvalidArgs from fridged)\n"
-              "  3  the cycle was aborted (cancelled)\n"
-              "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
-              "     TooLate, NoSuchCycle, AccessDenied; hold, inhibit: the class or the\n"
-              "     inhibitor could not be held (CMD was not run)\n"
-              "hold and inhibit otherwise exit with CMD's status (128+N if signal N ended\n"
-              "it).\n", f);
+        fputs(_("\n"
+                "On a terminal a progress bar is drawn; press Esc or Ctrl-C to cancel the\n"
+                "cycle (Ctrl-C again: stop waiting and leave it running). Long listings go\n"
+                "through $SYSTEMD_PAGER, $PAGER or less on a terminal (see --no-pager).\n"
+                "\n"
+                "Exit status:\n"
+                "  0  done, dry-run, or the command succeeded\n"
+                "  1  the cycle failed, fridged is not reachable, or another error\n"
+                "  2  usage error (also InvalidArgs from fridged)\n"
+                "  3  the cycle was aborted (cancelled)\n"
+                "  4  fridged refused: Busy, NotSupported, Inhibited, HibernateNotReady,\n"
+                "     TooLate, NoSuchCycle, AccessDenied; hold, inhibit: the class or the\n"
+                "     inhibitor could not be held (CMD was not run)\n"
+                "hold and inhibit otherwise exit with CMD's status (128+N if signal N ended\n"
+                "it).\n"), f);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "macro.h"
 
 typedef enum OptionId {
@@ -29,76 +30,76 @@ typedef enum OptionId {
 } OptionId;
 
 const ArgsOption args_options[] = {
-        { "help",            'h', no_argument,       ARGS_SCOPE_ANY,     OPT_HELP, NULL, "Show this help" },
-        { "version",         0,   no_argument,       ARGS_SCOPE_ANY,     OPT_VERSION, NULL, "Show the version" },
+        { "help",            'h', no_argument,       ARGS_SCOPE_ANY,     OPT_HELP, NULL, N_("Show this help") },
+        { "version",         0,   no_argument,       ARGS_SCOPE_ANY,     OPT_VERSION, NULL, N_("Show the version") },
         { "bus",             0,   required_argument, ARGS_SCOPE_ANY,     OPT_BUS, "system|session",
-          "Bus to talk on (default: system)" },
+          N_("Bus to talk on (default: system)") },
         { "bus-address",     0,   required_argument, ARGS_SCOPE_ANY,     OPT_BUS_ADDRESS, "ADDR",
-          "Connect to the bus at this D-Bus address" },
+          N_("Connect to the bus at this D-Bus address") },
         { "json",            0,   optional_argument, ARGS_SCOPE_ANY,     OPT_JSON, "MODE",
-          "JSON only on stdout: short (the default: an object or array a line), pretty (indented) or off" },
+          N_("JSON only on stdout: short (the default: an object or array a line), pretty (indented) or off") },
         { "no-progress",     0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_PROGRESS, NULL,
-          "Plain lines instead of a progress bar" },
+          N_("Plain lines instead of a progress bar") },
         { "quiet",           'q', no_argument,       ARGS_SCOPE_ANY,     OPT_QUIET, NULL,
-          "Print nothing but errors: the exit status says how it went" },
+          N_("Print nothing but errors: the exit status says how it went") },
         { "no-legend",       0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_LEGEND, NULL,
-          "Listings without their header and footer lines" },
+          N_("Listings without their header and footer lines") },
         { "no-pager",        0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_PAGER, NULL,
-          "Do not pipe long listings into a pager" },
+          N_("Do not pipe long listings into a pager") },
         { "no-ask-password", 0,   no_argument,       ARGS_SCOPE_ANY,     OPT_NO_ASK_PASSWORD, NULL,
-          "Do not ask for a password: no pkttyagent, and polkit may not ask" },
+          N_("Do not ask for a password: no pkttyagent, and polkit may not ask") },
         { "who",             0,   required_argument, ARGS_SCOPE_HOLDER,  OPT_WHO, "NAME",
-          "Who holds it (default: CMD's name)" },
+          N_("Who holds it (default: CMD's name)") },
         { "why",             0,   required_argument, ARGS_SCOPE_HOLDER,  OPT_WHY, "TEXT",
-          "Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")" },
+          N_("Why (default: \"fridgectl hold\" or \"fridgectl inhibit\")") },
         { "mode",            0,   required_argument, ARGS_SCOPE_INHIBIT, OPT_MODE, "block|delay",
-          "inhibit only: the kind of inhibitor (default: block)" },
+          N_("inhibit only: the kind of inhibitor (default: block)") },
         { "lines",           'n', required_argument, ARGS_SCOPE_HISTORY, OPT_LINES, "N",
-          "Only the newest N cycles (default: all kept)" },
+          N_("Only the newest N cycles (default: all kept)") },
         { "root",            0,   required_argument, ARGS_SCOPE_CAT_CONFIG, OPT_ROOT, "DIR",
-          "Search the configuration directories under DIR (default: /)" },
+          N_("Search the configuration directories under DIR (default: /)") },
 };
 const size_t args_options_count = ELEMENTSOF(args_options);
 
 const ArgsCommand args_commands[] = {
-        { "status",       COMMAND_STATUS,       "", "Show fridged's state and what this machine can do (the "
-          "default command)" },
-        { "suspend",      COMMAND_SUSPEND,      "", "Suspend to RAM and follow the cycle to its end" },
-        { "hibernate",    COMMAND_HIBERNATE,    "", "Hibernate to disk and follow the cycle" },
-        { "hybrid-sleep", COMMAND_HYBRID_SLEEP, "", "Hibernate, then suspend, and follow the cycle" },
-        { "cancel",       COMMAND_CANCEL,       "[CYCLE]", "Cancel a cycle (default: the running one)" },
-        { "monitor",      COMMAND_MONITOR,      "", "Print fridged's events until Ctrl-C" },
-        { "plan",         COMMAND_PLAN,         "", "Show which cgroups are frozen early, late or never" },
-        { "hold",         COMMAND_HOLD,         "CLASS -- CMD [ARGS...]", "Run CMD while its cgroup keeps CLASS "
-          "(early|late|nofreeze|ui); exit with CMD's status" },
-        { "hook",         COMMAND_HOOK,         "pre|post KIND | budget", "For systemd-sleep's hook only",
+        { "status",       COMMAND_STATUS,       "", N_("Show fridged's state and what this machine can do (the "
+          "default command)") },
+        { "suspend",      COMMAND_SUSPEND,      "", N_("Suspend to RAM and follow the cycle to its end") },
+        { "hibernate",    COMMAND_HIBERNATE,    "", N_("Hibernate to disk and follow the cycle") },
+        { "hybrid-sleep", COMMAND_HYBRID_SLEEP, "", N_("Hibernate, then suspend, and follow the cycle") },
+        { "cancel",       COMMAND_CANCEL,       "[CYCLE]", N_("Cancel a cycle (default: the running one)") },
+        { "monitor",      COMMAND_MONITOR,      "", N_("Print fridged's events until Ctrl-C") },
+        { "plan",         COMMAND_PLAN,         "", N_("Show which cgroups are frozen early, late or never") },
+        { "hold",         COMMAND_HOLD,         "CLASS -- CMD [ARGS...]", N_("Run CMD while its cgroup keeps CLASS "
+          "(early|late|nofreeze|ui); exit with CMD's status") },
+        { "hook",         COMMAND_HOOK,         "pre|post KIND | budget", N_("For systemd-sleep's hook only"),
           .hidden = true },
-        { "inhibit",      COMMAND_INHIBIT,      "-- CMD [ARGS...]", "Run CMD while holding an inhibitor (block: "
-          "no cycle starts; delay: a cycle waits for CMD, bounded); exit with CMD's status" },
-        { "inhibitors",   COMMAND_INHIBITORS,   "", "List the inhibitors held" },
-        { "plot",         COMMAND_PLOT,         "[CYCLE]", "Draw a cycle's timeline as SVG on stdout (default: the "
-          "running or the last cycle)" },
-        { "can-sleep",    COMMAND_CAN_SLEEP,    "[KIND]", "Whether you may sleep (KIND, or each): yes, no, "
-          "challenge (a password is needed) or na" },
-        { "history",      COMMAND_HISTORY,      "", "List past cycles, newest first (id, kind, start, result, "
-          "time asleep, wake source; phase and error of a failed one)" },
-        { "cat-config",   COMMAND_CAT_CONFIG,   "", "Show the configuration files fridged reads, in the order "
-          "they apply (--root=DIR: under DIR)" },
+        { "inhibit",      COMMAND_INHIBIT,      "-- CMD [ARGS...]", N_("Run CMD while holding an inhibitor (block: "
+          "no cycle starts; delay: a cycle waits for CMD, bounded); exit with CMD's status") },
+        { "inhibitors",   COMMAND_INHIBITORS,   "", N_("List the inhibitors held") },
+        { "plot",         COMMAND_PLOT,         "[CYCLE]", N_("Draw a cycle's timeline as SVG on stdout (default: the "
+          "running or the last cycle)") },
+        { "can-sleep",    COMMAND_CAN_SLEEP,    "[KIND]", N_("Whether you may sleep (KIND, or each): yes, no, "
+          "challenge (a password is needed) or na") },
+        { "history",      COMMAND_HISTORY,      "", N_("List past cycles, newest first (id, kind, start, result, "
+          "time asleep, wake source; phase and error of a failed one)") },
+        { "cat-config",   COMMAND_CAT_CONFIG,   "", N_("Show the configuration files fridged reads, in the order "
+          "they apply (--root=DIR: under DIR)") },
 };
 const size_t args_commands_count = ELEMENTSOF(args_commands);
 
 /* What the usage error says when an option is used elsewhere. */
 static const char *const scope_commands[_ARGS_SCOPE_MAX] = {
-        [ARGS_SCOPE_ANY]     = "every command",
-        [ARGS_SCOPE_SLEEP]   = "suspend, hibernate and hybrid-sleep",
-        [ARGS_SCOPE_HOLDER]  = "hold and inhibit",
+        [ARGS_SCOPE_ANY]     = N_("every command"),
+        [ARGS_SCOPE_SLEEP]   = N_("suspend, hibernate and hybrid-sleep"),
+        [ARGS_SCOPE_HOLDER]  = N_("hold and inhibit"),
         [ARGS_SCOPE_INHIBIT] = "inhibit",
         [ARGS_SCOPE_HISTORY] = "history",
         [ARGS_SCOPE_CAT_CONFIG] = "cat-config",
 };
 
 const char *args_scope_commands(ArgsScope scope) {
-        return scope < _ARGS_SCOPE_MAX ? scope_commands[scope] : NULL;
+        return scope < _ARGS_SCOPE_MAX ? _(scope_commands[scope]) : NULL;
 }
 
 static const char *const classes[] = { "early", "late", "nofreeze", "ui" };
@@ -249,7 +250,7 @@ static int apply_json(const char *value, Args *a, char *err, size_t err_size) {
         else if (strcmp(value, "off") == 0)
                 a->json_format = JSON_FORMAT_OFF;
         else
-                return usage_error(err, err_size, "--json: expected \"pretty\", \"short\" or \"off\", got \"%s\"",
+                return usage_error(err, err_size, _("--json: expected \"pretty\", \"short\" or \"off\", got \"%s\""),
                                    value);
         a->json = a->json_format != JSON_FORMAT_OFF;
         return 0;
@@ -271,14 +272,14 @@ static int apply_option(const ArgsOption *o, const char *value, Args *a, char *e
         case OPT_ROOT:            a->root = value; return 0;
         case OPT_MODE:
                 if (!word_in(value, inhibit_modes, ELEMENTSOF(inhibit_modes)))
-                        return usage_error(err, err_size, "--mode: expected \"block\" or \"delay\", got \"%s\"",
+                        return usage_error(err, err_size, _("--mode: expected \"block\" or \"delay\", got \"%s\""),
                                            value);
                 a->inhibit_mode = value;
                 return 0;
         case OPT_LINES:
                 if (parse_u32(value, &a->history_max) < 0 || a->history_max == 0)
-                        return usage_error(err, err_size, "--lines: expected a number of cycles from 1 to %u, got "
-                                           "\"%s\"", UINT32_MAX, value);
+                        return usage_error(err, err_size, _("--lines: expected a number of cycles from 1 to %u, got "
+                                           "\"%s\""), UINT32_MAX, value);
                 return 0;
         case OPT_BUS:
                 if (strcmp(value, "system") == 0)
@@ -286,7 +287,8 @@ static int apply_option(const ArgsOption *o, const char *value, Args *a, char *e
                 else if (strcmp(value, "session") == 0)
                         a->bus = BUS_KIND_SESSION;
                 else
-                        return usage_error(err, err_size, "--bus: expected \"system\" or \"session\", got \"%s\"", value);
+                        return usage_error(err, err_size, _("--bus: expected \"system\" or \"session\", got \"%s\""),
+                                           value);
                 return 0;
         }
         return usage_error(err, err_size, "internal error: unhandled option --%s", o->name);
@@ -304,20 +306,20 @@ static int parse_command(const char *word, Command *ret) {
 static int apply_hook_word(const char *word, Args *a, char *err, size_t err_size) {
         if (!a->hook_when) {
                 if (strcmp(word, "pre") != 0 && strcmp(word, "post") != 0 && strcmp(word, "budget") != 0)
-                        return usage_error(err, err_size, "hook: \"%s\" is neither pre, post nor budget", word);
+                        return usage_error(err, err_size, _("hook: \"%s\" is neither pre, post nor budget"), word);
                 a->hook_when = word;
                 return 0;
         }
         if (a->hook_kind || strcmp(a->hook_when, "budget") == 0)
-                return usage_error(err, err_size, "hook: unexpected argument \"%s\"", word);
+                return usage_error(err, err_size, _("hook: unexpected argument \"%s\""), word);
         for (size_t i = 0; i < ELEMENTSOF(hook_kinds); i++)
                 if (strcmp(word, hook_kinds[i]) == 0) {
                         a->hook_kind = word;
                         return 0;
                 }
         return usage_error(err, err_size,
-                           "hook: unknown kind \"%s\" (expected suspend, hibernate, hybrid-sleep or "
-                           "suspend-then-hibernate)", word);
+                           _("hook: unknown kind \"%s\" (expected suspend, hibernate, hybrid-sleep or "
+                           "suspend-then-hibernate)"), word);
 }
 
 /* Positional words: the command, then the optional CYCLE of "cancel" or
@@ -325,17 +327,18 @@ static int apply_hook_word(const char *word, Args *a, char *err, size_t err_size
 static int apply_positional(const char *word, Args *a, bool *have_cycle, char *err, size_t err_size) {
         if (a->command == COMMAND_NONE) {
                 if (parse_command(word, &a->command) < 0)
-                        return usage_error(err, err_size, "unknown command \"%s\"", word);
+                        return usage_error(err, err_size, _("unknown command \"%s\""), word);
                 return 0;
         }
         if (a->command == COMMAND_HOLD) {
                 if (a->hold_class)
                         return usage_error(err, err_size,
-                                           "hold: unexpected argument \"%s\"; put the command to run after \"--\"",
+                                           _("hold: unexpected argument \"%s\"; put the command to run after \"--\""),
                                            word);
                 if (!class_is_valid(word))
                         return usage_error(err, err_size,
-                                           "hold: unknown class \"%s\" (expected early, late, nofreeze or ui)", word);
+                                           _("hold: unknown class \"%s\" (expected early, late, nofreeze or ui)"),
+                                           word);
                 a->hold_class = word;
                 return 0;
         }
@@ -344,19 +347,19 @@ static int apply_positional(const char *word, Args *a, bool *have_cycle, char *e
         if (a->command == COMMAND_CAN_SLEEP && !a->sleep_kind) {
                 if (!word_in(word, sleep_kinds, ELEMENTSOF(sleep_kinds)))
                         return usage_error(err, err_size,
-                                           "can-sleep: unknown kind \"%s\" (expected suspend, hibernate or "
-                                           "hybrid-sleep)", word);
+                                           _("can-sleep: unknown kind \"%s\" (expected suspend, hibernate or "
+                                           "hybrid-sleep)"), word);
                 a->sleep_kind = word;
                 return 0;
         }
         if ((a->command == COMMAND_CANCEL || a->command == COMMAND_PLOT) && !*have_cycle) {
                 if (parse_u64(word, &a->cycle) < 0 || (a->command == COMMAND_PLOT && a->cycle == 0))
-                        return usage_error(err, err_size, "%s: \"%s\" is not a cycle id",
+                        return usage_error(err, err_size, _("%s: \"%s\" is not a cycle id"),
                                            a->command == COMMAND_PLOT ? "plot" : "cancel", word);
                 *have_cycle = true;
                 return 0;
         }
-        return usage_error(err, err_size, "unexpected argument \"%s\"", word);
+        return usage_error(err, err_size, _("unexpected argument \"%s\""), word);
 }
 
 /* getopt_long's val of a long option without a short one: the index in
@@ -444,12 +447,12 @@ static int getopt_error(int c, char **argv, char *err, size_t err_size) {
         const SleepOption *s;
 
         if (c == ':')
-                return usage_error(err, err_size, "--%s needs a value", option_name(optopt));
+                return usage_error(err, err_size, _("--%s needs a value"), option_name(optopt));
         if (optopt >= LONG_VAL_BASE || (optopt > 0 && option_of_val(optopt, &o, &s)))
-                return usage_error(err, err_size, "--%s takes no value", option_name(optopt));
+                return usage_error(err, err_size, _("--%s takes no value"), option_name(optopt));
         if (optopt > 0)
-                return usage_error(err, err_size, "unknown option \"-%c\"", optopt);
-        return usage_error(err, err_size, "unknown option \"%s\"", argv[optind - 1]);
+                return usage_error(err, err_size, _("unknown option \"-%c\""), optopt);
+        return usage_error(err, err_size, _("unknown option \"%s\""), argv[optind - 1]);
 }
 
 /* Options may come before or after the command, so options for some
@@ -493,7 +496,7 @@ static int parse_words(int argc, char **argv, Args *a, const char **scoped, char
         int r = getopt_make(&g);
 
         if (r < 0)
-                return usage_error(err, err_size, "out of memory");
+                return usage_error(err, err_size, _("out of memory"));
         optind = 0; /* a fresh start: args_parse() may run more than once */
         opterr = 0;
         for (;;) {
@@ -528,27 +531,28 @@ static int parse_words(int argc, char **argv, Args *a, const char **scoped, char
 static int check_line(const Args *a, const char *const *scoped, char *err, size_t err_size) {
         for (size_t s = 0; s < _ARGS_SCOPE_MAX; s++)
                 if (scoped[s] && !command_in_scope(a->command, (ArgsScope) s))
-                        return usage_error(err, err_size, "--%s only applies to %s", scoped[s], scope_commands[s]);
+                        return usage_error(err, err_size, _("--%s only applies to %s"), scoped[s],
+                                           _(scope_commands[s]));
         if (command_is_sleep(a->command)) {
                 bool for_kind;
                 const SleepOption *s = sleep_options_misapplied(&a->sleep, command_sleep_kind(a->command), &for_kind);
                 if (s && for_kind)
-                        return usage_error(err, err_size, "--%s only applies to %s, not %s", s->flag, s->only_kind,
+                        return usage_error(err, err_size, _("--%s only applies to %s, not %s"), s->flag, s->only_kind,
                                            command_sleep_kind(a->command));
                 if (s)
-                        return usage_error(err, err_size, "--%s only applies with --%s", s->flag,
+                        return usage_error(err, err_size, _("--%s only applies with --%s"), s->flag,
                                            sleep_option_by_name(s->requires)->flag);
         }
         if (a->command == COMMAND_HOOK && !a->hook_kind && !(a->hook_when && strcmp(a->hook_when, "budget") == 0))
-                return usage_error(err, err_size, "hook: expected pre|post and the kind of sleep");
+                return usage_error(err, err_size, _("hook: expected pre|post and the kind of sleep"));
         if (a->command == COMMAND_HOLD && !a->hold_class)
-                return usage_error(err, err_size, "hold: no class given (early, late, nofreeze or ui)");
+                return usage_error(err, err_size, _("hold: no class given (early, late, nofreeze or ui)"));
         if (command_runs_cmd(a->command)) {
                 const char *name = a->command == COMMAND_HOLD ? "hold" : "inhibit";
                 if (!a->exec_argv)
-                        return usage_error(err, err_size, "%s: missing \"--\" before the command to run", name);
+                        return usage_error(err, err_size, _("%s: missing \"--\" before the command to run"), name);
                 if (!a->exec_argv[0])
-                        return usage_error(err, err_size, "%s: no command given after \"--\"", name);
+                        return usage_error(err, err_size, _("%s: no command given after \"--\""), name);
         }
         return 0;
 }

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "conf-files.h"
 #include "exit-code.h"
+#include "i18n.h"
 #include "macro.h"
 #include "report.h"
 
@@ -22,7 +23,7 @@ static int cat_file(const Args *a, const char *path) {
         _cleanup_(closefilep) FILE *f = fopen(path, "re");
         char what[4200];
         if (!f) {
-                snprintf(what, sizeof(what), "cannot read %s", path);
+                snprintf(what, sizeof(what), _("cannot read %s"), path);
                 return report_errno(a, what, -errno);
         }
         char buf[4096];
@@ -41,9 +42,9 @@ int cmd_cat_config(const Args *a) {
         if (r >= 0)
                 r = conf_files_list(dirs, "fridge.conf", "fridge.conf.d", &files);
         if (r < 0)
-                return report_errno(a, "cannot list the configuration files", r);
+                return report_errno(a, _("cannot list the configuration files"), r);
         if (files->n == 0)
-                fprintf(stderr, "No fridge.conf nor fridge.conf.d/*.conf found; fridged runs with its defaults.\n");
+                fputs(_("No fridge.conf nor fridge.conf.d/*.conf found; fridged runs with its defaults.\n"), stderr);
 
         int ret = EXIT_CODE_DONE;
         for (size_t i = 0; i < files->n; i++) {
@@ -51,10 +52,10 @@ int cmd_cat_config(const Args *a) {
                 if (i > 0)
                         putchar('\n');
                 if (f->error < 0) {
-                        printf("# %s: cannot list: %s\n", f->path, strerror(-f->error));
+                        printf(_("# %s: cannot list: %s\n"), f->path, strerror(-f->error));
                         ret = EXIT_CODE_FAILED;
                 } else if (f->masked)
-                        printf("# %s (masked: empty or a link to /dev/null)\n", f->path);
+                        printf(_("# %s (masked: empty or a link to /dev/null)\n"), f->path);
                 else {
                         printf("# %s\n", f->path);
                         fflush(stdout);

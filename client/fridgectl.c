@@ -20,7 +20,7 @@ static int run(const Args *a) {
 
         r = bus_open(a, &bus);
         if (r < 0) {
-                snprintf(what, sizeof(what), "cannot connect to %s", bus_description(a));
+                snprintf(what, sizeof(what), _("cannot connect to %s"), bus_description(a));
                 r = report_errno(a, what, r);
                 /* hold, inhibit: any failure before CMD runs is 4, CMD's own codes aside. */
                 return a->command == COMMAND_HOLD || a->command == COMMAND_INHIBIT ? EXIT_CODE_REFUSED : r;
@@ -65,7 +65,7 @@ int main(int argc, char *argv[]) {
 
         i18n_init();
         if (args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
-                fprintf(stderr, "fridgectl: %s\nTry 'fridgectl --help'.\n", err);
+                fprintf(stderr, _("fridgectl: %s\nTry 'fridgectl --help'.\n"), err);
                 return EXIT_CODE_USAGE;
         }
         if (a.help) {

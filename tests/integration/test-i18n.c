@@ -40,8 +40,9 @@ static int fridgectl_in(Harness *h, const char *language, const char *arg, char 
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* An error (NoSuchCycle: exit 4, as in English) and a plural, in German;
- * the same fridgectl without LANGUAGE in English */
+/* An error (NoSuchCycle: exit 4, as in English), a plural, a usage error
+ * and --help (args.c's tables), in German; the same fridgectl without
+ * LANGUAGE in English */
 static void test_fridgectl_german(Fixture *f, gconstpointer data) {
         const char *why = skip_reason();
         if (why) {
@@ -57,6 +58,16 @@ static void test_fridgectl_german(Fixture *f, gconstpointer data) {
         g_assert_true(g_str_has_prefix(en, "fridgectl: cannot cancel: NoSuchCycle: "));
         g_assert_cmpint(fridgectl_in(h, "de", "history", &history), ==, 0);
         g_assert_nonnull(strstr(history, "\n0 Zyklen\n"));
+
+        g_autofree char *usage_de = NULL, *usage_en = NULL, *help = NULL;
+        g_assert_cmpint(fridgectl_in(h, "de", "frobnicate", &usage_de), ==, 2);
+        g_assert_cmpstr(usage_de, ==, "fridgectl: unbekannter Befehl »frobnicate«\nSiehe »fridgectl --help«.\n");
+        g_assert_cmpint(fridgectl_in(h, NULL, "frobnicate", &usage_en), ==, 2);
+        g_assert_cmpstr(usage_en, ==, "fridgectl: unknown command \"frobnicate\"\nTry 'fridgectl --help'.\n");
+        g_assert_cmpint(fridgectl_in(h, "de", "--help", &help), ==, 0);
+        g_assert_true(g_str_has_prefix(help, "Aufruf: fridgectl [OPTIONEN] [BEFEHL]\n"));
+        g_assert_nonnull(strstr(help, "  cat-config             Die Konfigurationsdateien zeigen, die fridged"));
+        g_assert_nonnull(strstr(help, "\nOptionen für history:\n"));
 }
 
 #define ADD(path, fn) g_test_add("/i18n/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
