@@ -4,6 +4,7 @@
 #include "harness.h"
 #include "harness-private.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -163,6 +164,19 @@ int harness_call(Harness *h, const char *interface, const char *member,
                 g_assert_cmpint(r, >=, 0);
         }
         return call(h, m, ret_reply, ret_error, ret_message);
+}
+
+int harness_inhibit_delay(Harness *h, const char *why) {
+        sd_bus_message *reply = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        int fd = -1;
+        if (harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "test", why, "delay") < 0)
+                g_error("Inhibit failed: %s: %s", err, msg);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
 }
 
 int harness_cancel(Harness *h, uint64_t cycle, char **ret_error, char **ret_message) {

@@ -174,6 +174,10 @@ void harness_dump_fridged_log(Harness *h);
 int harness_sleep(Harness *h, const char *kind, uint64_t *ret_cycle,
                   char **ret_error, char **ret_message, ...) G_GNUC_NULL_TERMINATED;
 
+/* A delay inhibitor held by the test ("test", `why`): its fd, to close.
+ * A cycle started meanwhile waits in prepare, before any kernel write. */
+int harness_inhibit_delay(Harness *h, const char *why);
+
 /* Cancel(cycle): 0 or -1 with error name/message as above. */
 int harness_cancel(Harness *h, uint64_t cycle, char **ret_error, char **ret_message);
 

@@ -344,20 +344,6 @@ static bool body_has(const Note *n, const void *s) {
         return strstr(n->body, s) != NULL;
 }
 
-static int inhibit_delay(Harness *h) {
-        sd_bus_message *reply = NULL;
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        int fd, r = sd_bus_call_method(h->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "Inhibit", &e,
-                                       &reply, "sss", "test", "holding the cycle in prepare", "delay");
-        if (r < 0)
-                g_error("Inhibit failed: %s", e.message);
-        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
-        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        g_assert_cmpint(fd, >=, 0);
-        sd_bus_message_unref(reply);
-        return fd;
-}
-
 static uint64_t sleep_ok(Harness *h) {
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL;
@@ -377,7 +363,7 @@ static void expect_finished(Harness *h, uint64_t cycle, const char *result, cons
  * (closing *ret_delay lets it go on): Cancel can still stop it there */
 static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
         start_agent(f);
-        *ret_delay = inhibit_delay(f->h);
+        *ret_delay = harness_inhibit_delay(f->h, "holding the cycle in prepare");
         return sleep_ok(f->h);
 }
 

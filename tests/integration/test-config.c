@@ -5,13 +5,11 @@
  * drop-ins merged by name and masked, time spans, SIGHUP's reload (all or
  * nothing), fridgectl cat-config, and systemd's sleep.conf Allow*=.
  */
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fridge-config.h"
 #include "harness.h"
 
 static void write_under(const char *dir, const char *rel, const char *text) {
@@ -86,22 +84,6 @@ static void test_reload(void) {
         expect_setting(h, "freeze-timeout-ms=7000");
 }
 
-/* A delay inhibitor's fd: a cycle started while it is held waits in
- * prepare, before it writes anything to the kernel, until it is closed */
-static int hold_delay(Harness *h) {
-        sd_bus_message *reply = NULL;
-        g_autofree char *err = NULL, *msg = NULL;
-        int fd = -1;
-        if (harness_call(h, FRIDGE_INTERFACE, "Inhibit", &reply, &err, &msg, "sss", "test-config",
-                         "holds the cycle open across a reload", "delay") < 0)
-                g_error("Inhibit failed: %s: %s", err, msg);
-        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
-        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        g_assert_cmpint(fd, >=, 0);
-        sd_bus_message_unref(reply);
-        return fd;
-}
-
 static uint64_t suspend_done(Harness *h) {
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL, *result = NULL;
@@ -119,7 +101,7 @@ static uint64_t suspend_done(Harness *h) {
 static void test_reload_spares_running_cycle(void) {
         HarnessOptions o = { .config = "[Sleep]\nMemSleep=s2idle\n[Delay]\nTimeoutMs=20s\n" };
         g_autoptr(Harness) h = harness_new(&o);
-        int fd = hold_delay(h);
+        int fd = harness_inhibit_delay(h, "holds the cycle open across a reload");
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL, *result = NULL;
         if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) < 0)
