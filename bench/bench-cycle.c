@@ -18,9 +18,12 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "figure.h"
 #include "median.h"
 
 #define CYCLES 20
+#define NOTHING_GOAL_MS 5.0
+#define RSS_ANON_GOAL_KIB 1024.0
 
 static double one_dry_run(Harness *h) {
         uint64_t cycle;
@@ -71,6 +74,7 @@ static void bench_get_all(void) {
         printf("GetAll median %.2f ms (min %.2f, max %.2f, n=%d; %s) (goal <= %.0f ms: %s)\n", m, ms[0],
                ms[GET_ALLS - 1], GET_ALLS, swap ? "a swap partition: the whole pre-flight" : "the host's swaps",
                GET_ALL_GOAL_MS, m <= GET_ALL_GOAL_MS ? "met" : "NOT met");
+        bench_goal("cycle.get_all_ms", m, "ms", "<=", GET_ALL_GOAL_MS);
 }
 
 /* Sum of a "Key:   N" field over every thread of pid */
@@ -90,13 +94,14 @@ static long long task_status_sum(pid_t pid, const char *key) {
         return sum;
 }
 
-static long long rss_kib(pid_t pid) {
+/* key "VmRSS:" or "RssAnon:" of /proc/PID/status, in KiB */
+static long long status_kib(pid_t pid, const char *key) {
         g_autofree char *p = g_strdup_printf("/proc/%d/status", (int) pid);
         g_autofree char *text = NULL;
         if (!g_file_get_contents(p, &text, NULL, NULL))
                 return -1;
-        const char *line = strstr(text, "VmRSS:");
-        return line ? strtoll(line + 6, NULL, 10) : -1;
+        const char *line = strstr(text, key);
+        return line ? strtoll(line + strlen(key), NULL, 10) : -1;
 }
 
 static long long switches(pid_t pid) {
@@ -119,18 +124,25 @@ int main(int argc, char *argv[]) {
         for (int i = 0; i < CYCLES; i++)
                 ms[i] = one_dry_run(h);
         qsort(ms, CYCLES, sizeof(ms[0]), bench_compare_double);
-        printf("dry-run cycle, nothing to freeze: median %.2f ms, min %.2f ms, max %.2f ms (n=%d)\n",
-               (ms[CYCLES / 2 - 1] + ms[CYCLES / 2]) / 2, ms[0], ms[CYCLES - 1], CYCLES);
+        double med = (ms[CYCLES / 2 - 1] + ms[CYCLES / 2]) / 2;
+        printf("dry-run cycle, nothing to freeze: median %.2f ms, min %.2f ms, max %.2f ms (n=%d) (goal <= %.0f ms: "
+               "%s)\n",
+               med, ms[0], ms[CYCLES - 1], CYCLES, NOTHING_GOAL_MS, med <= NOTHING_GOAL_MS ? "met" : "NOT met");
+        bench_goal("cycle.nothing_to_freeze_ms", med, "ms", "<=", NOTHING_GOAL_MS);
 
         /* Let the last cycle's property throttle and workers settle first */
         sleep(1);
-        printf("fridged RSS when idle: %lld KiB\n", rss_kib(h->fridged_pid));
+        long long anon = status_kib(h->fridged_pid, "RssAnon:");
+        printf("fridged when idle: RssAnon %lld KiB (goal <= %.0f KiB: %s), VmRSS %lld KiB\n", anon, RSS_ANON_GOAL_KIB,
+               anon <= RSS_ANON_GOAL_KIB ? "met" : "NOT met", status_kib(h->fridged_pid, "VmRSS:"));
+        bench_goal("cycle.rss_anon_idle_kib", (double) anon, "KiB", "<=", RSS_ANON_GOAL_KIB);
 
         long long before = switches(h->fridged_pid);
         sleep(idle_sec);
         long long after = switches(h->fridged_pid);
-        printf("fridged wake-ups over %u idle seconds: %lld context switches (expected 0)\n", idle_sec,
-               after - before);
+        printf("fridged wake-ups over %u idle seconds: %lld context switches (goal 0: %s)\n", idle_sec,
+               after - before, after == before ? "met" : "NOT met");
+        bench_goal("cycle.idle_wakeups", (double) (after - before), "switches", "<=", 0);
         bench_get_all();
         return 0;
 }

@@ -13,8 +13,12 @@
  *    to each cgroup.freeze, wait (one inotify fd on every cgroup.events,
  *    poll) until each shows "frozen 1", write "0" to each in reverse order;
  *    and the ratio fridged / minimal (goal: at most 1.25).
- * 3. plan_build() over 10,000 synthetic cgroups in memory (100 slices x 100
- *    services, mixed classes; goal: at most 20 ms).
+ * 3. plan_build() over 100,101 synthetic cgroups in memory (1,000 slices x
+ *    100 services, mixed classes; goal: at most 40 ms).
+ * 4. resume at N=500: real (not dry-run) suspend cycles on the simulated
+ *    kernel, from the state write's return to every cgroup thawed (fridged
+ *    logs it: "ms after the resume"), against a minimal loop writing "0"
+ *    to the same 500 frozen cgroups (goal: ratio at most 1.25).
  *
  * Medians of 10 cycles (20 for the plan). Runs the real fridged on a private
  * bus and fakesys, through the integration harness; the cgroups are real
@@ -35,6 +39,7 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "figure.h"
 #include "median.h"
 #include "plan.h"
 #include "scratch.h"
@@ -42,7 +47,8 @@
 #define CYCLES 10
 #define PLAN_RUNS 20
 #define GOAL_RATIO 1.25
-#define GOAL_PLAN_MS 20.0
+#define GOAL_PLAN_MS 40.0
+#define GOAL_FIXED_MS 10.0
 
 static const char classes_conf[] = "[NoFreeze]\nUnits=zz.service\n";
 
@@ -213,6 +219,70 @@ static double minimal_cycle(Minimal *m) {
         return ms_since(t0);
 }
 
+/* ---- resume: the state write's return to every cgroup thawed ---- */
+
+#define RESUMES 10
+
+/* The minimal thaw: the cgroups frozen (untimed), then "0" written to each
+ * in reverse order (timed) */
+static double minimal_thaw(Minimal *m) {
+        for (unsigned i = 0; i < m->n; i++)
+                write_attr(m->freeze[i], "1");
+        for (unsigned i = 0; i < m->n; i++)
+                for (int k = 0; !events_frozen(m->events[i]); k++) {
+                        if (k > 30000)
+                                g_error("minimal thaw: %s not frozen after 30 s", m->events[i]);
+                        g_usleep(1000);
+                }
+        int64_t t0 = g_get_monotonic_time();
+        for (unsigned i = m->n; i > 0; i--)
+                write_attr(m->freeze[i - 1], "0");
+        return ms_since(t0);
+}
+
+/* fridged's "thawed N cgroups in X ms, Y ms after the resume": the Ys */
+static size_t resume_from_log(Harness *h, double *out, size_t max) {
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &text, NULL, NULL));
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        size_t n = 0;
+        for (char **l = lines; *l && n < max; l++) {
+                const char *after = strstr(*l, " ms after the resume");
+                if (!after)
+                        continue;
+                const char *comma = g_strrstr_len(*l, after - *l, ", ");
+                if (comma && sscanf(comma, ", %lf", &out[n]) == 1)
+                        n++;
+        }
+        return n;
+}
+
+static void run_resume(Harness *h, Minimal *m, unsigned n) {
+        double mi[RESUMES], fr[RESUMES];
+        for (int i = 0; i < RESUMES; i++) {
+                uint64_t cycle;
+                g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+                if (harness_sleep(h, "suspend", &cycle, &err, &msg, NULL) < 0)
+                        g_error("Sleep failed: %s: %s", err, msg);
+                if (!harness_wait_finished(h, cycle, 60000, &result, NULL, NULL) || g_strcmp0(result, "done") != 0)
+                        g_error("suspend cycle %" G_GUINT64_FORMAT " ended %s, not done", cycle, result);
+                mi[i] = minimal_thaw(m);
+        }
+        size_t got = resume_from_log(h, fr, RESUMES);
+        if (got != RESUMES) {
+                printf("N=%u resume: fridged's log held %zu of %d resume timings; not reported\n", n, got, RESUMES);
+                return;
+        }
+        double fmed = median(fr, RESUMES), mmed = median(mi, RESUMES);
+        printf("N=%u resume on the simulated kernel: the state write's return to every cgroup thawed, median "
+               "%.2f ms (min %.2f, max %.2f); minimal loop writing 0 to the same frozen cgroups median %.2f ms; "
+               "ratio %.2f (goal <= %.2f: %s; n=%d each)\n",
+               n, fmed, fr[0], fr[RESUMES - 1], mmed, fmed / mmed, GOAL_RATIO,
+               fmed / mmed <= GOAL_RATIO ? "met" : "NOT met", RESUMES);
+        g_autofree char *key = g_strdup_printf("resume.thaw_ratio_n%u", n);
+        bench_goal(key, fmed / mmed, "x", "<=", GOAL_RATIO);
+}
+
 /* ---- the figures of one N ---- */
 
 static void assert_none_frozen(Scratch *s) {
@@ -235,7 +305,7 @@ static double fixed_cost(void) {
         printf("fixed cost: dry-run cycle through fridged with an empty freeze root "
                "(plan: %u early, %u late, %u nofreeze): median %.2f ms, min %.2f, max %.2f (n=%d)\n",
                c.early, c.late, c.nofreeze, med, ms[0], ms[CYCLES - 1], CYCLES);
-        fflush(stdout);
+        bench_goal("freeze.fixed_cost_ms", med, "ms", "<=", GOAL_FIXED_MS);
         return med;
 }
 
@@ -306,9 +376,13 @@ static double run_n(unsigned n, double fixed_ms) {
                 mi[i] = minimal_cycle(m);
         }
         assert_none_frozen(s);
-        minimal_free(m);
         double inside[CYCLES];
-        size_t n_inside = freeze_thaw_from_log(h, inside, CYCLES);
+        size_t n_inside = freeze_thaw_from_log(h, inside, CYCLES); /* before the resume cycles log theirs */
+        if (n == 500) {
+                run_resume(h, m, n);
+                assert_none_frozen(s);
+        }
+        minimal_free(m);
         harness_free(h); /* before the scratch cgroups go: fridged must hold nothing frozen */
         assert_none_frozen(s);
 
@@ -324,6 +398,8 @@ static double run_n(unsigned n, double fixed_ms) {
         printf("N=%u: ratio fridged/minimal = %.2f (goal <= %.2f: %s; fridged's figure includes its bus round "
                "trips, ledger and plan, with the empty-root cycle subtracted; n=%d each)\n",
                n, ratio, GOAL_RATIO, ratio <= GOAL_RATIO ? "met" : "NOT met", CYCLES);
+        g_autofree char *key = g_strdup_printf("freeze.cycle_ratio_n%u", n);
+        bench_goal(key, ratio, "x", "<=", GOAL_RATIO);
         if (n_inside == CYCLES) {
                 double imed = median(inside, CYCLES);
                 printf("N=%u: freeze+thaw as fridged times it (both stages + the thaw, with ledger writes; "
@@ -339,7 +415,7 @@ static double run_n(unsigned n, double fixed_ms) {
 
 /* ---- plan_build over a synthetic tree ---- */
 
-#define SLICES 100
+#define SLICES 1000
 #define SERVICES 100
 
 /* plan_node_new() as an expression */
@@ -355,7 +431,7 @@ static PlanNode *node(const char *path, CgroupClass class, const char *reason, b
 static PlanNode *synthetic_tree(void) {
         PlanNode *root = node("bench.slice", CLASS_EARLY, "default", false);
         for (unsigned i = 0; i < SLICES; i++) {
-                g_autofree char *sp = g_strdup_printf("bench.slice/s%03u.slice", i);
+                g_autofree char *sp = g_strdup_printf("bench.slice/s%04u.slice", i);
                 unsigned kind = i % 4;
                 PlanNode *slice = plan_node_add_child(root, node(sp, CLASS_EARLY, "default", kind == 3));
                 for (unsigned j = 0; j < SERVICES; j++) {
@@ -396,7 +472,7 @@ static void run_plan(void) {
                "(min %.2f, max %.2f, n=%d; goal <= %.0f ms: %s); plan: %u early, %u late, %u nofreeze entries\n",
                1 + SLICES + SLICES * SERVICES, SLICES, SERVICES, med, ms[0], ms[PLAN_RUNS - 1], PLAN_RUNS,
                GOAL_PLAN_MS, med <= GOAL_PLAN_MS ? "met" : "NOT met", early, late, total - early - late);
-        fflush(stdout);
+        bench_goal("freeze.plan_100k_ms", med, "ms", "<=", GOAL_PLAN_MS);
 }
 
 int main(void) {

@@ -34,6 +34,7 @@
 #include "fridge-limits.h"
 
 #include "harness.h"
+#include "figure.h"
 #include "median.h"
 #include "scratch.h"
 
@@ -69,6 +70,10 @@ static void measure(Harness *h, unsigned n_cgroups) {
                pre[RUNS - 1]);
         printf("hook post with %3u cgroups: median %7.2f ms (min %.2f, max %.2f)\n", n_cgroups, post_median,
                post[0], post[RUNS - 1]);
+        g_autofree char *pre_key = g_strdup_printf("hook.pre_%u_cgroups_ms", n_cgroups);
+        g_autofree char *post_key = g_strdup_printf("hook.post_%u_cgroups_ms", n_cgroups);
+        bench_figure(pre_key, pre_median, "ms");
+        bench_figure(post_key, post_median, "ms");
 }
 
 /* A delay inhibitor that is never released, as a client holds one:
@@ -136,6 +141,7 @@ static void worst_case(gconstpointer data) {
                budget, hook_pre_wait_ms(budget), hook_call_timeout_ms(budget),
                hook_script_limit_ms(budget, HOOK_QUERY_MS), ms, result ? result : "?", error ? error : "?",
                frozen ? "still frozen" : "thawed", met ? "met" : "NOT met");
+        bench_goal("hook.pre_worst_case_ms", met ? ms : (double) budget + 1, "ms", "<=", budget);
         (void) kill(delay, SIGKILL);
         (void) harness_wait_pid(delay, 5000);
         harness_slowfs_release(h);

@@ -146,14 +146,14 @@ typedef struct Walk {
  * descendants inherit), and Processes= on its own processes (which they do
  * not: a child cgroup does not hold the display server). The higher class
  * wins; on a tie the inherited kind, so descendants keep it. */
-static bool decide_by_rules(Walk *w, const char *path, const char *unit, CgroupClass *ret_class, char **reason,
-                            bool *ret_inherit) {
+static bool decide_by_rules(Walk *w, const char *path, const char *unit, bool empty, CgroupClass *ret_class,
+                            char **reason, bool *ret_inherit) {
         const ClassifyInput *in = w->in;
         CgroupClass class = _CLASS_INVALID, pclass = _CLASS_INVALID;
         const char *source = NULL;
         g_autofree char *preason = NULL;
         bool by_name = in->rules && class_rules_match(in->rules, path, unit, &class, &source);
-        bool by_process = w->processes && process_rules_match_cgroup(in->rules, in->cgroup_fd, in->proc_fd, path,
+        bool by_process = w->processes && !empty && process_rules_match_cgroup(in->rules, in->cgroup_fd, in->proc_fd, path,
                                                                      in->private_reasons, &pclass, &preason) > 0;
         if (by_process && (!by_name || pclass > class)) {
                 *reason = g_steal_pointer(&preason);
@@ -169,10 +169,11 @@ static bool decide_by_rules(Walk *w, const char *path, const char *unit, CgroupC
 }
 
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
- * configured or overridden class, if any. Returns the class and sets
- * *reason; *ret_inherit tells whether descendants inherit it. */
-static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, char **reason, bool *ret_inherit,
-                          bool *ret_runtime) {
+ * configured or overridden class, if any; `empty` when it holds no process
+ * (nothing to match or detect). Returns the class and sets *reason;
+ * *ret_inherit tells whether descendants inherit it. */
+static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, bool empty, char **reason,
+                          bool *ret_inherit, bool *ret_runtime) {
         const ClassifyInput *in = w->in;
         const char *unit = plan_unit_of(path);
         const ClassChoice *c;
@@ -211,13 +212,13 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 return inherited->class;
         }
         CgroupClass class;
-        if (decide_by_rules(w, path, unit, &class, reason, ret_inherit))
+        if (decide_by_rules(w, path, unit, empty, &class, reason, ret_inherit))
                 return class;
         if (inherited) {
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        if (in->detect && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, !in->no_fuse, in->private_reasons,
+        if (in->detect && !empty && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, !in->no_fuse, in->private_reasons,
                                                    reason) > 0)
                 return CLASS_LATE;
         *reason = g_strdup("default");
@@ -234,6 +235,7 @@ typedef struct Frame {
         const ClassChoice *inherit;    /* what the children inherit: &self, or an ancestor's */
         GPtrArray *names;              /* the children's names; NULL when none could be listed */
         guint next;
+        bool unpopulated;              /* cgroup.events said no process is in it or below */
 } Frame;
 
 static void frame_free(Frame *f) {
@@ -270,41 +272,77 @@ static int list_children(int fd, GPtrArray **ret) {
         return 0;
 }
 
-/* cgroup.procs, then the child directories. A cgroup that cannot be read
- * is skipped: one whose children are unknown is never frozen whole (an
- * exempt one could be among them), nor are its ancestors. */
-static void frame_read(Walk *w, Frame *f) {
-        const char *path = f->node->path;
+/* "populated 0": no process in the cgroup nor below it, so no cgroup.procs
+ * of that subtree needs reading. Unknown (no such file) counts as populated. */
+static bool events_say_unpopulated(int dir_fd) {
+        g_autofree char *text = NULL;
+        if (read_file_at(dir_fd, "cgroup.events", &text) < 0)
+                return false;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (g_str_equal(strstrip_right(*l), "populated 0"))
+                        return true;
+        return false;
+}
+
+/* What reading one cgroup found */
+typedef struct CgroupRead {
+        int r;                 /* <0: it could not be read (`what` says which step failed) */
+        const char *what;
+        bool unpopulated;
+        bool has_processes;
+        GPtrArray *names;
+} CgroupRead;
+
+/* cgroup.events or cgroup.procs, then the child directories; below a
+ * cgroup whose events said "populated 0" neither is read. */
+static CgroupRead cgroup_read(Walk *w, const char *path, bool parent_unpopulated) {
+        CgroupRead c = { .what = "open it", .unpopulated = parent_unpopulated };
         int fd = openat(w->in->cgroup_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        g_autofree char *procs = NULL;
-        const char *what = "open it";
-        int r = fd < 0 ? -errno : read_file_at(fd, "cgroup.procs", &procs);
-        if (r >= 0) {
-                f->node->has_processes = procs[strspn(procs, " \n")] != '\0';
-                what = "list its children";
-                r = list_children(TAKE_FD(fd), &f->names); /* closes fd */
-        } else if (fd >= 0) {
-                what = "read its cgroup.procs";
-                close(fd);
+        if (fd < 0) {
+                c.r = -errno;
+                return c;
         }
-        if (r < 0) {
-                g_autofree char *why = skip_reason(r, what);
+        if (!c.unpopulated)
+                c.unpopulated = events_say_unpopulated(fd);
+        if (!c.unpopulated) {
+                g_autofree char *procs = NULL;
+                c.r = read_file_at(fd, "cgroup.procs", &procs);
+                if (c.r < 0) {
+                        c.what = "read its cgroup.procs";
+                        close(fd);
+                        return c;
+                }
+                c.has_processes = procs[strspn(procs, " \n")] != '\0';
+        }
+        c.what = "list its children";
+        c.r = list_children(fd, &c.names); /* closes fd */
+        return c;
+}
+
+/* A cgroup that cannot be read is skipped: one whose children are unknown
+ * is never frozen whole (an exempt one could be among them), nor are its
+ * ancestors. */
+static Frame *frame_new(Walk *w, const char *path, const Frame *parent) {
+        Frame *f = g_new0(Frame, 1);
+        const ClassChoice *inherited = parent ? parent->inherit : NULL;
+        CgroupRead c = cgroup_read(w, path, parent && parent->unpopulated);
+        bool inherit, runtime;
+        CgroupClass class = decide(w, path, inherited, c.r >= 0 && !c.has_processes, &f->reason, &inherit, &runtime);
+
+        (void) plan_node_new(path, class, f->reason, c.has_processes, &f->node); /* cannot fail */
+        f->names = c.names;
+        f->unpopulated = c.r >= 0 && c.unpopulated;
+        if (c.r < 0) {
+                g_autofree char *why = skip_reason(c.r, c.what);
                 g_autofree char *shown = cgroups_escape(path);
                 plan_node_skip(f->node, why);
                 /* a transient scope ending meanwhile is ordinary; a cgroup we cannot read is not */
-                log_internal(r == -ENOENT || r == -ENODEV ? LOG_INFO : LOG_WARNING, 0, "Cgroup %s: %s", shown, why);
+                log_internal(c.r == -ENOENT || c.r == -ENODEV ? LOG_INFO : LOG_WARNING, 0, "Cgroup %s: %s", shown,
+                             why);
         }
         if (w->in->after_read)
                 w->in->after_read(path, w->in->after_read_userdata);
-}
-
-static Frame *frame_new(Walk *w, const char *path, const ClassChoice *inherited) {
-        Frame *f = g_new0(Frame, 1);
-        bool inherit, runtime;
-        CgroupClass class = decide(w, path, inherited, &f->reason, &inherit, &runtime);
-
-        (void) plan_node_new(path, class, f->reason, false, &f->node); /* cannot fail */
-        frame_read(w, f);
         f->self = (ClassChoice) { .class = class, .reason = f->reason, .runtime = runtime };
         f->inherit = inherit ? &f->self : inherited;
         return f;
@@ -324,7 +362,7 @@ static PlanNode *walk(Walk *w, const char *root) {
                 }
                 const char *name = f->names->pdata[f->next++];
                 g_autofree char *child = g_strdup_printf("%s/%s", f->node->path, name);
-                Frame *c = frame_new(w, child, f->inherit);
+                Frame *c = frame_new(w, child, f);
                 plan_node_add_child(f->node, c->node);
                 g_ptr_array_add(stack, c);
         }

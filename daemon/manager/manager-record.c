@@ -41,11 +41,13 @@ void manager_knobs_save(Manager *m, Cycle *c) {
                 c->knobs_saved = true;
 }
 
-/* The knobs may be off their record in the kernel phase, and on the logind
- * driver's path from its pm_test at handed-over until they are put back */
+/* The knobs may be off their record in the kernel phase (not a dry run's:
+ * it writes none, and two fsyncs were a tenth of its cycle), and on the
+ * logind driver's path from its pm_test at handed-over until they are put
+ * back */
 void manager_record_knobs(Manager *m, Cycle *c) {
         CycleState s = c->state == CYCLE_STATE_ENDING ? c->ended_in : c->state;
-        if (cycle_state_in_kernel(s) || c->knobs.pm_test_set) {
+        if ((cycle_state_in_kernel(s) && s != CYCLE_STATE_SKIPPING_KERNEL) || c->knobs.pm_test_set) {
                 manager_knobs_save(m, c);
                 return;
         }

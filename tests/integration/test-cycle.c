@@ -141,6 +141,20 @@ static void test_dry_run(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(last, ==, "dry-run");
 }
 
+/* A dry run writes no /sys/power knob, so it saves none for a restart to
+ * put back (a directory in the way of the saved file would show a try) */
+static void test_dry_run_saves_no_knobs(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        g_autofree char *blocker = g_build_filename(h->dir, "state", ".kernel.tmp", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(blocker, 0700), ==, 0);
+        uint64_t cycle = SLEEP_OK(h, "suspend", "dry-run", "b", 1, NULL);
+        assert_finished(h, cycle, 15000, "dry-run", "", NULL);
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &flog, NULL, NULL));
+        g_assert_null(strstr(flog, "Failed to save the kernel settings"));
+        g_assert_true(g_file_test(blocker, G_FILE_TEST_IS_DIR));
+}
+
 /* ---------------------------------------------------------------- 3 */
 
 static void check_pm_test_around_state(Harness *h) {
@@ -458,6 +472,7 @@ int main(int argc, char **argv) {
         ADD("knobs-as-before", test_knobs_as_before);
         ADD("sigterm-in-kernel-knobs-as-before", test_sigterm_in_kernel_knobs_as_before);
         ADD("dry-run", test_dry_run);
+        ADD("dry-run-saves-no-knobs", test_dry_run_saves_no_knobs);
         ADD("pm-test-devices", test_pm_test_devices);
         ADD("pm-test-restored-on-failure", test_pm_test_restored_on_failure);
         ADD("cancel-during-flush", test_cancel_during_flush);

@@ -148,6 +148,26 @@ static void test_plan_hides_other_users(Fixture *f, gconstpointer data) {
         g_assert_null(strstr(text, root_pid_text));
 }
 
+/* An empty cgroup (cgroup.events: populated 0) has no processes read; once
+ * a FUSE server enters it, the next plan reads them and classes it late. */
+static void test_plan_notices_process_in_empty_cgroup(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *slice = scratch_add(f->s, "e.slice");
+        const char *e = scratch_add_in(f->s, slice, "e.service");
+        g_autoptr(GPtrArray) before = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(before, slice, NULL);
+        g_assert_cmpstr(row->class, ==, "early");
+        g_assert_cmpstr(row->reason, ==, "default");
+
+        pid_t pid = spawn_fuse_holder(f, e, false);
+        g_autofree char *named = g_strdup_printf("FUSE server sleep (pid %d)", (int) pid);
+        g_autoptr(GPtrArray) after = freeze_get_plan(f->h);
+        row = freeze_plan_find(after, slice, NULL); /* e.service alone in it: one entry */
+        g_test_message("%s: %s (%s)", row->cgroup, row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_assert_nonnull(strstr(row->reason, named));
+}
+
 /* ---- cycles ---- */
 
 static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
@@ -709,6 +729,7 @@ int main(int argc, char *argv[]) {
         ADD("plan-classes", test_plan_classes, NULL);
         ADD("plan-detects-fuse-server", test_plan_detects_fuse_server, NULL);
         ADD("plan-hides-other-users", test_plan_hides_other_users, &open_bus);
+        ADD("plan-notices-process-in-empty-cgroup", test_plan_notices_process_in_empty_cgroup, NULL);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);

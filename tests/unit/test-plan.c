@@ -505,6 +505,53 @@ static void test_walk_vanished(void) {
         tree_done(&t);
 }
 
+static void tree_write(Tree *t, const char *rel, const char *text) {
+        g_autofree char *p = g_build_filename(t->dir, rel, NULL);
+        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+}
+
+static const PlanNode *node_find(const PlanNode *n, const char *path) {
+        if (g_str_equal(n->path, path))
+                return n;
+        for (guint i = 0; n->children && i < n->children->len; i++) {
+                const PlanNode *found = node_find(n->children->pdata[i], path);
+                if (found)
+                        return found;
+        }
+        return NULL;
+}
+
+/* Whether the walk saw processes in `path` (the only root is "a.slice") */
+static bool walk_sees_processes(Tree *t, const char *path) {
+        char *roots[] = { (char *) "a.slice", NULL };
+        ClassifyInput in = { .cgroup_fd = t->fd, .proc_fd = -1, .roots = roots };
+        g_autoptr(GPtrArray) trees = NULL;
+        g_assert_cmpint(classify_tree(&in, &trees), ==, 0);
+        g_assert_cmpuint(trees->len, ==, 1);
+        const PlanNode *n = node_find(trees->pdata[0], path);
+        g_assert_nonnull(n);
+        g_assert_false(n->skipped);
+        return n->has_processes;
+}
+
+/* Below a cgroup whose cgroup.events says "populated 0" no cgroup.procs is
+ * read (this tree's procs files say otherwise, so reading shows); the next
+ * walk after it changes reads them again. */
+static void test_walk_skips_unpopulated(void) {
+        Tree t;
+        tree_init(&t);
+        tree_add(&t, "a.slice/b.slice/x.service");
+        tree_add(&t, "a.slice/y.service");
+        tree_write(&t, "a.slice/b.slice/cgroup.events", "populated 0\nfrozen 0\n");
+        tree_write(&t, "a.slice/y.service/cgroup.events", "populated 1\nfrozen 0\n");
+        g_assert_false(walk_sees_processes(&t, "a.slice/b.slice/x.service"));
+        g_assert_true(walk_sees_processes(&t, "a.slice/y.service"));
+
+        tree_write(&t, "a.slice/b.slice/cgroup.events", "populated 1\nfrozen 0\n");
+        g_assert_true(walk_sees_processes(&t, "a.slice/b.slice/x.service"));
+        tree_done(&t);
+}
+
 #define USER_MANAGER "user.slice/user-1000.slice/user@1000.service"
 
 /* What the subprocess walks: the user's manager cannot be read (mode 000),
@@ -638,6 +685,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/plan/walk-wide", test_walk_wide);
         g_test_add_func("/plan/walk-not-utf8", test_walk_not_utf8);
         g_test_add_func("/plan/walk-vanished", test_walk_vanished);
+        g_test_add_func("/plan/walk-skips-unpopulated", test_walk_skips_unpopulated);
         g_test_add_func("/plan/walk-unreadable", test_walk_unreadable);
         g_test_add_func("/plan/builtin-exemptions", test_builtin_exemptions);
         g_test_add_func("/plan/walk-impostors", test_walk_impostors);
