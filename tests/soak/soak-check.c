@@ -203,16 +203,19 @@ static unsigned count_fds(pid_t pid) {
         return n;
 }
 
-void soak_check_sample(Soak *k, unsigned slot) {
-        pid_t pid = k->h->fridged_pid;
+void soak_check_memory(pid_t pid, uint64_t *ret_rss_kib, unsigned *ret_fds) {
         g_autofree char *path = g_strdup_printf("/proc/%d/status", (int) pid);
         g_autofree char *text = NULL;
-        k->rss_kib[slot] = 0;
+        *ret_rss_kib = 0;
         if (g_file_get_contents(path, &text, NULL, NULL)) {
                 const char *line = strstr(text, "\nRssAnon:");
                 if (line)
-                        k->rss_kib[slot] = g_ascii_strtoull(line + strlen("\nRssAnon:"), NULL, 10);
+                        *ret_rss_kib = g_ascii_strtoull(line + strlen("\nRssAnon:"), NULL, 10);
         }
-        k->fds[slot] = count_fds(pid);
-        k->sample_pid[slot] = pid;
+        *ret_fds = count_fds(pid);
+}
+
+void soak_check_sample(Soak *k, unsigned slot) {
+        soak_check_memory(k->h->fridged_pid, &k->rss_kib[slot], &k->fds[slot]);
+        k->sample_pid[slot] = k->h->fridged_pid;
 }

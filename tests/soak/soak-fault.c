@@ -24,7 +24,6 @@
 
 #define FINISH_TIMEOUT_MS 60000
 #define STEP_MS 5
-#define POLKIT_TABLE "io.fridge.sleep 65534 no\n"
 
 const char *const soak_disruption_names[_SOAK_DISRUPTION_MAX] = {
         [SOAK_CALM] = "none",
@@ -357,7 +356,7 @@ static void restart_bus(Soak *k) {
                 harness_slowfs_release(h);
         if (k->conditions[SOAK_FUSE_STOPPED])
                 (void) kill(k->fuse_pid, SIGCONT);
-        harness_restart_bus(h, true, POLKIT_TABLE);
+        harness_restart_bus(h, true, SOAK_POLKIT_TABLE);
         restart_after_kill(k, start);
         /* A CycleFinished the bus daemon took down with it is lost to every
          * client: allowed only when fridged had finished the cycle before
@@ -447,7 +446,20 @@ static void follow(Soak *k) {
                 hook_post(k);
 }
 
+/* A runtime class for one cgroup of the tree, or its override removed,
+ * as an administrator's SetClass would */
+static void reclass(Soak *k) {
+        static const char *const classes[] = { "early", "late", "nofreeze", "ui", "" };
+        const char *cg = k->cgroups->pdata[g_rand_int_range(k->rand, 0, (gint32) k->cgroups->len)];
+        const char *class = classes[g_rand_int_range(k->rand, 0, G_N_ELEMENTS(classes))];
+        g_autofree char *unit = g_path_get_basename(cg);
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(k->h, FRIDGE_INTERFACE, "SetClass", NULL, &err, &msg, "ss", unit, class) < 0)
+                soak_violation(k, "SetClass %s '%s': %s: %s", unit, class, err, msg);
+}
+
 void soak_fault_run_cycle(Soak *k, char **ret_result, char **ret_error, char **ret_message) {
+        reclass(k);
         soak_tree_write_files(k);
         soak_check_baseline(k);
         if (k->inhibit)

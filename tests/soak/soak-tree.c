@@ -130,7 +130,7 @@ void soak_tree_build(Soak *k, unsigned n_cgroups) {
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n[Flush]\nOnTimeout=continue\n"
                                                   "[Delay]\nTimeoutMs=300\n", k->s->root);
         HarnessOptions o = { .config = config, .classes = classes_conf, .real_cgroups = true, .slowfs = true,
-                             .open_bus = true, .polkit_table = "io.fridge.sleep 65534 no\n" };
+                             .open_bus = true, .polkit_table = SOAK_POLKIT_TABLE };
         k->h = harness_new(&o);
         harness_control(k->h, "sleep-ms 20");
         harness_control(k->h, "pm-test-delay-ms 20");

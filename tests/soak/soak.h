@@ -18,6 +18,9 @@
 #include "harness.h"
 #include "scratch.h"
 
+/* polkit says no to nobody's Sleep (the polkit faults hold its answer) */
+#define SOAK_POLKIT_TABLE "io.fridge.sleep 65534 no\n"
+
 /* At most one disruption per cycle: each decides how the cycle ends */
 typedef enum SoakDisruption {
         SOAK_CALM,              /* the cycle runs to its end */
@@ -48,6 +51,14 @@ typedef struct SoakFile {
         char *path;
         char *sha256;           /* taken after its fsync() */
 } SoakFile;
+
+/* One fridged process's memory over its cycles (restarts start another) */
+typedef struct SoakLife {
+        pid_t pid;
+        unsigned cycles;
+        uint64_t rss10_kib, rss_last_kib;   /* at its 10th cycle and its last */
+        unsigned fds10, fds_last;
+} SoakLife;
 
 typedef struct Soak {
         /* the schedule */
@@ -101,6 +112,7 @@ typedef struct Soak {
         unsigned fds[3];
         pid_t sample_pid[3];
         int64_t worst_property_usec;
+        SoakLife life, longest;    /* this fridged's, and the longest-lived one's */
 } Soak;
 
 extern const char *const soak_disruption_names[_SOAK_DISRUPTION_MAX];
@@ -138,5 +150,6 @@ G_NORETURN void soak_violation(Soak *k, const char *fmt, ...) G_GNUC_PRINTF(2, 3
 void soak_check_install_handlers(Soak *k);
 /* RssAnon (KiB) and open fds of fridged now */
 void soak_check_sample(Soak *k, unsigned slot);
+void soak_check_memory(pid_t pid, uint64_t *ret_rss_kib, unsigned *ret_fds);
 /* The baseline of the kernel knobs the cycle must restore */
 void soak_check_baseline(Soak *k);
