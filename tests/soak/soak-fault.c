@@ -397,12 +397,15 @@ static void disrupt(Soak *k) {
         }
 }
 
-/* The hook's pre answered before its caller was killed: the cycle waits
- * for the post, which systemd-sleep would send after its own sleep */
+/* The hook's pre answered before its caller was killed (it may have been
+ * killed before it could exit): the cycle waits in the kernel phase for
+ * the post, which systemd-sleep sends after its own sleep whatever
+ * became of the pre's fridgectl */
 static void hook_post(Soak *k) {
-        int status = harness_wait_pid(k->hook_pid, FINISH_TIMEOUT_MS);
+        (void) harness_wait_pid(k->hook_pid, FINISH_TIMEOUT_MS);
         k->hook_pid = 0;
-        if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        g_autofree char *state = harness_get_string(k->h, "State");
+        if (!g_str_equal(state, "sleeping"))
                 return;
         harness_control(k->h, "wakeup");
         (void) harness_fridgectl(k->h, FINISH_TIMEOUT_MS, NULL, "hook", "post", "suspend");
