@@ -215,6 +215,25 @@ void soak_check_memory(pid_t pid, uint64_t *ret_rss_kib, unsigned *ret_fds) {
         *ret_fds = count_fds(pid);
 }
 
+static gint compare_strings(gconstpointer a, gconstpointer b) {
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+char *soak_check_fd_list(pid_t pid) {
+        g_autofree char *fd_dir = g_strdup_printf("/proc/%d/fd", (int) pid);
+        g_autoptr(GDir) d = g_dir_open(fd_dir, 0, NULL);
+        g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func(g_free);
+        for (const char *name; d && (name = g_dir_read_name(d));) {
+                g_autofree char *link = g_build_filename(fd_dir, name, NULL);
+                char *target = g_file_read_link(link, NULL);
+                if (target)
+                        g_ptr_array_add(targets, target);
+        }
+        g_ptr_array_sort(targets, compare_strings);
+        g_ptr_array_add(targets, NULL);
+        return g_strjoinv("\n", (char **) targets->pdata);
+}
+
 void soak_check_sample(Soak *k, unsigned slot) {
         soak_check_memory(k->h->fridged_pid, &k->rss_kib[slot], &k->fds[slot]);
         k->sample_pid[slot] = k->h->fridged_pid;

@@ -46,20 +46,43 @@ static void tally_result(Soak *k, const char *result, const char *error) {
 
 /* A restart (a fault) starts a new process: its growth is measured from
  * its own 10th cycle, and the longest-lived one is what the figure keeps */
+static void life_clear(SoakLife *l) {
+        g_free(l->fd_list10);
+        g_free(l->fd_list_last);
+        *l = (SoakLife) {};
+}
+
 static void track_life(Soak *k) {
         SoakLife *l = &k->life;
-        if (l->pid != k->h->fridged_pid)
-                *l = (SoakLife) { .pid = k->h->fridged_pid };
+        if (l->pid != k->h->fridged_pid) {
+                life_clear(l);
+                l->pid = k->h->fridged_pid;
+        }
         l->cycles++;
         if (l->cycles < 10)
                 return;
         soak_check_memory(l->pid, &l->rss_last_kib, &l->fds_last);
+        g_free(l->fd_list_last);
+        l->fd_list_last = soak_check_fd_list(l->pid);
         if (l->cycles == 10) {
                 l->rss10_kib = l->rss_last_kib;
                 l->fds10 = l->fds_last;
+                l->fd_list10 = g_strdup(l->fd_list_last);
         }
-        if (l->cycles > k->longest.cycles)
+        if (l->cycles > k->longest.cycles) {
+                life_clear(&k->longest);
                 k->longest = *l;
+                k->longest.fd_list10 = g_strdup(l->fd_list10);
+                k->longest.fd_list_last = g_strdup(l->fd_list_last);
+        }
+}
+
+/* What the fds led to, where their counts differ: what to look at */
+static void print_fd_difference(const SoakLife *l) {
+        if (l->fds10 == l->fds_last)
+                return;
+        g_print("soak: fridged's fds at its 10th cycle:\n%s\nsoak: and at its last:\n%s\n", l->fd_list10,
+                l->fd_list_last);
 }
 
 static bool time_is_up(Soak *k, int64_t start) {
@@ -83,6 +106,7 @@ static void print_memory_figure(Soak *k) {
                         "10th cycle, %" PRIu64 " KiB at its last (%+" PRId64 " KiB), fds %u -> %u: %s\n", l->cycles,
                         l->rss10_kib, l->rss_last_kib, growth, l->fds10, l->fds_last,
                         growth <= RSS_SLACK_KIB && l->fds10 == l->fds_last ? "met" : "NOT met");
+        print_fd_difference(l);
 }
 
 static void print_figures(Soak *k) {
@@ -150,6 +174,8 @@ static void run(gconstpointer data) {
                 soak_check_sample(k, 1);
         soak_check_sample(k, 2);
         print_figures(k);
+        life_clear(&k->life);
+        life_clear(&k->longest);
         soak_tree_free(k);
 }
 

@@ -58,6 +58,7 @@ typedef struct SoakLife {
         unsigned cycles;
         uint64_t rss10_kib, rss_last_kib;   /* at its 10th cycle and its last */
         unsigned fds10, fds_last;
+        char *fd_list10, *fd_list_last;     /* their targets, sorted, one a line (owned) */
 } SoakLife;
 
 typedef struct Soak {
@@ -151,5 +152,7 @@ void soak_check_install_handlers(Soak *k);
 /* RssAnon (KiB) and open fds of fridged now */
 void soak_check_sample(Soak *k, unsigned slot);
 void soak_check_memory(pid_t pid, uint64_t *ret_rss_kib, unsigned *ret_fds);
+/* What fridged's fds lead to, sorted, one a line (g_free) */
+char *soak_check_fd_list(pid_t pid);
 /* The baseline of the kernel knobs the cycle must restore */
 void soak_check_baseline(Soak *k);
