@@ -140,7 +140,7 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *ret
 static int on_bus_lost(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Daemon *d = userdata;
         log_error("The bus connection was lost; thawing and exiting so that fridged is restarted");
-        manager_shutdown(d->manager);
+        manager_shutdown(d->manager, true);
         return sd_event_exit(d->event, -ECONNRESET);
 }
 
@@ -148,7 +148,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         Daemon *d = userdata;
         log_info("Received %s, stopping", strsignal((int) si->ssi_signo));
         (void) sd_notify(false, "STOPPING=1");
-        manager_shutdown(d->manager);
+        manager_shutdown(d->manager, false);
         (void) sd_bus_flush(d->bus);
         return sd_event_exit(d->event, 0);
 }

@@ -471,6 +471,10 @@ unsigned freezer_thaw_all(Freezer *f) {
                 if (r < 0)
                         log_warning_errno(r, "Failed to remove the thawed cgroups from the ledger: %m");
         }
+        /* Idle again: an open fd would pin each cgroup of the last stage
+         * (a removed one lingers as a dying cgroup) until the next cycle */
+        if (f->frozen->len == 0 && !f->stage_active)
+                g_ptr_array_set_size(f->stage, 0);
         return n;
 }
 

@@ -54,7 +54,9 @@ void freezer_cancel_stage(Freezer *f);
 
 /* Thaws everything this freezer froze (or started to), in reverse order,
  * synchronously (writes of cgroup.freeze = 0 return at once), removing each
- * from the ledger. Safe to call repeatedly. Returns how many it thawed. */
+ * from the ledger. Safe to call repeatedly. Returns how many it thawed.
+ * Once nothing is frozen, the last stage's cgroups are let go (their fds
+ * closed; freezer_blockers() has nothing to name then). */
 unsigned freezer_thaw_all(Freezer *f);
 
 /* After a -ETIMEDOUT: the cgroups of the stage that are not frozen, for

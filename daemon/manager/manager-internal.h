@@ -146,6 +146,7 @@ struct Manager {
         char *boot_id;                  /* this boot's, NULL: unknown */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
+        bool keep_record;               /* the cycle ends unannounced: the next start reports it */
         Freezer *freezer;
         ClassRules *rules;
         char **class_dirs;              /* classes.d, highest priority first: read again by a reload */

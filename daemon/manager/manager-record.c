@@ -68,8 +68,9 @@ void manager_record_update(Manager *m) {
         manager_record_knobs(m, c);
         const char *phase = record_phase_name(c);
         /* States of one phase (resuming after sleeping, ending where the
-         * cycle was) say nothing new to a restart */
-        if (m->persistent_fd < 0 || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
+         * cycle was) say nothing new to a restart; nor does the thaw of a
+         * cycle ending unannounced: the restart names where it was cut */
+        if (m->persistent_fd < 0 || m->keep_record || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
         /* The cycle's start goes to disk at once, before anything is
          * frozen (a power cut is then reported); each phase after it only

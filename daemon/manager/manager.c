@@ -247,8 +247,10 @@ void manager_cycle_finish(Manager *m) {
         /* Only once CycleFinished is out (the bus flushes it): a crash in
          * between reports the cycle again after the restart rather than never */
         manager_record_knobs(m, c); /* FINISHED: the kernel phase's saved settings go */
-        manager_history_add_cycle(m, c); /* before the record goes: a crash between reports it again */
-        manager_record_remove(m, c->id);
+        if (!m->keep_record) {
+                manager_history_add_cycle(m, c); /* before the record goes: a crash between reports it again */
+                manager_record_remove(m, c->id);
+        }
         /* A pre still waiting never reached the kernel phase; a post learns how it ended */
         FridgeError error = c->error != FRIDGE_ERROR_NONE ? c->error : FRIDGE_ERROR_INTERNAL;
         manager_hook_waiter_complete(&c->pre, c->id, -ECANCELED, error, c->message);
@@ -401,10 +403,11 @@ int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message)
         return 0;
 }
 
-void manager_shutdown(Manager *m) {
+void manager_shutdown(Manager *m, bool unannounced) {
         Cycle *c = m->cycle;
         if (!c)
                 return;
+        m->keep_record = unannounced;
         if (!cycle_state_in_kernel(c->state))
                 manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "fridged is stopping");
         else {

@@ -213,8 +213,10 @@ char *manager_sleep_freeze_status(const Manager *m);
 void manager_on_prepare_for_sleep(void *manager, bool start);
 
 /* SIGTERM: ends a running cycle as aborted (failed once the state write was
- * issued: the machine may have slept), thawing everything. */
-void manager_shutdown(Manager *m);
+ * issued: the machine may have slept), thawing everything. `unannounced`
+ * (the bus is gone, so CycleFinished cannot reach anyone): its record stays,
+ * and the next fridged reports it as Interrupted. */
+void manager_shutdown(Manager *m, bool unannounced);
 
 /* Properties */
 const char *manager_state(const Manager *m);

@@ -245,6 +245,23 @@ void harness_restart_fridged(Harness *h) {
         harness_start_fridged(h);
 }
 
+void harness_restart_bus(Harness *h, bool open_bus, const char *polkit_table) {
+        (void) harness_stop_pid(&h->dbus_pid, 5000);
+        (void) harness_stop_pid(&h->polkit_pid, 2000);
+        while (sd_bus_process(h->bus, NULL) > 0) /* what reached us before the bus went */
+                ;
+        g_clear_pointer(&h->bus_address, g_free);
+        g_clear_pointer(&h->polkit_log, g_free);
+        g_autofree char *socket = g_build_filename(h->dir, "bus", NULL);
+        (void) unlink(socket); /* the session config does not take over a stale one */
+        harness_start_dbus(h, open_bus);
+        if (polkit_table)
+                harness_start_polkit(h, polkit_table);
+        h->match_slot = sd_bus_slot_unref(h->match_slot);
+        h->bus = sd_bus_flush_close_unref(h->bus);
+        harness_connect_bus(h);
+}
+
 bool harness_wait_notify(Harness *h, const char *line, int timeout_ms) {
         int64_t deadline = now_usec() + (int64_t) timeout_ms * 1000;
 

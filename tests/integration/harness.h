@@ -160,6 +160,12 @@ void harness_kill_fridged(Harness *h, int sig);
  * recorded signals stay. */
 void harness_restart_fridged(Harness *h);
 
+/* Stops the bus daemon and starts it again on the same address, with the
+ * polkit stand-in (its table polkit_table; NULL: none); the test's
+ * connection is made again (the signals it recorded stay). fridged loses
+ * its connection and exits: harness_restart_fridged() reaps and starts it. */
+void harness_restart_bus(Harness *h, bool open_bus, const char *polkit_table);
+
 /* Prints fridged's stderr (the whole file) as test messages. */
 void harness_dump_fridged_log(Harness *h);
 

@@ -203,6 +203,34 @@ static void test_cycle_freezes_in_order(Fixture *f, gconstpointer data) {
         freeze_log_pos(log, "ms after the resume");
 }
 
+/* fridged's open fds that lead to `dir` or below it */
+static unsigned fds_below(pid_t pid, const char *dir) {
+        g_autofree char *fd_dir = g_strdup_printf("/proc/%d/fd", (int) pid);
+        g_autoptr(GDir) d = g_dir_open(fd_dir, 0, NULL);
+        g_assert_nonnull(d);
+        unsigned n = 0;
+        for (const char *name; (name = g_dir_read_name(d));) {
+                g_autofree char *link = g_build_filename(fd_dir, name, NULL);
+                g_autofree char *target = g_file_read_link(link, NULL);
+                n += target && (g_str_equal(target, dir) || g_str_has_prefix(target, dir));
+        }
+        return n;
+}
+
+/* Found by the soak (fds of an idle fridged followed its last cycle): the
+ * last stage's cgroups stayed open until the next cycle, pinning each
+ * (one removed meanwhile lingered as a dying cgroup) */
+static void test_idle_holds_no_stage_cgroup(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        uint64_t cycle = freeze_sleep_ok(f->h, "suspend", NULL, NULL, 0);
+        freeze_expect_finished(f->h, cycle, "done", "");
+        freeze_assert_none_frozen(f);
+        g_autofree char *a = scratch_abs(f->s, f->a);
+        g_autofree char *b = scratch_abs(f->s, f->b);
+        g_assert_cmpuint(fds_below(f->h->fridged_pid, a), ==, 0);
+        g_assert_cmpuint(fds_below(f->h->fridged_pid, b), ==, 0);
+}
+
 static void test_dry_run_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         uint64_t cycle = freeze_sleep_ok(f->h, "suspend", "dry-run", "b", 1);
@@ -732,6 +760,7 @@ int main(int argc, char *argv[]) {
         ADD("plan-notices-process-in-empty-cgroup", test_plan_notices_process_in_empty_cgroup, NULL);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
+        ADD("idle-holds-no-stage-cgroup", test_idle_holds_no_stage_cgroup, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);
         ADD("tuxonice-failed-thaws", test_tuxonice_failed_thaws, &tuxonice);
         ADD("client-never-frozen", test_client_never_frozen, NULL);

@@ -194,10 +194,32 @@ static void test_crash_restores_kernel_settings(gconstpointer data) {
         rig_free(r);
 }
 
+/* The bus daemon restarted in the middle of a cycle (found by the soak,
+ * seed 1291130754, cycle 13): fridged thaws and exits without a bus to send
+ * CycleFinished on, so the next fridged must report the cycle as
+ * Interrupted; it used to record it finished "aborted" and say nothing,
+ * leaving every client waiting for a CycleFinished that never came. */
+static void test_bus_lost_reported(gconstpointer data) {
+        const char *phase = data;
+        Rig *r = rig_new(4, NULL);
+        if (!r)
+                return;
+        uint64_t cycle = rig_start_held(r, phase, 0);
+        harness_restart_bus(r->h, false, NULL);
+        rig_release(r); /* a thread stuck in a held syncfs keeps fridged from exiting */
+        harness_restart_fridged(r->h);
+        Tally t = {};
+        check_after_restart(r, &t, cycle, phase);
+        g_assert_cmpuint(rig_full_cycle(r), >, cycle);
+        rig_free(r);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/crash/every-phase", test_crash_every_phase);
         g_test_add_data_func("/crash/kernel-settings-restart", GINT_TO_POINTER(0), test_crash_restores_kernel_settings);
         g_test_add_data_func("/crash/kernel-settings-thaw-all", GINT_TO_POINTER(1), test_crash_restores_kernel_settings);
+        g_test_add_data_func("/crash/bus-lost-prepare", "prepare", test_bus_lost_reported);
+        g_test_add_data_func("/crash/bus-lost-freeze-late", "freeze-late", test_bus_lost_reported);
         return g_test_run();
 }
