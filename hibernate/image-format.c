@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "image-format.h"
+#include "format-util.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,35 +37,6 @@ enum {
  * image's id (a block of an earlier image does not verify in this one) */
 #define BLOCK_MAGIC 0x314b4246u /* "FBK1" */
 enum { BOFF_MAGIC = 0, BOFF_RAW = 4, BOFF_COMP = 8, BOFF_INDEX = 16, BOFF_HASH = 24 };
-
-__attribute__((format(printf, 4, 5))) static int fail(int r, char *err, size_t errlen, const char *fmt, ...) {
-        if (err && errlen > 0) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-        v = htole32(v);
-        memcpy(p, &v, sizeof(v));
-}
-static void put64(uint8_t *p, uint64_t v) {
-        v = htole64(v);
-        memcpy(p, &v, sizeof(v));
-}
-static uint32_t get32(const uint8_t *p) {
-        uint32_t v;
-        memcpy(&v, p, sizeof(v));
-        return le32toh(v);
-}
-static uint64_t get64(const uint8_t *p) {
-        uint64_t v;
-        memcpy(&v, p, sizeof(v));
-        return le64toh(v);
-}
 
 static bool string_ok(const char *s, size_t max) {
         return memchr(s, 0, max) != NULL;
