@@ -20,7 +20,6 @@ static uint8_t *swap_page(void) {
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(ftruncate(fd, 1 << 20), ==, 0);
         close(fd);
-        g_autofree char *out = NULL;
         const char *mkswap = g_file_test("/sbin/mkswap", G_FILE_TEST_IS_EXECUTABLE) ? "/sbin/mkswap" : "mkswap";
         const char *argv[] = { mkswap, path, NULL };
         gint status = -1;
