@@ -151,15 +151,18 @@ static uint64_t block_hash(const FridgeImageHeader *h, const uint8_t *block, siz
         return XXH64_digest(&s);
 }
 
-int fridge_image_block_encode(const FridgeImageHeader *h, uint64_t index, const void *raw, size_t raw_len, int level,
-                              uint8_t *out, size_t out_size, size_t *ret_len, char *err, size_t errlen) {
+int fridge_image_block_encode(const FridgeImageHeader *h, ZSTD_CCtx *cctx, uint64_t index, const void *raw,
+                              size_t raw_len, int level, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
+                              size_t errlen) {
         if (raw_len == 0 || raw_len > (size_t) h->block_pages * h->page_size || raw_len % h->page_size != 0)
                 return fail(-EINVAL, err, errlen, "block %" PRIu64 ": %zu bytes is not 1 to %u whole pages", index,
                             raw_len, h->block_pages);
         if (out_size < FRIDGE_IMAGE_BLOCK_HEADER_SIZE)
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": no room for its header", index);
-        size_t n = ZSTD_compress(out + FRIDGE_IMAGE_BLOCK_HEADER_SIZE, out_size - FRIDGE_IMAGE_BLOCK_HEADER_SIZE, raw,
-                                 raw_len, level);
+        uint8_t *dst = out + FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
+        size_t room = out_size - FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
+        size_t n = cctx ? ZSTD_compressCCtx(cctx, dst, room, raw, raw_len, level)
+                        : ZSTD_compress(dst, room, raw, raw_len, level);
         if (ZSTD_isError(n))
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": zstd: %s", index, ZSTD_getErrorName(n));
         memset(out, 0, FRIDGE_IMAGE_BLOCK_HEADER_SIZE);

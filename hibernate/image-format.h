@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 #define FRIDGE_IMAGE_MAGIC "FRIDGEIM"
 #define FRIDGE_IMAGE_VERSION 1u
@@ -58,9 +59,11 @@ int fridge_image_header_set_kernel(FridgeImageHeader *h);
 /* The most room block_encode needs for raw_len bytes */
 size_t fridge_image_block_bound(size_t raw_len);
 /* Compresses raw (at most block_pages pages) as block number index of the
- * image h into out; *ret_len is its size with its header. */
-int fridge_image_block_encode(const FridgeImageHeader *h, uint64_t index, const void *raw, size_t raw_len, int level,
-                              uint8_t *out, size_t out_size, size_t *ret_len, char *err, size_t errlen);
+ * image h into out; *ret_len is its size with its header. cctx: a context
+ * kept across blocks (a fresh one clears megabytes of tables), or NULL. */
+int fridge_image_block_encode(const FridgeImageHeader *h, ZSTD_CCtx *cctx, uint64_t index, const void *raw,
+                              size_t raw_len, int level, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
+                              size_t errlen);
 /* Verifies block number index at the start of in and decompresses it into
  * out; *ret_used is how many bytes of in it took, *ret_raw_len the raw size. */
 int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const uint8_t *in, size_t in_size,

@@ -33,8 +33,10 @@ static uint8_t *make_pages(void) {
         return p;
 }
 
+/* A context kept across blocks, as the writer keeps one a thread */
 static void image_make(Image *img) {
         char err[FRIDGE_IMAGE_ERR_MAX];
+        ZSTD_CCtx *cctx = ZSTD_createCCtx();
         *img = (Image) {
                 .h = { .page_size = PAGE, .block_pages = BLOCK_PAGES, .image_id = 0x1234abcdULL,
                        .image_pages = PAGES, .block_count = 3, .map_offset = 8 * PAGE,
@@ -45,12 +47,13 @@ static void image_make(Image *img) {
         };
         for (uint64_t i = 0; i < img->h.block_count; i++) {
                 size_t raw = MIN(BLOCK_PAGES, PAGES - i * BLOCK_PAGES) * PAGE, n;
-                g_assert_cmpint(fridge_image_block_encode(&img->h, i, img->pages + i * BLOCK_PAGES * PAGE, raw,
+                g_assert_cmpint(fridge_image_block_encode(&img->h, cctx, i, img->pages + i * BLOCK_PAGES * PAGE, raw,
                                                           FRIDGE_IMAGE_ZSTD_LEVEL, img->stream + img->len,
                                                           fridge_image_block_bound(raw), &n, err, sizeof(err)),
                                 ==, 0);
                 img->len += n;
         }
+        ZSTD_freeCCtx(cctx);
         img->h.compressed_bytes = img->len;
         g_assert_cmpint(fridge_image_header_encode(&img->h, img->header, sizeof(img->header), err, sizeof(err)), ==, 0);
 }
@@ -219,7 +222,7 @@ static void test_encode_refuses(void) {
         assert_refused(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), -EINVAL, err,
                        "the kernel's identity is missing or not terminated");
         size_t n;
-        assert_refused(fridge_image_block_encode(&img.h, 0, img.pages, 100, 1, buf, sizeof(buf), &n, err, sizeof(err)),
+        assert_refused(fridge_image_block_encode(&img.h, NULL, 0, img.pages, 100, 1, buf, sizeof(buf), &n, err, sizeof(err)),
                        -EINVAL, err, "100 bytes is not 1 to 4 whole pages");
         image_clear(&img);
 }
