@@ -154,11 +154,12 @@ static void test_section(gconstpointer data) {
                         s->name, want);
 }
 
-/* Every source file of the daemon, of common/ and of agent/ is placed in the map */
+/* Every source file of the daemon, of common/, agent/ and hibernate/ is placed in the map */
 static void test_module_map(void) {
         g_autofree char *doc = read_doc();
         static const char *const dirs[] = { "common", "daemon/util", "daemon/config", "daemon/kernel", "daemon/cgroup",
-                                            "daemon/classify", "daemon/manager", "daemon/bus", "agent" };
+                                            "daemon/classify", "daemon/manager", "daemon/bus", "agent",
+                                            "hibernate" };
         unsigned files = 0;
         for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
                 g_autofree char *path = g_build_filename(g_getenv("FRIDGE_SOURCE_DIR"), dirs[i], NULL);
