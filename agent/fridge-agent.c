@@ -117,6 +117,9 @@ static void on_finished(void *userdata, uint64_t cycle, const char *result, cons
                 agent_forget_cycle(a);
                 a->slot = notify_slot_new();
                 a->kind = g_strdup(cycle_watch_cycle(a->watch)->kind);
+        } else if (a->slot && a->slot->dismissed && g_str_equal(result, "done")) {
+                agent_forget_cycle(a);
+                return;
         }
         g_autofree char *summary = text_result_summary(a->kind, result, error);
         g_autofree char *body = text_result_body(result, error, message, a->slept_usec, a->wake_reason);
@@ -160,6 +163,22 @@ static void on_action(void *userdata, uint32_t id, const char *key) {
         g_message("Cancel of cycle %" G_GUINT64_FORMAT " asked for", a->cycle);
         cycle_watch_cancel(a->watch, a->cycle);
 }
+
+/* A dismissed notification stays away for the rest of the cycle; only a
+ * cycle that did not sleep as asked is worth showing again */
+static void on_closed(void *userdata, uint32_t id, uint32_t reason) {
+        Agent *a = userdata;
+        if (!a->slot || a->slot->id != id || id == 0)
+                return;
+        if (reason == NOTIFY_CLOSED_DISMISSED)
+                g_message("The user dismissed cycle %" G_GUINT64_FORMAT "'s notification", a->cycle);
+        notify_slot_closed(a->notify, a->slot, reason);
+}
+
+static const NotifyOps agent_notify_ops = {
+        .action = on_action,
+        .closed = on_closed,
+};
 
 static const CycleWatchOps agent_watch_ops = {
         .changed = on_changed,
@@ -267,7 +286,7 @@ int main(int argc, char **argv) {
         Agent a = { .loop = g_main_loop_new(NULL, FALSE), .slept_usec = UINT64_MAX };
         g_signal_connect(system, "closed", G_CALLBACK(on_bus_closed), &a);
         g_signal_connect(session, "closed", G_CALLBACK(on_bus_closed), &a);
-        (void) notify_new(session, on_action, &a, &a.notify);
+        (void) notify_new(session, &agent_notify_ops, &a, &a.notify);
         (void) cycle_watch_new(system, &agent_watch_ops, &a, &a.watch);
         g_unix_signal_add(SIGTERM, on_term, a.loop);
         g_unix_signal_add(SIGINT, on_term, a.loop);

@@ -15,8 +15,8 @@ typedef struct Pending {
 
 struct Notify {
         GDBusConnection *bus;
-        guint action_sub;
-        NotifyActionFunc action;
+        guint action_sub, closed_sub;
+        const NotifyOps *ops;
         void *userdata;
         GQueue queue;           /* Pending*: what goes out next */
         Pending *in_flight;
@@ -51,13 +51,23 @@ static void on_action(GDBusConnection *c, const char *sender, const char *path, 
         if (!g_variant_is_of_type(params, G_VARIANT_TYPE("(us)")))
                 return;
         g_variant_get(params, "(u&s)", &id, &key);
-        n->action(n->userdata, id, key);
+        n->ops->action(n->userdata, id, key);
 }
 
-int notify_new(GDBusConnection *session, NotifyActionFunc action, void *userdata, Notify **ret) {
+static void on_closed(GDBusConnection *c, const char *sender, const char *path, const char *iface,
+                      const char *member, GVariant *params, gpointer userdata) {
+        Notify *n = userdata;
+        uint32_t id, reason;
+        if (!g_variant_is_of_type(params, G_VARIANT_TYPE("(uu)")))
+                return;
+        g_variant_get(params, "(uu)", &id, &reason);
+        n->ops->closed(n->userdata, id, reason);
+}
+
+int notify_new(GDBusConnection *session, const NotifyOps *ops, void *userdata, Notify **ret) {
         Notify *n = g_new0(Notify, 1);
         n->bus = g_object_ref(session);
-        n->action = action;
+        n->ops = ops;
         n->userdata = userdata;
         n->cancel = g_cancellable_new();
         g_queue_init(&n->queue);
@@ -65,6 +75,9 @@ int notify_new(GDBusConnection *session, NotifyActionFunc action, void *userdata
          * bus may send a signal of that name, and a click means Cancel */
         n->action_sub = g_dbus_connection_signal_subscribe(session, NOTIFY_NAME, NOTIFY_NAME, "ActionInvoked", NOTIFY_PATH,
                                                            NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_action, n, NULL);
+        n->closed_sub = g_dbus_connection_signal_subscribe(session, NOTIFY_NAME, NOTIFY_NAME, "NotificationClosed",
+                                                           NOTIFY_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_closed, n,
+                                                           NULL);
         *ret = n;
         return 0;
 }
@@ -74,6 +87,7 @@ Notify *notify_free(Notify *n) {
                 return NULL;
         g_cancellable_cancel(n->cancel);
         g_dbus_connection_signal_unsubscribe(n->bus, n->action_sub);
+        g_dbus_connection_signal_unsubscribe(n->bus, n->closed_sub);
         g_queue_clear_full(&n->queue, (GDestroyNotify) pending_free);
         /* the call's callback frees it, once cancelled */
         if (n->in_flight)
@@ -85,6 +99,15 @@ Notify *notify_free(Notify *n) {
 }
 
 static void send_next(Notify *n);
+
+/* A progress update that crossed the user's dismissal on the way made the
+ * server show a new notification: it goes too */
+static void close_again(Notify *n, NotifySlot *slot) {
+        g_dbus_connection_call(n->bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME, "CloseNotification",
+                               g_variant_new("(u)", slot->id), NULL, G_DBUS_CALL_FLAGS_NONE, NOTIFY_CALL_TIMEOUT_MS,
+                               n->cancel, NULL, NULL);
+        slot->id = 0;
+}
 
 static void on_notify_reply(GObject *source, GAsyncResult *res, gpointer userdata) {
         g_autoptr(GError) e = NULL;
@@ -101,6 +124,8 @@ static void on_notify_reply(GObject *source, GAsyncResult *res, gpointer userdat
                         g_message("The notification server answers again");
                 n->absent_logged = false;
                 g_variant_get(reply, "(u)", &p->slot->id);
+                if (p->progress && p->slot->dismissed)
+                        close_again(n, p->slot);
         } else if (!n->absent_logged) {
                 /* Once: without a server every update would fail the same way */
                 g_message("No notification shown (%s); waiting for a notification server", e->message);
@@ -143,6 +168,8 @@ static GVariant *request_params(const NotifyRequest *req) {
 }
 
 void notify_show(Notify *n, NotifySlot *slot, const NotifyRequest *req) {
+        if (req->progress && slot->dismissed)
+                return;
         /* A progress update nobody saw yet is stale once a newer one comes */
         GList *tail = g_queue_peek_tail_link(&n->queue);
         if (tail && ((Pending *) tail->data)->slot == slot && ((Pending *) tail->data)->progress) {
@@ -156,4 +183,24 @@ void notify_show(Notify *n, NotifySlot *slot, const NotifyRequest *req) {
         p->params = request_params(req);
         g_queue_push_tail(&n->queue, p);
         send_next(n);
+}
+
+static void drop_queued_progress(Notify *n, NotifySlot *slot) {
+        for (GList *l = n->queue.head; l;) {
+                GList *next = l->next;
+                Pending *p = l->data;
+                if (p->slot == slot && p->progress) {
+                        pending_free(p);
+                        g_queue_delete_link(&n->queue, l);
+                }
+                l = next;
+        }
+}
+
+void notify_slot_closed(Notify *n, NotifySlot *slot, uint32_t reason) {
+        slot->id = 0;
+        if (reason != NOTIFY_CLOSED_DISMISSED)
+                return;
+        slot->dismissed = true;
+        drop_queued_progress(n, slot);
 }

@@ -14,10 +14,11 @@
 
 typedef struct Notify Notify;
 
-/* One notification a cycle keeps: its id, 0 until the server gave one,
- * so every update replaces it */
+/* One notification a cycle keeps: its id, 0 until the server gave one
+ * (or once the server closed it), so every update replaces it */
 typedef struct NotifySlot {
         uint32_t id;
+        bool dismissed;                 /* the user closed it: no progress shows again */
 } NotifySlot;
 
 typedef struct NotifyRequest {
@@ -30,15 +31,31 @@ typedef struct NotifyRequest {
         bool progress;                  /* may be replaced by a newer request of its slot */
 } NotifyRequest;
 
-/* ActionInvoked(id, key) of a notification */
-typedef void (*NotifyActionFunc)(void *userdata, uint32_t id, const char *key);
+/* The reasons of NotificationClosed, from the specification */
+typedef enum NotifyCloseReason {
+        NOTIFY_CLOSED_EXPIRED = 1,
+        NOTIFY_CLOSED_DISMISSED = 2,
+        NOTIFY_CLOSED_BY_CALL = 3,
+} NotifyCloseReason;
 
-int notify_new(GDBusConnection *session, NotifyActionFunc action, void *userdata, Notify **ret);
+typedef struct NotifyOps {
+        /* ActionInvoked(id, key) of a notification */
+        void (*action)(void *userdata, uint32_t id, const char *key);
+        /* NotificationClosed(id, reason) */
+        void (*closed)(void *userdata, uint32_t id, uint32_t reason);
+} NotifyOps;
+
+int notify_new(GDBusConnection *session, const NotifyOps *ops, void *userdata, Notify **ret);
 Notify *notify_free(Notify *n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Notify, notify_free)
 
-/* Shows or updates the notification of `slot` (a reference is taken) */
+/* Shows or updates the notification of `slot` (a reference is taken); a
+ * progress request of a dismissed slot is dropped */
 void notify_show(Notify *n, NotifySlot *slot, const NotifyRequest *req);
+
+/* The server closed the slot's notification: its id is no more, and when
+ * the user dismissed it, the progress still queued for it is dropped */
+void notify_slot_closed(Notify *n, NotifySlot *slot, uint32_t reason);
 
 NotifySlot *notify_slot_new(void);
 NotifySlot *notify_slot_ref(NotifySlot *s);

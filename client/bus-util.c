@@ -47,10 +47,15 @@ const char *bus_description(const Args *a) {
         return a->bus == BUS_KIND_SESSION ? _("the session bus") : _("the system bus");
 }
 
+/* Without waiting for the bus daemon's answer: it handles a connection's
+ * messages in order, so the rule is in place before the call that makes
+ * fridged signal anything, and each wait is a round trip saved (three of
+ * them cost ~10 ms of a client's start under emulation). A rule refused
+ * closes the connection (sd-bus's default), which the client reports. */
 static int add_match(sd_bus *bus, const char *match, sd_bus_message_handler_t h, void *userdata) {
         if (!h)
                 return 0;
-        return sd_bus_add_match(bus, NULL, match, h, userdata);
+        return sd_bus_add_match_async(bus, NULL, match, h, NULL, userdata);
 }
 
 int bus_add_fridge_matches(sd_bus *bus, const FridgeHandlers *h, void *userdata) {

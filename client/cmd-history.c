@@ -23,6 +23,7 @@
 typedef struct HistoryRow {
         uint64_t id, start_usec, slept_usec;
         const char *kind, *result, *error, *phase, *message, *wake_source; /* borrowed from the reply */
+        char **warnings;                /* owned */
 } HistoryRow;
 
 /* The keys of ListCycles' dictionaries the table shows */
@@ -42,7 +43,20 @@ static const struct {
         { "wake-source", 's', offsetof(HistoryRow, wake_source) },
 };
 
+static int read_warnings(sd_bus_message *m, HistoryRow *row) {
+        int r = sd_bus_message_enter_container(m, 'v', "as");
+        if (r == -ENXIO)
+                return sd_bus_message_skip(m, "v");
+        if (r < 0)
+                return r;
+        row->warnings = strv_free(row->warnings);
+        r = sd_bus_message_read_strv(m, &row->warnings);
+        return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
 static int read_row_entry(sd_bus_message *m, const char *name, void *userdata) {
+        if (strcmp(name, "warnings") == 0)
+                return read_warnings(m, userdata);
         for (size_t i = 0; i < ELEMENTSOF(row_keys); i++) {
                 if (strcmp(row_keys[i].name, name) != 0)
                         continue;
@@ -79,6 +93,9 @@ static void print_row(const HistoryRow *r) {
         else
                 printf("%s%s%s: %s\n", strempty(r->phase), isempty(r->phase) ? "" : ": ", error_short(r->error),
                        strempty(r->message));
+        /* under the row, where the eye goes on: what went wrong beside the result */
+        for (char **w = r->warnings; w && *w; w++)
+                printf("%6s %s %s\n", "", _("warning:"), *w);
 }
 
 static int print_table(const Args *a, sd_bus_message *reply) {
@@ -93,9 +110,11 @@ static int print_table(const Args *a, sd_bus_message *reply) {
         while ((r = sd_bus_message_at_end(reply, false)) == 0) {
                 HistoryRow row = {};
                 r = bus_dict_read(reply, read_row_entry, &row);
+                if (r >= 0)
+                        print_row(&row);
+                strv_free(row.warnings);
                 if (r < 0)
                         return r;
-                print_row(&row);
                 n++;
         }
         if (r < 0)

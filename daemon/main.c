@@ -44,6 +44,8 @@ static void help(void) {
         printf("Usage: fridged [OPTIONS]\n\n"
                "Suspend orchestration daemon: owns %s on the system bus.\n\n", FRIDGE_BUS_NAME);
         fridged_options_help(stdout);
+        printf("\nSIGHUP (systemctl reload fridged) reloads fridge.conf, classes.d and sleep.conf;\n"
+               "a cycle already running keeps the settings it started with.\n");
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {

@@ -72,33 +72,139 @@ static char *source_label(struct udev_device *dev) {
         return g_string_free(g_steal_pointer(&label), FALSE);
 }
 
-static void read_source(Udev *udev, const char *syspath, GHashTable *sources) {
+/* libudev resolves every path a component at a time: a snapshot of /sys's
+ * wakeup sources through it costs about a thousand system calls (30 ms
+ * of a cycle's awake time under emulation, and a cycle takes three). The
+ * sources it found, with their labels, are kept between snapshots; each
+ * snapshot lists the class directory and reads every source's name,
+ * event_count and parent's driver link, and any change there (a device
+ * came, went, took another's wakeupN or its driver) has libudev read them
+ * all again. Snapshots run on workers and on the loop: one at a time. */
+typedef struct CachedSource {
+        char *syspath;
+        char *parent;           /* libudev's parent device's syspath; NULL: none */
+        char *name;             /* the name attribute; NULL: none */
+        char *driver_link;      /* the parent's driver link; NULL: none */
+        char *label;
+} CachedSource;
+
+static GMutex cache_lock;
+static char **cache_entries;            /* the class directory's listing the cache was built from */
+static GPtrArray *cache_sources;        /* CachedSource* */
+
+static void cached_source_free(CachedSource *c) {
+        g_free(c->syspath);
+        g_free(c->parent);
+        g_free(c->name);
+        g_free(c->driver_link);
+        g_free(c->label);
+        g_free(c);
+}
+
+static gint compare_names(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* "/sys/class/wakeup"'s entries, sorted; NULL without the class */
+static char **list_wakeup_class(void) {
+        g_autoptr(GDir) d = g_dir_open("/" WAKEUP_CLASS, 0, NULL);
+        if (!d)
+                return NULL;
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        for (const char *n; (n = g_dir_read_name(d));)
+                g_ptr_array_add(names, g_strdup(n));
+        g_ptr_array_sort(names, compare_names);
+        g_ptr_array_add(names, NULL);
+        return (char **) g_ptr_array_free(g_steal_pointer(&names), FALSE);
+}
+
+static char *read_attr(const char *syspath, const char *attr) {
+        g_autofree char *path = g_build_filename(syspath, attr, NULL);
+        char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return NULL;
+        return g_strchomp(text);
+}
+
+static char *read_driver_link(const char *parent) {
+        if (!parent)
+                return NULL;
+        g_autofree char *path = g_build_filename(parent, "driver", NULL);
+        return g_file_read_link(path, NULL);
+}
+
+static void cache_source(Udev *udev, const char *syspath) {
         g_autoptr(UdevDevice) dev = udev_device_new_from_syspath(udev, syspath);
         uint64_t count;
-
         if (!dev)
                 return; /* went away since the enumeration */
         const char *text = udev_device_get_sysattr_value(dev, "event_count");
         if (!text || parse_uint64(text, &count) < 0)
                 return; /* not a wakeup source after all */
-
-        WakeupSource *w = g_new0(WakeupSource, 1);
-        w->label = source_label(dev);
-        w->count = count;
-        g_hash_table_replace(sources, g_strdup(syspath), w);
+        CachedSource *c = g_new0(CachedSource, 1);
+        c->syspath = g_strdup(syspath);
+        struct udev_device *parent = udev_device_get_parent(dev); /* borrowed */
+        c->parent = parent ? g_strdup(udev_device_get_syspath(parent)) : NULL;
+        c->name = read_attr(syspath, "name");
+        c->driver_link = read_driver_link(c->parent);
+        c->label = source_label(dev);
+        g_ptr_array_add(cache_sources, c);
 }
 
-static void read_sources(GHashTable *sources) {
+static void cache_rebuild(char **entries) {
+        g_strfreev(cache_entries);
+        cache_entries = entries;
+        g_clear_pointer(&cache_sources, g_ptr_array_unref);
+        cache_sources = g_ptr_array_new_with_free_func((GDestroyNotify) cached_source_free);
+
         g_autoptr(Udev) udev = udev_new();
         g_autoptr(UdevEnumerate) e = udev ? udev_enumerate_new(udev) : NULL;
         struct udev_list_entry *item;
-
         /* No wakeup class (an old kernel, a container without it) is no
          * error: nothing can be named then */
         if (!e || udev_enumerate_add_match_subsystem(e, "wakeup") < 0 || udev_enumerate_scan_devices(e) < 0)
                 return;
         udev_list_entry_foreach(item, udev_enumerate_get_list_entry(e))
-                read_source(udev, udev_list_entry_get_name(item), sources);
+                cache_source(udev, udev_list_entry_get_name(item));
+}
+
+/* Every cached source as it is now; false when one is not what was
+ * cached (the sources must be read again) */
+static bool read_cached(GHashTable *sources) {
+        for (guint i = 0; cache_sources && i < cache_sources->len; i++) {
+                const CachedSource *c = cache_sources->pdata[i];
+                g_autofree char *count_text = read_attr(c->syspath, "event_count");
+                g_autofree char *name = read_attr(c->syspath, "name");
+                g_autofree char *driver_link = read_driver_link(c->parent);
+                uint64_t count;
+                if (!count_text || parse_uint64(count_text, &count) < 0 || g_strcmp0(name, c->name) != 0 ||
+                    g_strcmp0(driver_link, c->driver_link) != 0)
+                        return false;
+                WakeupSource *w = g_new0(WakeupSource, 1);
+                w->label = g_strdup(c->label);
+                w->count = count;
+                g_hash_table_replace(sources, g_strdup(c->syspath), w);
+        }
+        return true;
+}
+
+static bool same_entries(char **a, char **b) {
+        return (!a && !b) || (a && b && g_strv_equal((const char *const *) a, (const char *const *) b));
+}
+
+static void read_sources(GHashTable *sources) {
+        g_mutex_lock(&cache_lock);
+        char **entries = list_wakeup_class();
+        if (!cache_sources || !same_entries(entries, cache_entries))
+                cache_rebuild(g_steal_pointer(&entries));
+        g_strfreev(entries);
+        if (!read_cached(sources)) {
+                g_hash_table_remove_all(sources);
+                cache_rebuild(list_wakeup_class());
+                if (!read_cached(sources)) /* changing under us: as much as holds still */
+                        g_clear_pointer(&cache_sources, g_ptr_array_unref);
+        }
+        g_mutex_unlock(&cache_lock);
 }
 
 /* The last part of where symlink `path` below `dir_fd` points; NULL when none */

@@ -169,15 +169,40 @@ static int load_all(History *h) {
         return 0;
 }
 
-/* The oldest go from memory first; their file names are returned for
- * the caller to remove. A file that will not go is forgotten all the
- * same (it is read again, and removed, at the next start). */
+/* The index of the oldest cycle of the uid with the most cycles kept (the
+ * oldest of all on a tie, and always with one user): a user who starts
+ * cycle after cycle pushes out their own, not the system's or another
+ * user's */
+static guint prune_victim(const History *h) {
+        g_autoptr(GHashTable) counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+        guint best = 0, best_count = 0;
+        for (guint i = 0; i < h->cycles->len; i++) {
+                const HistoryCycle *c = g_ptr_array_index(h->cycles, i);
+                gpointer key = GUINT_TO_POINTER(c->uid);
+                guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key)) + 1;
+                g_hash_table_insert(counts, key, GUINT_TO_POINTER(n));
+        }
+        for (guint i = 0; i < h->cycles->len; i++) {
+                const HistoryCycle *c = g_ptr_array_index(h->cycles, i);
+                guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, GUINT_TO_POINTER(c->uid)));
+                if (n > best_count) {
+                        best = i;
+                        best_count = n;
+                }
+        }
+        return best;
+}
+
+/* Cycles go from memory first; their file names are returned for the
+ * caller to remove. A file that will not go is forgotten all the same (it
+ * is read again, and removed, at the next start). */
 static GPtrArray *prune(History *h) {
         GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
         while (h->cycles->len > h->max_cycles) {
-                const HistoryCycle *old = g_ptr_array_index(h->cycles, 0);
+                guint i = prune_victim(h);
+                const HistoryCycle *old = g_ptr_array_index(h->cycles, i);
                 g_ptr_array_add(names, file_name(old->id));
-                g_ptr_array_remove_index(h->cycles, 0);
+                g_ptr_array_remove_index(h->cycles, i);
         }
         return names;
 }

@@ -367,6 +367,17 @@ static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
         return sleep_ok(f->h);
 }
 
+/* A signal from the notification server, as the mock's EmitSignal sends it */
+static void emit_server_signal(Fixture *f, const char *member, const char *signature, GVariantBuilder *args) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
+                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
+                g_variant_new("(sssav)", NOTIFY_NAME, member, signature, args), NULL, G_DBUS_CALL_FLAGS_NONE, -1,
+                NULL, &e);
+        g_assert_no_error(e);
+        g_assert_nonnull(r);
+}
+
 /* The server's ActionInvoked for the notification of Notify call `i`, as
  * when the user presses Cancel; the notification's id */
 static uint32_t press_cancel(Fixture *f, guint i) {
@@ -376,14 +387,33 @@ static uint32_t press_cancel(Fixture *f, guint i) {
         g_variant_builder_init(&args, G_VARIANT_TYPE("av"));
         g_variant_builder_add(&args, "v", g_variant_new_uint32(id));
         g_variant_builder_add(&args, "v", g_variant_new_string("cancel"));
-        g_autoptr(GError) e = NULL;
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
-                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
-                g_variant_new("(sssav)", NOTIFY_NAME, "ActionInvoked", "us", &args), NULL, G_DBUS_CALL_FLAGS_NONE,
-                -1, NULL, &e);
-        g_assert_no_error(e);
-        g_assert_nonnull(r);
+        emit_server_signal(f, "ActionInvoked", "us", &args);
         return id;
+}
+
+/* The server's NotificationClosed(id, reason), as when the user closes it */
+static void emit_closed(Fixture *f, uint32_t id, uint32_t reason) {
+        GVariantBuilder args;
+        g_variant_builder_init(&args, G_VARIANT_TYPE("av"));
+        g_variant_builder_add(&args, "v", g_variant_new_uint32(id));
+        g_variant_builder_add(&args, "v", g_variant_new_uint32(reason));
+        emit_server_signal(f, "NotificationClosed", "uu", &args);
+}
+
+static void wait_agent_log(Fixture *f, const char *line) {
+        for (int k = 0; k < WAIT_MS / 50; k++) {
+                g_autofree char *log = agent_log(f);
+                if (strstr(log, line))
+                        return;
+                pump(f, 50);
+        }
+        g_error("the agent never logged '%s'", line);
+}
+
+/* The user dismisses the progress notification (reason 2) */
+static void dismiss(Fixture *f, uint32_t id) {
+        emit_closed(f, id, 2);
+        wait_agent_log(f, "dismissed cycle");
 }
 
 /* ---- cases ---- */
@@ -524,6 +554,51 @@ static void test_hook_cycle_not_cancellable(Fixture *f, gconstpointer data) {
         g_autoptr(GPtrArray) all = notes(f);
         for (guint j = 0; j <= end; j++)
                 g_assert_false(offers_cancel(all->pdata[j], NULL));
+}
+
+/* Dismissed by the user, the progress does not pop up again for the rest
+ * of the cycle, nor its "done" result; the next cycle shows again */
+static void test_dismissed(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        (void) wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        dismiss(f, 1);
+        pump(f, 200); /* an update already on its way when the user closed it */
+        guint before;
+        {
+                g_autoptr(GPtrArray) all = notes(f);
+                before = all->len;
+        }
+        /* progress moves on: the hand-over withdraws Cancel, the sleep ends */
+        close(delay);
+        expect_finished(f->h, cycle, "done", "");
+        uint64_t next = sleep_ok(f->h);
+        expect_finished(f->h, next, "done", "");
+        guint end = wait_note(f, before, summary_is, "Woke up from suspend", "for the next cycle");
+        g_autoptr(GPtrArray) all = notes(f);
+        /* the next cycle's is a new notification, and nothing of the
+         * dismissed cycle came before it */
+        g_assert_cmpuint(((Note *) all->pdata[before])->replaces, ==, 0);
+        for (guint k = before; k <= end; k++)
+                g_assert_cmpuint(((Note *) all->pdata[k])->replaces, !=, 1);
+        assert_agent_alive(f);
+}
+
+/* A dismissed cycle that did not sleep as asked still says so */
+static void test_dismissed_then_cancelled(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_held_cycle(f, &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel");
+        dismiss(f, 1);
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_cancel(f->h, cycle, &err, &msg), ==, 0);
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+        close(delay);
+        guint end = wait_note(f, i + 1, summary_is, "Suspend cancelled", "with the result");
+        g_autoptr(GPtrArray) all = notes(f);
+        g_assert_cmpuint(((Note *) all->pdata[end])->replaces, ==, 0); /* the old one is gone */
 }
 
 /* fridged stops and comes back: the agent shows the next cycle */
@@ -710,6 +785,8 @@ int main(int argc, char **argv) {
         ADD("cancel-action-as-user", test_cancel_action, user);
         ADD("cancel-refused", test_cancel_refused, denied);
         ADD("hook-cycle-not-cancellable", test_hook_cycle_not_cancellable, mock);
+        ADD("dismissed", test_dismissed, mock);
+        ADD("dismissed-then-cancelled", test_dismissed_then_cancelled, mock);
         ADD("fridged-restart", test_fridged_restart, mock);
         ADD("fridged-killed-mid-cycle", test_fridged_killed_mid_cycle, mock);
         ADD("no-server", test_no_server, bare);

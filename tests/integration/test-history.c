@@ -285,6 +285,27 @@ static void check_visibility(Fixture *f, const char *table, unsigned want) {
         assert_asked_quietly(h, want == 1 ? "no" : "yes");
 }
 
+/* An attacker's flood: uid 65534, allowed to sleep, starts cycle after
+ * cycle; with MaxCycles=3 the history keeps root's cycle and drops the
+ * flood's oldest */
+static void test_flood_keeps_others(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .open_bus = true, .config = "[History]\nMaxCycles=3\n",
+                             .polkit_table = "io.fridge.sleep 65534 yes\nio.fridge.manage 65534 yes\n" };
+        Harness *h = f->h = harness_new(&o);
+        uint64_t roots = RUN_CYCLE(h, "dry-run", "dry-run", "b", 1, NULL);
+        const char *const suspend_dry[] = { "suspend", "--dry-run", "--no-progress", NULL };
+        for (int i = 0; i < 5; i++) {
+                g_autofree char *out = NULL;
+                g_assert_cmpint(harness_fridgectl_nobody_exit(h, &out, suspend_dry), ==, 0);
+        }
+        g_autoptr(GArray) all = list_cycles(h, 0);
+        g_assert_cmpuint(all->len, ==, 3);
+        g_assert_cmpuint(g_array_index(all, Entry, 0).uid, ==, 65534);
+        g_assert_cmpuint(g_array_index(all, Entry, 1).uid, ==, 65534);
+        g_assert_cmpuint(g_array_index(all, Entry, 2).id, ==, roots);
+        g_assert_cmpuint(g_array_index(all, Entry, 2).uid, ==, 0);
+}
+
 static void test_visibility_own(Fixture *f, gconstpointer data) {
         check_visibility(f, "io.fridge.sleep 65534 yes\nio.fridge.manage 65534 yes\nio.fridge.history 65534 no\n", 1);
 }
@@ -479,6 +500,7 @@ int main(int argc, char **argv) {
         ADD("power-cut", test_power_cut);
         ADD("visibility-own", test_visibility_own);
         ADD("visibility-allowed", test_visibility_allowed);
+        ADD("flood-keeps-others", test_flood_keeps_others);
         ADD("resume-rtc", test_resume_rtc);
         ADD("hook-starter", test_hook_starter);
         ADD("failing-phase", test_failing_phase);

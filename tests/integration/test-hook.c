@@ -188,6 +188,11 @@ static void test_pre_root_already_frozen(Fixture *f, gconstpointer data) {
         g_auto(GStrv) warnings = g_key_file_get_string_list(kf, "Cycle", "Warnings", NULL, NULL);
         g_assert_nonnull(warnings);
         g_assert_true(g_str_has_prefix(warnings[0], f->p.s->root));
+        /* and fridgectl history shows it under the cycle's row */
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(f->h, 60000, &out, "--no-legend", "history", NULL), ==, 0);
+        g_autofree char *line = g_strdup_printf("\n       warning: %s", warnings[0]);
+        g_assert_nonnull(strstr(out, line));
 }
 
 static void test_resumed_wake_reason(Fixture *f, gconstpointer data) {

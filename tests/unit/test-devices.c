@@ -172,6 +172,38 @@ static void test_power_stats(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(garbage, ==, "unknown");
 }
 
+/* Snapshots keep what libudev found between them: whatever changes on the
+ * way (another device behind the same wakeupN, a new name, another
+ * driver) is seen by the next snapshot all the same */
+static void test_cache_fresh(Fixture *f, gconstpointer data) {
+        g_autofree char *rtc = add_parent(f, "platform", "00:04", "rtc_cmos");
+        g_autofree char *w0 = add_source(f, "wakeup0", rtc, "rtc0", "3");
+        g_autoptr(WakeupSnapshot) s0 = devices_wakeup_snapshot(f->root_fd);
+
+        /* the same entry, now a virtual source's: its old syspath is gone */
+        umockdev_testbed_remove_device(f->tb, w0);
+        g_autofree char *v0 = add_source(f, "wakeup0", NULL, "usb1", "5");
+        g_autoptr(WakeupSnapshot) s1 = devices_wakeup_snapshot(f->root_fd);
+        g_autofree char *r1 = devices_wake_reason(s0, s1);
+        g_assert_cmpstr(r1, ==, "usb1");
+
+        /* the same syspath, another source behind it (fewer events) */
+        umockdev_testbed_remove_device(f->tb, v0);
+        g_free(add_source(f, "wakeup0", NULL, "kbd", "1"));
+        g_autofree char *r2 = reason_across(s1, f);
+        g_assert_cmpstr(r2, ==, "kbd");
+
+        /* the parent bound to another driver */
+        g_autofree char *w1 = add_source(f, "wakeup1", rtc, "rtc0", "3");
+        g_autoptr(WakeupSnapshot) s2 = devices_wakeup_snapshot(f->root_fd);
+        g_autofree char *link = g_build_filename(f->root, rtc, "driver", NULL);
+        g_assert_cmpint(g_unlink(link), ==, 0);
+        umockdev_testbed_set_attribute_link(f->tb, rtc, "driver", "../../../bus/platform/drivers/rtc_other");
+        set_count(f, w1, "4");
+        g_autofree char *r3 = reason_across(s2, f);
+        g_assert_cmpstr(r3, ==, "rtc0 on 00:04 (rtc_other)");
+}
+
 #define ADD(path, fn) g_test_add("/devices/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char *argv[]) {
@@ -186,5 +218,6 @@ int main(int argc, char *argv[]) {
         ADD("appear-disappear", test_appear_disappear);
         ADD("no-wakeup-class", test_no_wakeup_class);
         ADD("power-stats", test_power_stats);
+        ADD("cache-fresh", test_cache_fresh);
         return g_test_run();
 }

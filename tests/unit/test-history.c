@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The history store: a cycle's [Cycle] group round trip, other groups
- * kept, the bound (oldest first), and malformed or foreign files skipped
+ * kept, the bound (the oldest of the uid with the most first), and malformed or foreign files skipped
  * with a warning that names them. */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +57,13 @@ static HistoryCycle sample(uint64_t id) {
                                 .error = (char *) "io.fridge.Fridge1.Error.FreezeTimeout",
                                 .phase = (char *) "freeze-early", .message = (char *) "a;b = c\nd",
                                 .slept_usec = 0, .wake_source = (char *) "" };
+}
+
+static void add_as(History *h, uint64_t id, uid_t uid) {
+        HistoryCycle c = sample(id);
+        c.uid = uid;
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_assert_cmpint(history_add(h, &c, kf, NULL), ==, 0);
 }
 
 static void add(History *h, uint64_t id) {
@@ -154,6 +161,37 @@ static void test_bound(void) {
         dir_close(&d);
 }
 
+/* One user starting cycle after cycle pushes out their own, oldest first,
+ * and leaves the system's and another user's alone */
+static void test_bound_per_uid(void) {
+        Dir d;
+        dir_open(&d);
+        g_autoptr(History) h = NULL;
+        g_assert_cmpint(history_open(d.fd, d.path, 4, &h), ==, 0);
+        add_as(h, 1, 0);        /* the sleep hook's (root) */
+        add_as(h, 2, 1001);     /* another user's */
+        for (uint64_t id = 3; id <= 40; id++)
+                add_as(h, id, 1000);
+        g_assert_cmpuint(history_count(h), ==, 4);
+        /* newest first: the flood's two newest, then 2 and 1 */
+        g_assert_cmpuint(history_get(h, 0)->id, ==, 40);
+        g_assert_cmpuint(history_get(h, 1)->id, ==, 39);
+        g_assert_cmpuint(history_get(h, 2)->id, ==, 2);
+        g_assert_cmpuint(history_get(h, 3)->id, ==, 1);
+        g_autofree char *kept = history_file(&d, "1.cycle"), *gone = history_file(&d, "38.cycle");
+        g_assert_true(g_file_test(kept, G_FILE_TEST_EXISTS));
+        g_assert_false(g_file_test(gone, G_FILE_TEST_EXISTS));
+        /* the others' turn comes once they hold as many: on a tie, the
+         * oldest of those goes (2, then 1) */
+        add_as(h, 41, 1001);
+        g_assert_cmpuint(history_get(h, 3)->id, ==, 1);
+        add_as(h, 42, 0);
+        g_assert_cmpuint(history_get(h, 3)->id, ==, 39);
+        g_assert_cmpuint(history_get(h, 0)->id, ==, 42);
+        h = history_free(h);
+        dir_close(&d);
+}
+
 static void put(const Dir *d, const char *name, const char *text) {
         g_autofree char *path = history_file(d, name);
         g_assert_true(g_file_set_contents(path, text, -1, NULL));
@@ -196,6 +234,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/history/round-trip", test_round_trip);
         g_test_add_func("/history/unknown-uid", test_unknown_uid);
         g_test_add_func("/history/bound", test_bound);
+        g_test_add_func("/history/bound-per-uid", test_bound_per_uid);
         g_test_add_func("/history/malformed", test_malformed);
         int r = g_test_run();
         log_set_sink(NULL, NULL);

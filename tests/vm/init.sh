@@ -144,6 +144,8 @@ while kill -0 "$FRIDGED_PID" 2>/dev/null; do
 done
 wait "$FRIDGED_PID"
 rc=$?
+# A crash scenario SIGKILLed this one and stopped its own last fridged
+[ ! -f /run/fridged.replaced ] || rc=0
 [ -n "$why" ] || [ $rc -eq 0 ] || why="fridged exited with status $rc"
 if [ -z "$why" ] && grep -qE 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' /run/fridged.log; then
   why="sanitizer report in fridged's log"

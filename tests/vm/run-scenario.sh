@@ -42,6 +42,8 @@ while [ $# -gt 1 ]; do
   shift
 done
 [ $# -eq 1 ] || die "usage: $0 [--interactive] [--conf KEY=VALUE]... SCENARIO"
+# the soak's seed, to replay a run
+[ -z "${FRIDGE_SOAK_SEED:-}" ] || conf+=(-c "FRIDGE_SOAK_SEED=$FRIDGE_SOAK_SEED")
 scenario=$1
 [ -f "$scenario" ] || scenario=$here/scenarios/$1.sh
 [ -f "$scenario" ] || die "no scenario $1"

@@ -10,8 +10,16 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # one_systemctl: ms from `systemctl suspend` to systemd-sleep's return
 one_systemctl() {
   local before t0
-  before=$(returned); t0=$(now_ms)
-  systemctl suspend || fail "systemctl suspend failed"
+  before=$(returned)
+  # logind lets the last sleep go a moment after systemd-suspend.service
+  # ends ("already a shutdown or sleep operation in progress"): not timed
+  local tries=0
+  until t0=$(now_ms); systemctl suspend 2>/run/suspend.err; do
+    tries=$((tries + 1))
+    grep -q 'already a shutdown or sleep operation in progress' /run/suspend.err && [ $tries -lt 50 ] ||
+      fail "systemctl suspend failed: $(cat /run/suspend.err)"
+    sleep 0.1
+  done
   more() { [ "$(returned)" -gt "$before" ]; }
   wait_for 60 more || fail "systemd-sleep did not return"
   # and the unit done (the hook's post included)
@@ -35,7 +43,7 @@ done >/run/logind.ms
 echo none >/sys/power/pm_test
 s=$(median </run/stock.ms); h=$(median </run/hook.ms); l=$(median </run/logind.ms)
 echo "stock: $(tr '\n' ' ' </run/stock.ms)ms; hook: $(tr '\n' ' ' </run/hook.ms)ms; logind driver: $(tr '\n' ' ' </run/logind.ms)ms"
-awk -v s="$s" -v h="$h" -v l="$l" 'BEGIN { printf "FIGURE: systemctl suspend (pm_test devices), median of 5: stock systemd %d ms, with fridge'"'"'s hook %d ms (%.2fx); fridgectl suspend with Driver=logind %d ms (%.2fx)\n", s, h, h / s, l, l / s }'
+awk -v s="$s" -v h="$h" -v l="$l" 'BEGIN { rh = h / s; rl = l / s; printf "FIGURE: systemctl suspend (pm_test devices), median of 5: stock systemd %d ms, with fridge'"'"'s hook %d ms (%.2fx, goal <= 1.15: %s); fridgectl suspend with Driver=logind %d ms (%.2fx, goal <= 1.05: %s)\n", s, h, rh, rh <= 1.15 ? "met" : "NOT met", l, rl, rl <= 1.05 ? "met" : "NOT met" }'
 sleep 5
 pid=$(systemctl show -p MainPID --value fridged.service)
 echo "FIGURE: fridged idle in the guest: $(grep -E '^(RssAnon|RssFile|VmRSS)' /proc/$pid/status | tr -s ' \t' ' ' | tr '\n' ';')"
