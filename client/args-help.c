@@ -2,6 +2,7 @@
 /* fridgectl --help, made from the tables of args.c and sleep-options.c:
  * a command or option added there is in the help without another line. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +14,21 @@
  * and carried on at HELP_COLUMN */
 #define HELP_COLUMN 25
 #define HELP_WIDTH 79
+/* Columns, not bytes: a translation's "ä" takes two bytes and one column */
+static size_t utf8_columns(const char *p, size_t n) {
+        size_t cols = 0;
+        for (size_t i = 0; i < n; i++)
+                cols += ((unsigned char) p[i] & 0xc0) != 0x80;
+        return cols;
+}
+
 static void print_wrapped(FILE *f, size_t col, const char *text) {
         bool first = true;
 
         for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-                size_t word = strcspn(p, " ");
+                size_t word = strcspn(p, " "), width = utf8_columns(p, word);
 
-                if (!first && col + 1 + word > HELP_WIDTH) {
+                if (!first && col + 1 + width > HELP_WIDTH) {
                         fprintf(f, "\n%*s", HELP_COLUMN, "");
                         col = HELP_COLUMN;
                 } else if (!first) {
@@ -27,7 +36,7 @@ static void print_wrapped(FILE *f, size_t col, const char *text) {
                         col++;
                 }
                 fprintf(f, "%.*s", (int) word, p);
-                col += word;
+                col += width;
                 p += word;
                 first = false;
         }
@@ -42,6 +51,14 @@ static void append_cut(char *buf, size_t size, size_t *n, const char *s) {
         buf[*n] = 0;
 }
 
+/* One part of an option's limits, from a translated format */
+__attribute__((format(printf, 3, 4))) static void format_part(char *dst, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(dst, size, fmt, ap);
+        va_end(ap);
+}
+
 /* What the table says beyond the help sentence: "(1..31536000)",
  * "(s2idle|shallow|deep; suspend only; default [Sleep] MemSleep)" */
 static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
@@ -53,11 +70,14 @@ static void sleep_option_limits(const SleepOption *s, char *buf, size_t size) {
         if (s->type == SLEEP_OPTION_UINT)
                 snprintf(parts[k++], sizeof(parts[0]), "%u..%u", s->min, s->max);
         if (s->only_kind)
-                snprintf(parts[k++], sizeof(parts[0]), "%s only", s->only_kind);
+                /* Translators: "suspend only" */
+                format_part(parts[k++], sizeof(parts[0]), _("%s only"), s->only_kind);
         if (s->requires)
-                snprintf(parts[k++], sizeof(parts[0]), "with --%s", sleep_option_by_name(s->requires)->flag);
+                /* Translators: "with --queue" */
+                format_part(parts[k++], sizeof(parts[0]), _("with --%s"), sleep_option_by_name(s->requires)->flag);
         if (s->fallback)
-                snprintf(parts[k++], sizeof(parts[0]), "default %s", s->fallback);
+                /* Translators: "default [Sleep] MemSleep" (a config key) or "default 30000" */
+                format_part(parts[k++], sizeof(parts[0]), _("default %s"), s->fallback);
         buf[0] = 0;
         for (size_t i = 0; i < k; i++) {
                 append_cut(buf, size, &n, i == 0 ? " (" : "; ");
@@ -91,7 +111,7 @@ void args_print_sleep_options(FILE *f) {
                 snprintf(flag, sizeof(flag), "  %s--%s%s%s", short_flag, s->flag, s->metavar ? "=" : "",
                          strempty(s->metavar));
                 sleep_option_limits(s, limits, sizeof(limits));
-                snprintf(text, sizeof(text), "%s%s", s->help, limits);
+                snprintf(text, sizeof(text), "%s%s", _(s->help), limits);
                 print_item(f, flag, text);
         }
 }

@@ -15,6 +15,12 @@
         (offsetof(CycleOptions, field) +                                             \
          0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((CycleOptions *) 0)->field), T) ? 1 : -1]))
 
+/* Help texts are marked for xgettext; fridgectl translates them as it
+ * prints them, and fridged (which has no catalog) uses them as they are */
+#ifndef N_
+#define N_(s) s
+#endif
+
 #define BOOL(n, f, field, h) \
         { .name = n, .flag = f, .type = SLEEP_OPTION_BOOL, .offset = LANDS(field, bool), .help = h }
 #define TIME(n, f, unit, field, lo, hi, fb, h)                                                          \
@@ -25,28 +31,28 @@ static const char *const pm_test_levels[] = { "none", "core", "processors", "pla
 static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
 
 const SleepOption sleep_options[] = {
-        BOOL("dry-run", "dry-run", dry_run, "Run every phase, but do not write to the kernel"),
+        BOOL("dry-run", "dry-run", dry_run, N_("Run every phase, but do not write to the kernel")),
         { .name = "pm-test", .flag = "pm-test", .metavar = "LEVEL", .type = SLEEP_OPTION_STRING,
           .offset = LANDS(pm_test, char *), .words = pm_test_levels, .none_word = "none",
-          .help = "Use the kernel's pm_test level" },
+          .help = N_("Use the kernel's pm_test level") },
         { .name = "mem-sleep", .flag = "mem-sleep", .metavar = "MODE", .type = SLEEP_OPTION_STRING,
           .offset = LANDS(mem_sleep, char *), .words = mem_sleep_modes, .only_kind = "suspend",
           .fallback = "[Sleep] MemSleep",
-          .help = "Suspend in this mode" },
+          .help = N_("Suspend in this mode") },
         TIME("wake-after-sec", "wake-after", 1000, wake_after_sec, 1, WAKE_AFTER_MAX_SEC, NULL,
-             "Wake up by the RTC after TIME (a bare number is seconds)"),
+             N_("Wake up by the RTC after TIME (a bare number is seconds)")),
         TIME("flush-timeout-ms", "flush-timeout", 1, flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS,
-             "[Flush] TimeoutMs", "Limit for writing back dirty data (a bare number is milliseconds)"),
+             "[Flush] TimeoutMs", N_("Limit for writing back dirty data (a bare number is milliseconds)")),
         TIME("freeze-timeout-ms", "freeze-timeout", 1, freeze_timeout_ms, FREEZE_TIMEOUT_MIN_MS,
-             FREEZE_TIMEOUT_MAX_MS, "[Freeze] TimeoutMs", "Limit for freezing services (a bare number is milliseconds)"),
-        BOOL("queue", "queue", queue, "While an inhibitor blocks, wait for it (bounded) instead of failing with Inhibited"),
+             FREEZE_TIMEOUT_MAX_MS, "[Freeze] TimeoutMs", N_("Limit for freezing services (a bare number is milliseconds)")),
+        BOOL("queue", "queue", queue, N_("While an inhibitor blocks, wait for it (bounded) instead of failing with Inhibited")),
         { .name = "queue-timeout-ms", .flag = "queue-timeout", .metavar = "TIME", .type = SLEEP_OPTION_UINT,
           .offset = LANDS(queue_timeout_ms, uint32_t), .min = QUEUE_TIMEOUT_MIN_MS, .max = QUEUE_TIMEOUT_MAX_MS,
           .time_unit_ms = 1, .requires = "queue", .fallback = "30000", /* QUEUE_TIMEOUT_DEFAULT_MS, as a test checks */
-          .help = "How long a queued cycle waits before it fails with Inhibited (a bare number is milliseconds)" },
+          .help = N_("How long a queued cycle waits before it fails with Inhibited (a bare number is milliseconds)") },
         { .name = "ignore-inhibitors", .flag = "ignore-inhibitors", .short_flag = 'i', .type = SLEEP_OPTION_BOOL,
           .offset = LANDS(ignore_inhibitors, bool),
-          .help = "Sleep although block inhibitors are held (root, or polkit's io.fridge.ignore-inhibitors)" },
+          .help = N_("Sleep although block inhibitors are held (root, or polkit's io.fridge.ignore-inhibitors)") },
 };
 
 const size_t sleep_options_count = ELEMENTSOF(sleep_options);

@@ -68,6 +68,11 @@ static void test_fridgectl_german(Fixture *f, gconstpointer data) {
         g_assert_true(g_str_has_prefix(help, "Aufruf: fridgectl [OPTIONEN] [BEFEHL]\n"));
         g_assert_nonnull(strstr(help, "  cat-config             Die Konfigurationsdateien zeigen, die fridged"));
         g_assert_nonnull(strstr(help, "\nOptionen für history:\n"));
+        /* the Sleep options' table (common/sleep-options.c) and its limits,
+         * wrapped by columns, not bytes (»früh, spät« take 81 bytes and 79 columns) */
+        g_assert_nonnull(strstr(help, "     --mem-sleep=MODE    In diesem Modus in Bereitschaft gehen\n"
+                                      "                         (s2idle|shallow|deep; nur suspend; Vorgabe [Sleep]\n"));
+        g_assert_nonnull(strstr(help, "  plan                   Zeigen, welche cgroups früh, spät oder nie eingefroren\n"));
 }
 
 #define ADD(path, fn) g_test_add("/i18n/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
