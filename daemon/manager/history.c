@@ -323,7 +323,7 @@ int history_add(History *h, const HistoryCycle *c, GKeyFile *kf, WriteQueue *q) 
         return 0;
 }
 
-static bool history_keeps(const History *h, uint64_t id) {
+bool history_has(const History *h, uint64_t id) {
         for (guint i = 0; i < h->cycles->len; i++)
                 if (((const HistoryCycle *) g_ptr_array_index(h->cycles, i))->id == id)
                         return true;
@@ -333,7 +333,7 @@ static bool history_keeps(const History *h, uint64_t id) {
 int history_load(const History *h, uint64_t id, GKeyFile **ret) {
         /* What memory holds is what is kept: the disk follows it on the
          * write queue, and a pruned file may still be there for a moment */
-        if (!history_keeps(h, id))
+        if (!history_has(h, id))
                 return -ENOENT;
         g_autofree char *name = file_name(id);
         _cleanup_free_ char *text = NULL;

@@ -64,6 +64,8 @@ void history_set_max_cycles(History *h, unsigned max_cycles);
 /* The whole stored file of cycle `id` ([Cycle] and every other group):
  * -ENOENT when it is not kept, -EBADMSG when it is not a key file */
 int history_load(const History *h, uint64_t id, GKeyFile **ret);
+/* Whether the history keeps cycle `id` */
+bool history_has(const History *h, uint64_t id);
 /* The cycles kept, newest first (borrowed; valid until the next add) */
 guint history_count(const History *h);
 const HistoryCycle *history_get(const History *h, guint newest_first_index);

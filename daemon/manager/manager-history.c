@@ -74,13 +74,6 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
         history_store(m, &entry, kf);
 }
 
-static bool history_has(const History *h, uint64_t id) {
-        for (guint i = 0; i < history_count(h); i++)
-                if (history_get(h, i)->id == id)
-                        return true;
-        return false;
-}
-
 void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const char *message) {
         /* Stored, but the crash came before the record went: the entry
          * there says how it really ended */

@@ -153,6 +153,16 @@ void manager_report_interrupted(Manager *m) {
         g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
         if (!rec)
                 return;
+        /* The earlier fridged announced the cycle's end and stored it in the
+         * history (in that order), and was stopped before the record's
+         * removal, queued after it, came: the cycle was reported once, and
+         * its result stays as it was */
+        if (m->history && history_has(m->history, rec->id)) {
+                log_info("Cycle %" G_GUINT64_FORMAT " had finished before the previous run (pid %d) stopped; "
+                         "only its record was left", rec->id, (int) rec->pid);
+                manager_record_remove(m, rec->id);
+                return;
+        }
         g_autofree char *message = interrupted_message(m, rec);
         g_autofree char *msg = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " (%s) finished: failed: %s", rec->id,
                                                rec->kind, message);

@@ -119,7 +119,11 @@ static pid_t spawn_polkit_client(Soak *k) {
         g_autofree char *hold = g_build_filename(k->h->dir, "polkit.hold", NULL);
         harness_write_file(hold, "");
         g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", k->h->bus_address);
-        char *argv[] = { (char *) "setpriv", (char *) "--reuid=65534", (char *) "--regid=65534",
+        /* harness_spawn execs without a PATH search */
+        g_autofree char *setpriv = g_find_program_in_path("setpriv");
+        if (!setpriv)
+                g_error("soak: setpriv (util-linux) is needed for the polkit faults");
+        char *argv[] = { setpriv, (char *) "--reuid=65534", (char *) "--regid=65534",
                          (char *) "--clear-groups", (char *) "--", (char *) harness_env("FRIDGECTL"), a_bus,
                          (char *) "--no-progress", (char *) "suspend", NULL };
         HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .extra_fd = -1 };
@@ -140,7 +144,8 @@ static void set_conditions(Soak *k) {
         if (c[SOAK_D_STATE]) {
                 g_autofree char *dir = scratch_abs(k->s, k->stuck_cg);
                 g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-                g_autofree char *file = g_strdup_printf("stuck-%u", k->index);
+                g_autofree char *name = g_strdup_printf("stuck-%u", k->index);
+                g_autofree char *file = g_build_filename(k->h->slow, name, NULL); /* on slowfs, to hang there */
                 k->stuck_pid = harness_slowfs_stuck_in_fsync(k->h, procs, file, "soak-stuck");
         }
         if (c[SOAK_FUSE_STOPPED])
