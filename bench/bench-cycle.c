@@ -18,26 +18,13 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "dry-run.h"
 #include "figure.h"
 #include "median.h"
 
 #define CYCLES 20
 #define NOTHING_GOAL_MS 5.0
 #define RSS_ANON_GOAL_KIB 1024.0
-
-static double one_dry_run(Harness *h) {
-        uint64_t cycle;
-        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
-        int64_t t0 = g_get_monotonic_time();
-        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL) < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        if (!harness_wait_finished(h, cycle, 30000, &result, NULL, NULL))
-                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
-        int64_t t1 = g_get_monotonic_time();
-        if (g_strcmp0(result, "dry-run") != 0)
-                g_error("cycle ended %s, not dry-run", result);
-        return (double) (t1 - t0) / 1000.0;
-}
 
 #define GET_ALLS 50
 #define GET_ALL_GOAL_MS 2.0
@@ -120,9 +107,9 @@ int main(int argc, char *argv[]) {
         g_autoptr(Harness) h = harness_new(&opts);
 
         double ms[CYCLES];
-        (void) one_dry_run(h); /* warm-up: first-touch page faults, bus name caches */
+        (void) bench_dry_run(h, 30000); /* warm-up: first-touch page faults, bus name caches */
         for (int i = 0; i < CYCLES; i++)
-                ms[i] = one_dry_run(h);
+                ms[i] = bench_dry_run(h, 30000);
         qsort(ms, CYCLES, sizeof(ms[0]), bench_compare_double);
         double med = (ms[CYCLES / 2 - 1] + ms[CYCLES / 2]) / 2;
         printf("dry-run cycle, nothing to freeze: median %.2f ms, min %.2f ms, max %.2f ms (n=%d) (goal <= %.0f ms: "

@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "dry-run.h"
 #include "figure.h"
 #include "harness.h"
 #include "median.h"
@@ -119,17 +120,7 @@ static double time_sync(const Scratch *s) {
 static double time_fridged(const Scratch *s, Harness *h) {
         sync();
         make_dirty(s);
-        uint64_t cycle;
-        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
-        int64_t t0 = g_get_monotonic_time();
-        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL) < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        if (!harness_wait_finished(h, cycle, 120000, &result, NULL, NULL))
-                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
-        double ms = ms_since(t0);
-        if (g_strcmp0(result, "dry-run") != 0)
-                g_error("cycle ended %s, not dry-run", result);
-        return ms;
+        return bench_dry_run(h, 120000);
 }
 
 int main(void) {

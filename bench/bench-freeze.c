@@ -39,6 +39,7 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "dry-run.h"
 #include "figure.h"
 #include "median.h"
 #include "plan.h"
@@ -57,20 +58,6 @@ static double ms_since(int64_t t0) {
 }
 
 /* ---- through fridged ---- */
-
-static double fridged_cycle(Harness *h) {
-        uint64_t cycle;
-        g_autofree char *err = NULL, *msg = NULL, *result = NULL, *ferr = NULL, *fmsg = NULL;
-        int64_t t0 = g_get_monotonic_time();
-        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL) < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        if (!harness_wait_finished(h, cycle, 60000, &result, &ferr, &fmsg))
-                g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
-        double ms = ms_since(t0);
-        if (g_strcmp0(result, "dry-run") != 0)
-                g_error("cycle ended %s (%s: %s), not dry-run", result, ferr, fmsg);
-        return ms;
-}
 
 typedef struct PlanCounts {
         unsigned early, late, nofreeze;
@@ -296,9 +283,9 @@ static double fixed_cost(void) {
         Harness *h = start_fridged(s);
         PlanCounts c = get_plan_counts(h);
         double ms[CYCLES];
-        (void) fridged_cycle(h); /* warm-up */
+        (void) bench_dry_run(h, 60000); /* warm-up */
         for (int i = 0; i < CYCLES; i++)
-                ms[i] = fridged_cycle(h);
+                ms[i] = bench_dry_run(h, 60000);
         harness_free(h);
         assert_none_frozen(s);
         double med = median(ms, CYCLES);
@@ -367,12 +354,12 @@ static double run_n(unsigned n, double fixed_ms) {
 
         Minimal *m = minimal_new(s, (char *const *) cgroups->pdata, n);
         double fr[CYCLES], mi[CYCLES];
-        (void) fridged_cycle(h); /* warm-ups */
+        (void) bench_dry_run(h, 60000); /* warm-ups */
         (void) minimal_cycle(m);
         assert_none_frozen(s);
         /* alternate, so drift on the machine hits both alike */
         for (int i = 0; i < CYCLES; i++) {
-                fr[i] = fridged_cycle(h);
+                fr[i] = bench_dry_run(h, 60000);
                 mi[i] = minimal_cycle(m);
         }
         assert_none_frozen(s);

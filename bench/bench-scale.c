@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dry-run.h"
 #include "figure.h"
 #include "fridge-config.h"
 #include "harness.h"
@@ -111,12 +112,7 @@ static gpointer sample_rss(gpointer data) {
 static long long cycle_rss_peak(Harness *h) {
         Sampler s = { .pid = h->fridged_pid, .peak = rss_anon_kib(h->fridged_pid) };
         GThread *t = g_thread_new("rss", sample_rss, &s);
-        uint64_t cycle;
-        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
-        if (harness_sleep(h, "suspend", &cycle, &err, &msg, "dry-run", "b", 1, NULL) < 0)
-                g_error("Sleep failed: %s: %s", err, msg);
-        if (!harness_wait_finished(h, cycle, 120000, &result, NULL, NULL) || g_strcmp0(result, "dry-run") != 0)
-                g_error("the dry run over %u cgroups did not finish as one", 1 + SLICES * (SERVICES + 1));
+        (void) bench_dry_run(h, 120000);
         g_atomic_int_set(&s.stop, 1);
         g_thread_join(t);
         return s.peak;

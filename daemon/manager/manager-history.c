@@ -75,9 +75,9 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
 }
 
 void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const char *message) {
-        /* Stored, but the crash came before the record went: the entry
-         * there says how it really ended */
-        if (!m->history || history_has(m->history, rec->id))
+        /* Its only caller, manager_report_interrupted(), has already
+         * left out a cycle the history holds */
+        if (!m->history)
                 return;
         HistoryCycle entry = {
                 .id = rec->id,

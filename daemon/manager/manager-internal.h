@@ -235,7 +235,8 @@ void manager_record_next_id(Manager *m);
 void manager_history_open(Manager *m, const char *persistent_dir);
 /* A finished cycle's entry */
 void manager_history_add_cycle(Manager *m, const Cycle *c);
-/* The entry of an interrupted cycle, reported at start-up */
+/* The entry of an interrupted cycle, reported at start-up; the caller has
+ * checked that the history does not hold it yet */
 void manager_history_add_interrupted(Manager *m, const CycleRecord *rec, const char *message);
 /* manager-sleep-path.c: at the move to ENDING, instead of putting the
  * knobs back; true when the keep took them */
