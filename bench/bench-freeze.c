@@ -462,19 +462,33 @@ static void run_plan(void) {
         bench_goal("freeze.plan_100k_ms", med, "ms", "<=", GOAL_PLAN_MS);
 }
 
-int main(void) {
+/* Whether the command line asks for part `what` (none named: every part) */
+static bool wanted(int argc, char *argv[], const char *what) {
+        for (int i = 1; i < argc; i++)
+                if (g_str_equal(argv[i], what))
+                        return true;
+        return argc < 2;
+}
+
+/* Usage: bench-freeze [100] [500] [plan] (default: all; 100 and 500 take
+ * the fixed cost first) */
+int main(int argc, char *argv[]) {
         const char *skip = scratch_skip_reason();
         if (!skip)
                 skip = harness_skip_reason();
         if (skip) {
-                run_plan();
+                if (wanted(argc, argv, "plan"))
+                        run_plan();
                 printf("bench-freeze: freeze figures skipped: %s\n", skip);
                 return 77;
         }
 
-        double fixed = fixed_cost();
-        (void) run_n(100, fixed);
-        (void) run_n(500, fixed);
-        run_plan();
+        double fixed = wanted(argc, argv, "100") || wanted(argc, argv, "500") ? fixed_cost() : 0;
+        if (wanted(argc, argv, "100"))
+                (void) run_n(100, fixed);
+        if (wanted(argc, argv, "500"))
+                (void) run_n(500, fixed);
+        if (wanted(argc, argv, "plan"))
+                run_plan();
         return 0;
 }
