@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
+#include "time-util.h"
 #include "util.h"
 
 typedef struct StageEntry {
@@ -55,6 +56,7 @@ struct Freezer {
 
         GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
         GArray *frozen_ids;     /* uint64_t: their ids (inodes), in step with frozen */
+        uint64_t thawed_usec;   /* CLOCK_MONOTONIC: the last thaw's last cgroup.freeze write returned */
 };
 
 static void observe(Freezer *f, const char *cgroup, FreezerEvent ev) {
@@ -459,8 +461,10 @@ unsigned freezer_thaw_all(Freezer *f) {
                         continue;
                 }
                 n += r;
-                if (r > 0)
+                if (r > 0) {
+                        f->thawed_usec = now(CLOCK_MONOTONIC);
                         observe(f, path, FREEZER_EVENT_THAWED);
+                }
                 g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
                 g_array_remove_index(f->frozen_ids, i);
         }
@@ -476,6 +480,10 @@ unsigned freezer_thaw_all(Freezer *f) {
         if (f->frozen->len == 0 && !f->stage_active)
                 g_ptr_array_set_size(f->stage, 0);
         return n;
+}
+
+uint64_t freezer_thawed_usec(const Freezer *f) {
+        return f->thawed_usec;
 }
 
 unsigned freezer_n_frozen(const Freezer *f) {

@@ -58,6 +58,10 @@ void freezer_cancel_stage(Freezer *f);
  * Once nothing is frozen, the last stage's cgroups are let go (their fds
  * closed; freezer_blockers() has nothing to name then). */
 unsigned freezer_thaw_all(Freezer *f);
+/* CLOCK_MONOTONIC µs when the last cgroup a thaw thawed was thawed (its
+ * write returned), before the ledger's rewrite and the stage's release;
+ * 0 before the first */
+uint64_t freezer_thawed_usec(const Freezer *f);
 
 /* After a -ETIMEDOUT: the cgroups of the stage that are not frozen, for
  * blockers_describe() on a worker */

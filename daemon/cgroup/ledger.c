@@ -107,17 +107,28 @@ static char *join_lines(char **lines) {
         return g_string_free(s, FALSE);
 }
 
-/* Drops the first line for cgroup; whether one was there. */
-static bool remove_line(char **lines, const char *cgroup) {
-        guint n = g_strv_length(lines), i;
-        uint64_t id;
-        for (i = 0; i < n && !g_str_equal(entry_parse(lines[i], &id), cgroup); i++)
-                ;
-        if (i == n)
-                return false;
-        g_free(lines[i]);
-        memmove(lines + i, lines + i + 1, (n - i) * sizeof(char *));
-        return true;
+/* Drops from `lines`, in place, the first line of each cgroup in
+ * `cgroups` (one per mention: a cgroup frozen twice is in the ledger
+ * twice), in one pass: a thaw after the resume removes every line at
+ * once, and a scan per cgroup made that quadratic. Whether any went. */
+static bool remove_lines(char **lines, char *const *cgroups) {
+        g_autoptr(GHashTable) left = g_hash_table_new(g_str_hash, g_str_equal); /* path → mentions left */
+        for (char *const *c = cgroups; *c; c++)
+                g_hash_table_insert(left, *c, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(left, *c)) + 1));
+        char **out = lines, **p;
+        for (p = lines; *p; p++) {
+                uint64_t id;
+                const char *path = entry_parse(*p, &id);
+                guint n = GPOINTER_TO_UINT(g_hash_table_lookup(left, path));
+                if (n == 0) {
+                        *out++ = *p;
+                        continue;
+                }
+                g_hash_table_insert(left, (char *) path, GUINT_TO_POINTER(n - 1));
+                g_free(*p);
+        }
+        *out = NULL;
+        return out != p;
 }
 
 /* A format 1 ledger (left by an older fridged) is rewritten whole with the
@@ -182,11 +193,7 @@ int ledger_remove(Ledger *l, char *const *cgroups) {
         if (r < 0)
                 return r;
 
-        /* One line each: a cgroup frozen twice is in the ledger twice */
-        bool changed = false;
-        for (char *const *c = cgroups; *c; c++)
-                changed |= remove_line(lines, *c);
-        if (!changed)
+        if (!remove_lines(lines, cgroups))
                 return 0;
         g_autofree char *content = join_lines(lines);
         return ledger_rewrite(l, content);

@@ -109,6 +109,7 @@ const PowerBackend power_backend_mainline = {
         .check = mainline_check,
         .prepare = mainline_prepare,
         .enter = mainline_enter,
+        .finish = power_sysfs_finish,
         .restore_after_abort = power_sysfs_restore_after_abort,
         .describe_failure = mainline_describe_failure,
         .transient = power_sysfs_transient,

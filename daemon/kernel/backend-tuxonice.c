@@ -161,6 +161,7 @@ const PowerBackend power_backend_tuxonice = {
         .check = tuxonice_check,
         .prepare = tuxonice_prepare,
         .enter = tuxonice_enter,
+        .finish = power_sysfs_finish,
         .restore_after_abort = power_sysfs_restore_after_abort,
         .describe_failure = tuxonice_describe_failure,
         .transient = power_sysfs_transient,

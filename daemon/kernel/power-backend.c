@@ -92,6 +92,11 @@ int power_request_enter(void *request) {
         return r->backend->enter(r);
 }
 
+int power_request_finish(void *request) {
+        PowerRequest *r = request;
+        return r->backend->finish ? r->backend->finish(r) : 0;
+}
+
 void power_request_free_void(void *request) {
         power_request_free(request);
 }

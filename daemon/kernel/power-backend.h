@@ -93,6 +93,11 @@ struct PowerBackend {
          * the machine slept and resumed, else a negative errno, and
          * describe_failure says what happened. */
         int (*enter)(PowerRequest *r);
+        /* On a worker thread too, after enter returned 0 and the loop has
+         * thawed what it froze (what the user waits for comes first): what
+         * is read and put back after the resume (wake_reason, the knobs).
+         * Touches nothing but the request; NULL: enter did it all. */
+        int (*finish)(PowerRequest *r);
         /* From the loop, while enter is blocked for good (fridged stops):
          * what enter would have put back afterwards. Reads only what enter
          * never changes. */
@@ -145,6 +150,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerRequest, power_request_free)
 
 /* The request's backend, for the worker (a WorkerFunc and WorkerFreeFunc) */
 int power_request_enter(void *request);
+/* After enter returned 0: the backend's finish (a WorkerFunc too) */
+int power_request_finish(void *request);
 void power_request_free_void(void *request);
 
 void power_request_restore_after_abort(const PowerRequest *r);

@@ -173,6 +173,7 @@ void power_sysfs_request_clear(PowerSysfsRequest *r) {
         g_clear_pointer(&r->before, power_saved_free);
         g_clear_pointer(&r->base.wake_reason, g_free);
         g_clear_pointer(&r->count_sources, devices_wakeup_snapshot_free);
+        g_clear_pointer(&r->sources_before, devices_wakeup_snapshot_free);
 }
 
 void power_sysfs_restore_after_abort(const PowerRequest *base) {
@@ -357,14 +358,24 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
                         e = step(r, POWER_STEP_STATE, POWER_STATE, r->state);
                 uint64_t boot1 = now(CLOCK_BOOTTIME), mono1 = now(CLOCK_MONOTONIC);
                 r->base.returned_usec = mono1;
-                if (e >= 0) { /* only a write that returned at resume was woken by something */
-                        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
-                        r->base.wake_reason = devices_wake_reason(snap0, after);
-                }
                 r->base.slept_usec = power_slept_usec(boot0, mono0, boot1, mono1);
+                if (e >= 0) { /* resumed: the rest waits for the thaw */
+                        r->sources_before = g_steal_pointer(&snap0);
+                        r->alarm_set = alarm_set;
+                        return 0;
+                }
         }
 
         /* Leave the kernel as we found it, whatever happened above */
         power_saved_put_back(r->sysfs_fd, r->before, alarm_set);
         return e;
+}
+
+int power_sysfs_finish(PowerRequest *base) {
+        PowerSysfsRequest *r = (PowerSysfsRequest *) base;
+        /* only a write that returned at resume was woken by something */
+        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->sysfs_fd);
+        r->base.wake_reason = devices_wake_reason(r->sources_before, after);
+        power_saved_put_back(r->sysfs_fd, r->before, r->alarm_set);
+        return 0;
 }

@@ -113,6 +113,9 @@ typedef struct PowerSysfsRequest {
         PowerStep failed_step;
         int error;               /* negative errno of the failed step */
         uint64_t entered_usec;   /* CLOCK_REALTIME at the state write */
+        /* from a write that returned 0 to power_sysfs_finish() */
+        WakeupSnapshot *sources_before; /* owned: the sources' counts before the write */
+        bool alarm_set;          /* the alarm to clear */
 } PowerSysfsRequest;
 
 /* The fields every /sys/power cycle sets: the fd, the state word for the
@@ -129,11 +132,15 @@ typedef int (*PowerSysfsHook)(PowerSysfsRequest *r);
 
 /* Runs `before` (NULL: nothing), selects modes, arms the alarm, writes
  * wakeup_count back, then `write` (NULL: the state write: the point of no
- * return); puts the knobs back as r->before has them and clears the alarm
- * whatever happened.
+ * return). When a step failed it puts the knobs back as r->before has
+ * them and clears the alarm; after a write that returned 0 (the resume)
+ * that is left to power_sysfs_finish(), once the loop has thawed.
  * Returns 0 or the failed step's negative errno (also in r->error /
  * r->failed_step). */
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write);
+/* PowerBackend.finish of both backends: the wake reason (the sources that
+ * moved across the write), then the knobs put back and the alarm cleared */
+int power_sysfs_finish(PowerRequest *base);
 
 /* A growth of CLOCK_BOOTTIME - CLOCK_MONOTONIC smaller than this is the
  * jitter of reading two clocks, not a suspend the kernel counted */

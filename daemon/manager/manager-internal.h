@@ -81,6 +81,7 @@ typedef struct Cycle {
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
+        unsigned thawed;                /* cgroups thawed so far (the resume thaws before the thaw phase) */
         uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */
         bool kernel_stuck;              /* its watchdog fired: the return is logged too */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */

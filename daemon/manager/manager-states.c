@@ -463,12 +463,49 @@ static void kernel_watchdog_returned(Manager *m, const PowerRequest *req) {
                            (double) (now(CLOCK_MONOTONIC) - c->kernel_start) / USEC_PER_SEC);
 }
 
-static void kernel_done(int r, void *data, void *userdata) {
+static void thaw_cycle(Manager *m);
+
+/* The request's finish is done: the wake reason is known */
+static void kernel_finished(int r, void *data, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
         PowerRequest *req = data;
 
         c->worker = NULL;
+        c->power_request = NULL;
+        g_autofree char *notes = power_request_notes(req);
+        if (notes)
+                log_notice("%s", notes);
+        c->wake_reason = g_strdup(req->wake_reason);
+        manager_report_resumed(m);
+}
+
+/* The write returned at the resume: the thaw first, since the desktop is
+ * frozen until then; the wake reason, the knobs put back, the Resumed
+ * report and the record's next phase follow it. The request stays the
+ * cycle's meanwhile, so that a stop puts the knobs back all the same. */
+static void kernel_resumed(Manager *m, Worker *w, PowerRequest *req) {
+        Cycle *c = m->cycle;
+        c->resumed_usec = req->returned_usec;
+        c->slept_usec = req->slept_usec;
+        thaw_cycle(m);
+        req = worker_take_data(w);
+        c->power_request = req;
+        if (worker_start(m->event, power_request_finish, req, power_request_free_void, kernel_finished, m,
+                         &c->worker) < 0) {
+                /* Not worth failing the cycle for: the loop does it */
+                (void) power_request_finish(req);
+                kernel_finished(0, req, m);
+                power_request_free(req);
+        }
+}
+
+static void kernel_done(int r, void *data, void *userdata) {
+        Manager *m = userdata;
+        Cycle *c = m->cycle;
+        PowerRequest *req = data;
+        Worker *w = TAKE_PTR(c->worker);
+
         c->power_request = NULL;
         kernel_watchdog_returned(m, req);
         if (r < 0) {
@@ -485,14 +522,7 @@ static void kernel_done(int r, void *data, void *userdata) {
                 }
                 return;
         }
-        g_autofree char *notes = power_request_notes(req);
-        if (notes)
-                log_notice("%s", notes);
-
-        c->resumed_usec = req->returned_usec;
-        c->slept_usec = req->slept_usec;
-        c->wake_reason = g_strdup(req->wake_reason);
-        manager_report_resumed(m);
+        kernel_resumed(m, w, req);
 }
 
 static void enter_skipping_kernel(Manager *m) {
@@ -560,24 +590,34 @@ static void thaw_failed(Manager *m, unsigned left) {
                 (void) sd_event_source_set_enabled(m->thaw_retry, SD_EVENT_ON);
 }
 
-static void enter_thaw(Manager *m) {
+/* Thaws what the cycle froze: after a resume, before anything else; at
+ * the thaw phase, whatever is left */
+static void thaw_cycle(Manager *m) {
         Cycle *c = m->cycle;
-        manager_set_progress(m, 0.0, "thawing");
         /* Late first, then early: the reverse of the freeze order */
         uint64_t start = now(CLOCK_MONOTONIC);
         unsigned n = c->freezer ? freezer_thaw_all(c->freezer) : 0;
-        uint64_t end = now(CLOCK_MONOTONIC);
+        /* Everything runs again from the last write on; the ledger's
+         * rewrite after it is bookkeeping (logged apart) */
+        uint64_t end = n > 0 ? freezer_thawed_usec(c->freezer) : 0, done = now(CLOCK_MONOTONIC);
         /* After a resume, how long the desktop stayed frozen is what users feel */
         if (n > 0 && c->resumed_usec > 0 && end >= c->resumed_usec)
-                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume", c->id,
-                         n, (double) (end - start) / USEC_PER_MSEC, (double) (end - c->resumed_usec) / USEC_PER_MSEC);
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms, %.2f ms after the resume "
+                         "(then %.2f ms for the ledger)", c->id, n, (double) (end - start) / USEC_PER_MSEC,
+                         (double) (end - c->resumed_usec) / USEC_PER_MSEC, (double) (done - end) / USEC_PER_MSEC);
         else if (n > 0)
-                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms", c->id, n,
-                         (double) (end - start) / USEC_PER_MSEC);
+                log_info("Cycle %" G_GUINT64_FORMAT ": thawed %u cgroups in %.2f ms (then %.2f ms for the ledger)",
+                         c->id, n, (double) (end - start) / USEC_PER_MSEC, (double) (done - end) / USEC_PER_MSEC);
         unsigned left = c->freezer ? freezer_n_frozen(c->freezer) : 0;
         if (left > 0)
                 thaw_failed(m, left);
-        manager_set_progress(m, 1.0, "thawed %u", n);
+        c->thawed += n;
+}
+
+static void enter_thaw(Manager *m) {
+        manager_set_progress(m, 0.0, "thawing");
+        thaw_cycle(m);
+        manager_set_progress(m, 1.0, "thawed %u", m->cycle->thawed);
         manager_schedule_step(m);
 }
 

@@ -98,6 +98,11 @@ fail:
         return r;
 }
 
+void *worker_take_data(Worker *w) {
+        w->free_data = NULL;
+        return w->data;
+}
+
 void worker_abandon(Worker *w) {
         if (!w)
                 return;

@@ -22,5 +22,9 @@ typedef void (*WorkerFreeFunc)(void *data);
 int worker_start(sd_event *e, WorkerFunc fn, void *data, WorkerFreeFunc free_data, WorkerDone done,
                  void *userdata, Worker **ret);
 
+/* From `done`: its data is the caller's from now on (the worker will not
+ * free it), for a next step that needs it. */
+void *worker_take_data(Worker *w);
+
 /* `done` will not be called. Accepts NULL. */
 void worker_abandon(Worker *w);

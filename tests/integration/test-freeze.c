@@ -241,6 +241,39 @@ static void test_dry_run_thaws(Fixture *f, gconstpointer data) {
         freeze_log_pos(log, "thawed 2 cgroups");
 }
 
+/* After the resume the thaw comes first: the knobs are put back, the wake
+ * reason read and the record written after it. The knob's restore (the
+ * mem_sleep the cycle changed) is held in the simulated kernel: the
+ * cgroups must thaw meanwhile (before, they stayed frozen until it came). */
+static void test_resume_thaws_first(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        harness_control(f->h, "hold-write power/state");
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(f->h, "suspend", &cycle, &err, &msg, "mem-sleep", "s", "s2idle", NULL) < 0)
+                g_error("Sleep failed: %s: %s", err, msg);
+        g_assert_true(harness_wait_log_line(f->h, "power/wakeup_count 0 ok", 10000)); /* the last before the state */
+        g_assert_true(scratch_is_frozen(f->s, f->a));
+        harness_control(f->h, "hold-write power/mem_sleep\nrelease-write power/state");
+
+        bool thawed = false;
+        for (int i = 0; i < 1000 && !thawed; i++) {
+                thawed = !scratch_is_frozen(f->s, f->a) && !scratch_is_frozen(f->s, f->b);
+                if (!thawed)
+                        g_usleep(10000);
+        }
+        g_assert_true(thawed);
+        harness_assert_sys(f->h, "power/mem_sleep", "[s2idle] deep"); /* not put back yet */
+        g_autofree char *state = harness_get_string(f->h, "State");
+        g_assert_cmpstr(state, ==, "sleeping");
+
+        harness_control(f->h, "release-write power/mem_sleep");
+        freeze_expect_finished(f->h, cycle, "done", "");
+        harness_assert_sys(f->h, "power/mem_sleep", "s2idle [deep]");
+        g_autofree char *log = freeze_fridged_log(f->h);
+        g_assert_cmpuint(freeze_log_pos(log, "ms after the resume"), <, freeze_log_pos(log, "resumed after"));
+}
+
 static void test_failed_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         harness_control(f->h, "fail-state EBUSY");
@@ -760,6 +793,7 @@ int main(int argc, char *argv[]) {
         ADD("plan-notices-process-in-empty-cgroup", test_plan_notices_process_in_empty_cgroup, NULL);
         ADD("cycle-freezes-in-order", test_cycle_freezes_in_order, NULL);
         ADD("dry-run-thaws", test_dry_run_thaws, NULL);
+        ADD("resume-thaws-first", test_resume_thaws_first, NULL);
         ADD("idle-holds-no-stage-cgroup", test_idle_holds_no_stage_cgroup, NULL);
         ADD("failed-thaws", test_failed_thaws, NULL);
         ADD("tuxonice-failed-thaws", test_tuxonice_failed_thaws, &tuxonice);

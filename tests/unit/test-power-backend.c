@@ -255,6 +255,7 @@ static void test_request_contract(void) {
         g_assert_cmpint(power_request_new(&ctx, &c, &plain), ==, 0);
         g_assert_true(plain->backend == &fake_plain);
         g_assert_cmpint(power_request_enter(plain), ==, 0);
+        g_assert_cmpint(power_request_finish(plain), ==, 0);
         g_assert_null(power_request_transient(plain));
         power_request_restore_after_abort(plain);
         /* no cancel: too late once entered; no progress: none to show */
