@@ -75,28 +75,39 @@ static char *source_label(struct udev_device *dev) {
 /* libudev resolves every path a component at a time: a snapshot of /sys's
  * wakeup sources through it costs about a thousand system calls (30 ms
  * of a cycle's awake time under emulation, and a cycle takes three). The
- * sources it found, with their labels, are kept between snapshots; each
- * snapshot lists the class directory and reads every source's name,
- * event_count and parent's driver link, and any change there (a device
- * came, went, took another's wakeupN or its driver) has libudev read them
- * all again. Snapshots run on workers and on the loop: one at a time. */
+ * sources found, with their labels, are kept between snapshots, for /sys
+ * (through libudev) and for a sysfs root of its own (the simulated
+ * kernel's class directory) alike; each snapshot lists the class
+ * directory and reads every source's name, event_count and the links its
+ * label comes from, and any change there (a device came, went, took
+ * another's wakeupN or its driver) has them all read again. Snapshots run
+ * on workers and on the loop: one at a time. */
 typedef struct CachedSource {
-        char *syspath;
-        char *parent;           /* libudev's parent device's syspath; NULL: none */
-        char *name;             /* the name attribute; NULL: none */
-        char *driver_link;      /* the parent's driver link; NULL: none */
+        char *key;              /* the snapshot's: the syspath, or sys/class/wakeup/ENTRY */
+        char *dir;              /* its attributes' directory: the syspath, or ENTRY below the class */
+        char *parent_link;      /* the link naming its parent (ENTRY/device); NULL: the syspath says it */
+        char *driver_link;      /* the link naming the parent's driver; NULL: no parent */
+        /* as read when cached: NULL for none */
+        char *name, *parent, *driver;
         char *label;
 } CachedSource;
 
+typedef struct SourceCache {
+        char **entries;         /* the class directory's listing it was built from */
+        GPtrArray *sources;     /* CachedSource*; NULL: not built */
+} SourceCache;
+
 static GMutex cache_lock;
-static char **cache_entries;            /* the class directory's listing the cache was built from */
-static GPtrArray *cache_sources;        /* CachedSource* */
+static SourceCache udev_cache, root_cache;
 
 static void cached_source_free(CachedSource *c) {
-        g_free(c->syspath);
-        g_free(c->parent);
-        g_free(c->name);
+        g_free(c->key);
+        g_free(c->dir);
+        g_free(c->parent_link);
         g_free(c->driver_link);
+        g_free(c->name);
+        g_free(c->parent);
+        g_free(c->driver);
         g_free(c->label);
         g_free(c);
 }
@@ -105,35 +116,47 @@ static gint compare_names(gconstpointer a, gconstpointer b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* "/sys/class/wakeup"'s entries, sorted; NULL without the class */
-static char **list_wakeup_class(void) {
-        g_autoptr(GDir) d = g_dir_open("/" WAKEUP_CLASS, 0, NULL);
+/* The class directory's entries (path below dir_fd), sorted; NULL without it */
+static char **list_class(int dir_fd, const char *path) {
+        DIR *d = opendir_at(dir_fd, path);
         if (!d)
                 return NULL;
         g_autoptr(GPtrArray) names = g_ptr_array_new();
-        for (const char *n; (n = g_dir_read_name(d));)
-                g_ptr_array_add(names, g_strdup(n));
+        for (struct dirent *de; (de = readdir(d));)
+                if (de->d_name[0] != '.')
+                        g_ptr_array_add(names, g_strdup(de->d_name));
+        closedir(d);
         g_ptr_array_sort(names, compare_names);
         g_ptr_array_add(names, NULL);
         return (char **) g_ptr_array_free(g_steal_pointer(&names), FALSE);
 }
 
-static char *read_attr(const char *syspath, const char *attr) {
-        g_autofree char *path = g_build_filename(syspath, attr, NULL);
+/* dir/attr below dir_fd, stripped; NULL: none. An absolute dir (a
+ * syspath) is opened by its name, as libudev does (umockdev's testbed
+ * stands in for /sys there). */
+static char *read_attr_at(int dir_fd, const char *dir, const char *attr) {
+        g_autofree char *path = g_build_filename(dir, attr, NULL);
         char *text = NULL;
-        if (!g_file_get_contents(path, &text, NULL, NULL))
+        if (g_path_is_absolute(dir) ? !g_file_get_contents(path, &text, NULL, NULL)
+                                    : read_file_at(dir_fd, path, &text) < 0)
                 return NULL;
-        return g_strchomp(text);
+        return g_strstrip(text);
 }
 
-static char *read_driver_link(const char *parent) {
-        if (!parent)
+/* Where link `path` (below dir_fd, or absolute) points; NULL: none */
+static char *read_link_at(int dir_fd, const char *path) {
+        if (!path)
                 return NULL;
-        g_autofree char *path = g_build_filename(parent, "driver", NULL);
-        return g_file_read_link(path, NULL);
+        if (g_path_is_absolute(path))
+                return g_file_read_link(path, NULL);
+        char target[PATH_MAX];
+        ssize_t n = readlinkat(dir_fd, path, target, sizeof(target) - 1);
+        return n > 0 ? g_strndup(target, (gsize) n) : NULL;
 }
 
-static void cache_source(Udev *udev, const char *syspath) {
+/* ---- /sys, through libudev ---- */
+
+static void cache_udev_source(GPtrArray *out, Udev *udev, const char *syspath) {
         g_autoptr(UdevDevice) dev = udev_device_new_from_syspath(udev, syspath);
         uint64_t count;
         if (!dev)
@@ -142,21 +165,18 @@ static void cache_source(Udev *udev, const char *syspath) {
         if (!text || parse_uint64(text, &count) < 0)
                 return; /* not a wakeup source after all */
         CachedSource *c = g_new0(CachedSource, 1);
-        c->syspath = g_strdup(syspath);
+        c->key = g_strdup(syspath);
+        c->dir = g_strdup(syspath);
         struct udev_device *parent = udev_device_get_parent(dev); /* borrowed */
-        c->parent = parent ? g_strdup(udev_device_get_syspath(parent)) : NULL;
-        c->name = read_attr(syspath, "name");
-        c->driver_link = read_driver_link(c->parent);
+        if (parent)
+                c->driver_link = g_build_filename(udev_device_get_syspath(parent), "driver", NULL);
+        c->name = read_attr_at(AT_FDCWD, syspath, "name");
+        c->driver = read_link_at(AT_FDCWD, c->driver_link);
         c->label = source_label(dev);
-        g_ptr_array_add(cache_sources, c);
+        g_ptr_array_add(out, c);
 }
 
-static void cache_rebuild(char **entries) {
-        g_strfreev(cache_entries);
-        cache_entries = entries;
-        g_clear_pointer(&cache_sources, g_ptr_array_unref);
-        cache_sources = g_ptr_array_new_with_free_func((GDestroyNotify) cached_source_free);
-
+static void build_udev(GPtrArray *out, int dir_fd, char **entries) {
         g_autoptr(Udev) udev = udev_new();
         g_autoptr(UdevEnumerate) e = udev ? udev_enumerate_new(udev) : NULL;
         struct udev_list_entry *item;
@@ -165,26 +185,82 @@ static void cache_rebuild(char **entries) {
         if (!e || udev_enumerate_add_match_subsystem(e, "wakeup") < 0 || udev_enumerate_scan_devices(e) < 0)
                 return;
         udev_list_entry_foreach(item, udev_enumerate_get_list_entry(e))
-                cache_source(udev, udev_list_entry_get_name(item));
+                cache_udev_source(out, udev, udev_list_entry_get_name(item));
 }
 
-/* Every cached source as it is now; false when one is not what was
- * cached (the sources must be read again) */
-static bool read_cached(GHashTable *sources) {
-        for (guint i = 0; cache_sources && i < cache_sources->len; i++) {
-                const CachedSource *c = cache_sources->pdata[i];
-                g_autofree char *count_text = read_attr(c->syspath, "event_count");
-                g_autofree char *name = read_attr(c->syspath, "name");
-                g_autofree char *driver_link = read_driver_link(c->parent);
+/* ---- a sysfs root of its own: the class directory's files and links ---- */
+
+static char *basename_or_null(const char *path) {
+        return path ? g_path_get_basename(path) : NULL;
+}
+
+/* As source_label(), from the links' targets */
+static char *root_source_label(const CachedSource *c) {
+        g_autofree char *pname = basename_or_null(c->parent);
+        g_autofree char *dname = basename_or_null(c->driver);
+        g_autoptr(GString) label = g_string_new(c->name);
+        if (pname && !g_str_equal(pname, c->name))
+                g_string_append_printf(label, " on %s", pname);
+        if (dname)
+                g_string_append_printf(label, " (%s)", dname);
+        return g_string_free(g_steal_pointer(&label), FALSE);
+}
+
+static void build_root(GPtrArray *out, int class_fd, char **entries) {
+        for (char **e = entries; e && *e; e++) {
+                uint64_t count;
+                g_autofree char *name = read_attr_at(class_fd, *e, "name");
+                g_autofree char *count_text = read_attr_at(class_fd, *e, "event_count");
+                if (!name || !*name || !count_text || parse_uint64(count_text, &count) < 0)
+                        continue;
+                CachedSource *c = g_new0(CachedSource, 1);
+                c->key = g_strdup_printf(WAKEUP_CLASS "/%s", *e);
+                c->dir = g_strdup(*e);
+                c->parent_link = g_strdup_printf("%s/device", *e);
+                c->driver_link = g_strdup_printf("%s/device/driver", *e);
+                c->name = g_steal_pointer(&name);
+                c->parent = read_link_at(class_fd, c->parent_link);
+                c->driver = read_link_at(class_fd, c->driver_link);
+                c->label = root_source_label(c);
+                g_ptr_array_add(out, c);
+        }
+}
+
+/* ---- both ---- */
+
+typedef void (*CacheBuild)(GPtrArray *out, int dir_fd, char **entries);
+
+static void cache_rebuild(SourceCache *cache, CacheBuild build, int dir_fd, char **entries) {
+        g_strfreev(cache->entries);
+        cache->entries = entries;
+        g_clear_pointer(&cache->sources, g_ptr_array_unref);
+        cache->sources = g_ptr_array_new_with_free_func((GDestroyNotify) cached_source_free);
+        build(cache->sources, dir_fd, entries);
+}
+
+/* Every cached source as it is now, into `sources`; false (and nothing
+ * added) when one is not what was cached: they must be read again */
+static bool read_cached(const SourceCache *cache, int dir_fd, GHashTable *sources) {
+        g_autoptr(GPtrArray) fresh = g_ptr_array_new_with_free_func((GDestroyNotify) wakeup_source_free);
+        for (guint i = 0; i < cache->sources->len; i++) {
+                const CachedSource *c = cache->sources->pdata[i];
+                g_autofree char *count_text = read_attr_at(dir_fd, c->dir, "event_count");
+                g_autofree char *name = read_attr_at(dir_fd, c->dir, "name");
+                g_autofree char *parent = read_link_at(dir_fd, c->parent_link);
+                g_autofree char *driver = read_link_at(dir_fd, c->driver_link);
                 uint64_t count;
                 if (!count_text || parse_uint64(count_text, &count) < 0 || g_strcmp0(name, c->name) != 0 ||
-                    g_strcmp0(driver_link, c->driver_link) != 0)
+                    g_strcmp0(parent, c->parent) != 0 || g_strcmp0(driver, c->driver) != 0)
                         return false;
                 WakeupSource *w = g_new0(WakeupSource, 1);
                 w->label = g_strdup(c->label);
                 w->count = count;
-                g_hash_table_replace(sources, g_strdup(c->syspath), w);
+                g_ptr_array_add(fresh, w);
         }
+        g_ptr_array_set_free_func(fresh, NULL); /* the table takes them */
+        for (guint i = 0; i < fresh->len; i++)
+                g_hash_table_replace(sources, g_strdup(((CachedSource *) cache->sources->pdata[i])->key),
+                                     fresh->pdata[i]);
         return true;
 }
 
@@ -192,83 +268,35 @@ static bool same_entries(char **a, char **b) {
         return (!a && !b) || (a && b && g_strv_equal((const char *const *) a, (const char *const *) b));
 }
 
-static void read_sources(GHashTable *sources) {
+/* The sources of the class directory `path` below dir_fd, from the cache
+ * when it is still what the directory holds */
+static void cache_read(SourceCache *cache, CacheBuild build, int dir_fd, const char *path, GHashTable *sources) {
         g_mutex_lock(&cache_lock);
-        char **entries = list_wakeup_class();
-        if (!cache_sources || !same_entries(entries, cache_entries))
-                cache_rebuild(g_steal_pointer(&entries));
+        char **entries = list_class(dir_fd, path);
+        if (!cache->sources || !same_entries(entries, cache->entries))
+                cache_rebuild(cache, build, dir_fd, g_steal_pointer(&entries));
         g_strfreev(entries);
-        if (!read_cached(sources)) {
-                g_hash_table_remove_all(sources);
-                cache_rebuild(list_wakeup_class());
-                if (!read_cached(sources)) /* changing under us: as much as holds still */
-                        g_clear_pointer(&cache_sources, g_ptr_array_unref);
+        if (!read_cached(cache, dir_fd, sources)) {
+                cache_rebuild(cache, build, dir_fd, list_class(dir_fd, path));
+                if (!read_cached(cache, dir_fd, sources)) /* changing under us: as much as holds still */
+                        g_clear_pointer(&cache->sources, g_ptr_array_unref);
         }
         g_mutex_unlock(&cache_lock);
 }
 
-/* The last part of where symlink `path` below `dir_fd` points; NULL when none */
-static char *link_name(int dir_fd, const char *path) {
-        char target[PATH_MAX];
-        ssize_t n = readlinkat(dir_fd, path, target, sizeof(target) - 1);
-        if (n <= 0)
-                return NULL;
-        target[n] = '\0';
-        return g_path_get_basename(target);
-}
-
-/* As source_label(), from the class directory's own files and links */
-static char *root_source_label(int class_fd, const char *entry, const char *name) {
-        g_autofree char *device = g_strdup_printf("%s/device", entry);
-        g_autofree char *driver = g_strdup_printf("%s/device/driver", entry);
-        g_autofree char *pname = link_name(class_fd, device);
-        g_autofree char *dname = link_name(class_fd, driver);
-        g_autoptr(GString) label = g_string_new(name);
-        if (pname && !g_str_equal(pname, name))
-                g_string_append_printf(label, " on %s", pname);
-        if (dname)
-                g_string_append_printf(label, " (%s)", dname);
-        return g_string_free(g_steal_pointer(&label), FALSE);
-}
-
-static void read_root_source(int class_fd, const char *entry, GHashTable *sources) {
-        g_autofree char *name_path = g_strdup_printf("%s/name", entry);
-        g_autofree char *count_path = g_strdup_printf("%s/event_count", entry);
-        _cleanup_free_ char *name = NULL;
-        uint64_t count;
-        if (read_file_at(class_fd, name_path, &name) < 0 || !*g_strstrip(name) ||
-            read_parsed_at(class_fd, count_path, parse_uint64, &count) < 0)
-                return;
-        WakeupSource *w = g_new0(WakeupSource, 1);
-        w->label = root_source_label(class_fd, entry, name);
-        w->count = count;
-        g_hash_table_replace(sources, g_strdup_printf(WAKEUP_CLASS "/%s", entry), w);
+static void read_sources(GHashTable *sources) {
+        cache_read(&udev_cache, build_udev, AT_FDCWD, "/" WAKEUP_CLASS, sources);
 }
 
 /* libudev reads the wakeup class of /sys (or of umockdev's testbed); a
  * sysfs root elsewhere, the simulated kernel's, has a class of its own */
 static void read_root_sources(int sysfs_fd, GHashTable *sources) {
-        _cleanup_close_ int path_fd = open_dir_beneath(sysfs_fd, WAKEUP_CLASS);
-        /* O_PATH, which readdir cannot use */
-        int fd = path_fd < 0 ? -1 : openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return;
+        _cleanup_close_ int class_fd = open_dir_beneath(sysfs_fd, WAKEUP_CLASS);
         struct stat here, udev;
-        if (fstat(fd, &here) < 0 || (stat("/" WAKEUP_CLASS, &udev) == 0 && here.st_dev == udev.st_dev &&
-                                     here.st_ino == udev.st_ino)) {
-                close(fd);
+        if (class_fd < 0 || fstat(class_fd, &here) < 0 ||
+            (stat("/" WAKEUP_CLASS, &udev) == 0 && here.st_dev == udev.st_dev && here.st_ino == udev.st_ino))
                 return;
-        }
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return;
-        }
-        struct dirent *de;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        read_root_source(dirfd(d), de->d_name, sources);
-        closedir(d);
+        cache_read(&root_cache, build_root, class_fd, ".", sources);
 }
 
 /* The text of a small sysfs file without its newline; NULL when it is

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <umockdev.h>
 #include <unistd.h>
 
@@ -204,6 +205,81 @@ static void test_cache_fresh(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(r3, ==, "rtc0 on 00:04 (rtc_other)");
 }
 
+/* A sysfs root of its own (the simulated kernel's): its class directory
+ * is read without libudev, and cached the same way */
+typedef struct Root {
+        char *dir;
+        int fd;
+} Root;
+
+static void root_put(Root *r, const char *rel, const char *text) {
+        g_autofree char *path = g_build_filename(r->dir, rel, NULL);
+        g_autofree char *parent = g_path_get_dirname(path);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(path, text, -1, NULL));
+}
+
+/* rel a symlink to target (made again when it is there) */
+static void root_link(Root *r, const char *rel, const char *target) {
+        g_autofree char *path = g_build_filename(r->dir, rel, NULL);
+        g_autofree char *parent = g_path_get_dirname(path);
+        g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+        (void) g_unlink(path);
+        g_assert_cmpint(symlink(target, path), ==, 0);
+}
+
+/* wakeup0 named `name` with `count` events, on device `dev` bound to `driver` */
+static void root_source(Root *r, const char *name, const char *count, const char *dev, const char *driver) {
+        g_autofree char *dev_dir = g_strdup_printf("sys/devices/%s", dev);
+        g_autofree char *driver_link = g_strdup_printf("%s/driver", dev_dir);
+        g_autofree char *driver_target = g_strdup_printf("../../bus/drivers/%s", driver);
+        g_autofree char *dev_target = g_strdup_printf("../../../devices/%s", dev);
+        root_put(r, "sys/class/wakeup/wakeup0/name", name);
+        root_put(r, "sys/class/wakeup/wakeup0/event_count", count);
+        root_link(r, driver_link, driver_target);
+        root_link(r, "sys/class/wakeup/wakeup0/device", dev_target);
+}
+
+static char *root_reason(Root *r, const WakeupSnapshot *before) {
+        g_autoptr(WakeupSnapshot) after = devices_wakeup_snapshot(r->fd);
+        return devices_wake_reason(before, after);
+}
+
+/* As cache-fresh, for the class directory of a sysfs root of its own:
+ * what the label comes from (the device link, its driver link, the name)
+ * changes between snapshots, and the next one names it as it is now */
+static void test_root_cache_fresh(Fixture *f, gconstpointer data) {
+        Root r = { .dir = g_dir_make_tmp("fridge-devices-XXXXXX", NULL) };
+        g_assert_nonnull(r.dir);
+        root_source(&r, "rtc0\n", "3\n", "00:04", "rtc_cmos");
+        r.fd = root_open(r.dir);
+        g_assert_cmpint(r.fd, >=, 0);
+        g_autoptr(WakeupSnapshot) s0 = devices_wakeup_snapshot(r.fd);
+        root_put(&r, "sys/class/wakeup/wakeup0/event_count", "4\n");
+        g_autofree char *r0 = root_reason(&r, s0);
+        g_assert_cmpstr(r0, ==, "rtc0 on 00:04 (rtc_cmos)");
+
+        g_autoptr(WakeupSnapshot) s1 = devices_wakeup_snapshot(r.fd);
+        root_source(&r, "rtc0\n", "5\n", "00:04", "rtc_other"); /* bound to another driver */
+        g_autofree char *r1 = root_reason(&r, s1);
+        g_assert_cmpstr(r1, ==, "rtc0 on 00:04 (rtc_other)");
+
+        g_autoptr(WakeupSnapshot) s2 = devices_wakeup_snapshot(r.fd);
+        root_source(&r, "rtc0\n", "6\n", "00:05", "rtc_other"); /* another device behind wakeup0 */
+        g_autofree char *r2 = root_reason(&r, s2);
+        g_assert_cmpstr(r2, ==, "rtc0 on 00:05 (rtc_other)");
+
+        g_autoptr(WakeupSnapshot) s3 = devices_wakeup_snapshot(r.fd);
+        root_source(&r, "kbd\n", "1\n", "00:05", "rtc_other"); /* another source, fewer events */
+        g_autofree char *r3 = root_reason(&r, s3);
+        g_assert_cmpstr(r3, ==, "kbd on 00:05 (rtc_other)");
+
+        close(r.fd);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", r.dir);
+        g_assert_cmpint(system(rm), ==, 0);
+        g_free(r.dir);
+}
+
 #define ADD(path, fn) g_test_add("/devices/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char *argv[]) {
@@ -219,5 +295,6 @@ int main(int argc, char *argv[]) {
         ADD("no-wakeup-class", test_no_wakeup_class);
         ADD("power-stats", test_power_stats);
         ADD("cache-fresh", test_cache_fresh);
+        ADD("root-cache-fresh", test_root_cache_fresh);
         return g_test_run();
 }
