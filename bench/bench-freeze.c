@@ -284,14 +284,15 @@ static double fixed_cost(void) {
         PlanCounts c = get_plan_counts(h);
         double ms[CYCLES];
         (void) bench_dry_run(h, 60000); /* warm-up */
+        g_autofree char *disk = bench_disk_note();
         for (int i = 0; i < CYCLES; i++)
                 ms[i] = bench_dry_run(h, 60000);
         harness_free(h);
         assert_none_frozen(s);
         double med = median(ms, CYCLES);
         printf("fixed cost: dry-run cycle through fridged with an empty freeze root "
-               "(plan: %u early, %u late, %u nofreeze): median %.2f ms, min %.2f, max %.2f (n=%d)\n",
-               c.early, c.late, c.nofreeze, med, ms[0], ms[CYCLES - 1], CYCLES);
+               "(plan: %u early, %u late, %u nofreeze): median %.2f ms, min %.2f, max %.2f (n=%d; %s)\n",
+               c.early, c.late, c.nofreeze, med, ms[0], ms[CYCLES - 1], CYCLES, disk);
         bench_goal("freeze.fixed_cost_ms", med, "ms", "<=", GOAL_FIXED_MS);
         return med;
 }

@@ -74,12 +74,8 @@ GPtrArray *plan_node_array_new(void) {
         return g_ptr_array_new_with_free_func(plan_node_destroy);
 }
 
+/* One block holds an entry and its strings (see emit_to()) */
 static void plan_entry_free(PlanEntry *e) {
-        if (!e)
-                return;
-        g_free(e->cgroup);
-        g_free(e->unit);
-        g_free(e->reason);
         g_free(e);
 }
 
@@ -163,12 +159,16 @@ static void summary_add(Summary *s, unsigned mask, unsigned n_deciding, const ch
 }
 
 static void emit_to(Builder *b, int bucket, const PlanNode *n, CgroupClass class, const char *reason) {
-        PlanEntry *e = g_new0(PlanEntry, 1);
-        e->cgroup = g_strdup(n->path);
-        e->unit = g_strdup(plan_unit_of(n->path));
+        /* One allocation for the entry, its path and its reason (a plan of
+         * 100,000 cgroups made four each), the unit a part of the path */
+        size_t path_len = strlen(n->path) + 1, reason_len = strlen(reason) + 1;
+        PlanEntry *e = g_malloc0(sizeof(PlanEntry) + path_len + reason_len);
+        e->cgroup = memcpy((char *) (e + 1), n->path, path_len);
+        e->reason = memcpy(e->cgroup + path_len, reason, reason_len);
+        const char *unit = plan_unit_of(e->cgroup);
+        e->unit = *unit ? (char *) unit : e->cgroup + path_len - 1; /* "": the path's end */
         e->class = class;
         e->skipped = bucket == BUCKET_SKIPPED;
-        e->reason = g_strdup(reason);
         g_ptr_array_add(b->by_class[bucket], e);
 }
 

@@ -49,6 +49,8 @@ PlanNode *plan_node_free(PlanNode *n);
 GPtrArray *plan_node_array_new(void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlanNode, plan_node_free)
 
+/* Made by plan_build(): the strings live in the entry's own block, never freed
+ * or replaced apart from it */
 typedef struct PlanEntry {
         char *cgroup;        /* relative path */
         char *unit;          /* the cgroup's basename when it names a unit (*.service, *.scope, …), else "" */
