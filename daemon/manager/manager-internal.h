@@ -188,6 +188,7 @@ typedef struct PrepareJob {
         int sysfs_fd;
         PlanJob *plan;                  /* the cycle's plan (at prepare, not a retry's), made first */
         int plan_error;                 /* its build failed: the cycle fails */
+        bool no_handshake;              /* a dry run that skips the kernel: no wakeup_count to write back */
         uint32_t wakeup_count;
         WakeupSnapshot *sources;
 } PrepareJob;

@@ -44,6 +44,8 @@ int manager_prepare_job_run(void *p) {
                         return r;
                 }
         }
+        if (j->no_handshake)
+                return 0;
         /* Read at the start so that any wakeup event during the cycle makes
          * the later write-back fail: the kernel's race-free handshake. The
          * sources' counts then name whoever spoils it. */
@@ -86,10 +88,10 @@ void manager_prepare_done(int r, void *data, void *userdata) {
         devices_wakeup_snapshot_free(c->wakeup_sources);
         c->wakeup_sources = g_steal_pointer(&j->sources);
         /* A retry's read stands alone: a stale count from the first would spoil it */
-        c->have_wakeup_count = r >= 0;
-        if (r >= 0)
+        c->have_wakeup_count = r >= 0 && !j->no_handshake;
+        if (c->have_wakeup_count)
                 c->wakeup_count = j->wakeup_count;
-        else if (r != -ENOENT)
+        else if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Failed to read wakeup_count, sleeping without the wakeup handshake: %m");
         manager_set_progress(m, 1.0, "prepared");
         manager_schedule_step(m);
@@ -99,6 +101,9 @@ static void prepare_start_work(Manager *m) {
         Cycle *c = m->cycle;
         PrepareJob *j = g_new0(PrepareJob, 1);
         j->sysfs_fd = fcntl(m->sysfs_fd, F_DUPFD_CLOEXEC, 3);
+        /* The handshake's reads (the wakeup count, every source's) are
+         * for the state write alone: a dry run that skips it needs none */
+        j->no_handshake = manager_cycle_facts(m).dry_run;
         /* Detection is re-run every cycle: a FUSE server or a syncing
          * process may have appeared since the last one */
         int r = manager_plan_job_new(m, c->client_cgroup, &c->client, c->settings->freeze_roots, &j->plan);

@@ -155,6 +155,19 @@ static void test_dry_run_saves_no_knobs(Fixture *f, gconstpointer data) {
         g_assert_true(g_file_test(blocker, G_FILE_TEST_IS_DIR));
 }
 
+/* Nor does it read the wakeup count (nor every source's count): they are
+ * for the state write's handshake alone. One that cannot be read shows a
+ * try (fridged warns that it sleeps without the handshake). */
+static void test_dry_run_reads_no_wakeup_count(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        harness_control(h, "set power/wakeup_count unreadable");
+        uint64_t cycle = SLEEP_OK(h, "suspend", "dry-run", "b", 1, NULL);
+        assert_finished(h, cycle, 15000, "dry-run", "", NULL);
+        g_autofree char *flog = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &flog, NULL, NULL));
+        g_assert_null(strstr(flog, "Failed to read wakeup_count"));
+}
+
 /* ---------------------------------------------------------------- 3 */
 
 static void check_pm_test_around_state(Harness *h) {
@@ -473,6 +486,7 @@ int main(int argc, char **argv) {
         ADD("sigterm-in-kernel-knobs-as-before", test_sigterm_in_kernel_knobs_as_before);
         ADD("dry-run", test_dry_run);
         ADD("dry-run-saves-no-knobs", test_dry_run_saves_no_knobs);
+        ADD("dry-run-reads-no-wakeup-count", test_dry_run_reads_no_wakeup_count);
         ADD("pm-test-devices", test_pm_test_devices);
         ADD("pm-test-restored-on-failure", test_pm_test_restored_on_failure);
         ADD("cancel-during-flush", test_cancel_during_flush);
