@@ -56,6 +56,7 @@ typedef struct Args {
         bool discard;
         bool write;
         const char *resume_device;
+        const char *header_kernel; /* tests: a header from another kernel */
         uint64_t resume_offset;
         After after;
 } Args;
@@ -272,6 +273,8 @@ static int write_image(int fd, const Args *a) {
         struct stat st;
         if (header_init(&h) < 0)
                 return 1;
+        if (a->header_kernel)
+                snprintf(h.kernel_release, sizeof(h.kernel_release), "%s", a->header_kernel);
         _cleanup_close_ int dev = resume_device_open(a, h.page_size, &st);
         if (dev < 0)
                 return 1;
@@ -315,7 +318,9 @@ static void usage(FILE *f) {
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
-                   "                          left valid on the device and the system running)\n");
+                   "                          left valid on the device and the system running)\n"
+                   "  --header-kernel=RELEASE (tests) the kernel release the header names, for\n"
+                   "                          an image fridge-resume must refuse\n");
 }
 
 static int parse_option(int c, Args *a) {
@@ -326,6 +331,7 @@ static int parse_option(int c, Args *a) {
         case 'd': a->discard = true; return 0;
         case 'w': a->write = true; return 0;
         case 'r': a->resume_device = optarg; return 0;
+        case 'k': a->header_kernel = optarg; return 0;
         case 'o':
                 errno = 0;
                 a->resume_offset = strtoull(optarg, &end, 10);
@@ -366,6 +372,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "resume-device", required_argument, NULL, 'r' },
                 { "resume-offset", required_argument, NULL, 'o' },
                 { "after", required_argument, NULL, 'a' },
+                { "header-kernel", required_argument, NULL, 'k' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };

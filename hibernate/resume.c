@@ -201,8 +201,9 @@ static int resume_image(Device *d, const Args *a, uint8_t *swap_page, uint64_t h
         char err[FRIDGE_IMAGE_ERR_MAX] = "";
         int r = image_verify(d, header_offset, &h, &map, err);
         if (r == 0 && a->verify_only) {
-                printf("image verified: %" PRIu64 " pages in %" PRIu64 " blocks, %" PRIu64 " bytes on %s\n",
-                       h.image_pages, h.block_count, h.compressed_bytes, d->name);
+                printf("verified=1\npages=%" PRIu64 "\nblocks=%" PRIu64 "\ncompressed_bytes=%" PRIu64
+                       "\nmap_offset=%" PRIu64 "\nfirst_page=%" PRIu64 "\n",
+                       h.image_pages, h.block_count, h.compressed_bytes, h.map_offset, map[0]);
                 return EXIT_NOTHING;
         }
         if (r < 0 && a->verify_only)
@@ -250,7 +251,8 @@ static void usage(FILE *f) {
                    "  --device=DEVICE    the resume device (the swap partition, or the one holding the swap file)\n"
                    "  --offset=PAGES     where the swap area starts on it (a swap file's resume_offset)\n"
                    "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
-                   "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing\n"
+                   "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing;\n"
+                   "                     prints its figures (first_page: the device page of its first block)\n"
                    "Exit status: 0 nothing to resume (the boot continues), 1 an image refused or not\n"
                    "restored (swap signature restored; the boot continues), 2 bad usage.\n");
 }

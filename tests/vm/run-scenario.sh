@@ -17,7 +17,10 @@
 # ACPI power button every 3 s once the guest prints FRIDGE-PRESS-POWER), and
 # "# vm-resume: DISK" (two boots: when the first powers off without a
 # result, a second boot of the same disks resumes the hibernation image on
-# /dev/DISK and the first boot's scenario goes on there).
+# /dev/DISK and the first boot's scenario goes on there), "# vm-resume-tool:
+# NAME" (the second boot resumes by running NAME --device=/dev/DISK
+# --snapshot=/dev/snapshot, e.g. fridge-resume, instead of through
+# /sys/power/resume).
 # NAME.pre.sh next to the scenario, if any, runs in /init before fridged
 # starts (for its config).
 # Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
