@@ -181,6 +181,8 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
         if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "SNAPSHOT_FREEZE: %s", strerror(errno)), -errno;
         say("loading the image (%" PRIu64 " MiB)\n", h->image_pages * h->page_size >> 20);
+        /* the verifying pass's page cache out of the image's way */
+        (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
         *err = 0;
         int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
         if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */

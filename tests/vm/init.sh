@@ -72,7 +72,8 @@ resume_disk=$(sed -n 's/.*fridge\.resume=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 resume_tool=$(sed -n 's/^# vm-resume-tool: *//p' /scenario | head -n1)
 if [ -n "$resume_disk" ] && [ -n "$resume_tool" ]; then
   echo "resuming from /dev/$resume_disk with $resume_tool"
-  "$resume_tool" --device="/dev/$resume_disk" --snapshot=/dev/snapshot
+  # the image needs most of the memory: no sanitizer quarantine holding freed blocks
+  ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=4 "$resume_tool" --device="/dev/$resume_disk" --snapshot=/dev/snapshot
   die_early "second boot: $resume_tool exited with $?: nothing resumed from /dev/$resume_disk"
 fi
 if [ -n "$resume_disk" ]; then
