@@ -219,33 +219,37 @@ static int resume_image(Device *d, const Args *a, uint8_t *swap_page, uint64_t h
         return EXIT_REFUSED;
 }
 
-static int run(const Args *a) {
-        Device d;
-        int r = device_open(&d, a);
-        _cleanup_close_ int fd = d.fd;
-        if (r < 0)
-                return EXIT_REFUSED;
-        _cleanup_free_ uint8_t *page = malloc(d.page_size);
+static int examine(Device *d, const Args *a) {
+        int r;
+        _cleanup_free_ uint8_t *page = malloc(d->page_size);
         FridgeSwapSig sig;
         char err[FRIDGE_IMAGE_ERR_MAX] = "";
-        if (!page || read_page(d.swap_offset, page, &d) < 0 ||
-            fridge_swap_sig_inspect(page, d.page_size, &sig, err, sizeof(err)) < 0)
-                return say("cannot read the swap header of %s: %s; boot continues\n", d.name,
+        if (!page || read_page(d->swap_offset, page, d) < 0 ||
+            fridge_swap_sig_inspect(page, d->page_size, &sig, err, sizeof(err)) < 0)
+                return say("cannot read the swap header of %s: %s; boot continues\n", d->name,
                            *err ? err : strerror(errno)), EXIT_REFUSED;
         switch (sig.kind) {
         case FRIDGE_SWAP_IMAGE:
-                return resume_image(&d, a, page, sig.header_offset);
+                return resume_image(d, a, page, sig.header_offset);
         case FRIDGE_SWAP_DAMAGED:
                 if (a->verify_only)
-                        return say("fridge's signature on %s is damaged\n", d.name), EXIT_REFUSED;
-                r = signature_restore(&d, page);
-                say("fridge's signature on %s is damaged: image refused; %s, boot continues\n", d.name,
+                        return say("fridge's signature on %s is damaged\n", d->name), EXIT_REFUSED;
+                r = signature_restore(d, page);
+                say("fridge's signature on %s is damaged: image refused; %s, boot continues\n", d->name,
                     r < 0 ? "the swap signature could not be restored" : "swap signature restored");
                 return EXIT_REFUSED;
         default:
-                say("no fridge image on %s (signature \"%s\")\n", d.name, sig.found);
+                say("no fridge image on %s (signature \"%s\")\n", d->name, sig.found);
                 return a->verify_only ? EXIT_REFUSED : EXIT_NOTHING;
         }
+}
+
+static int run(const Args *a) {
+        Device d;
+        int r = device_open(&d, a) < 0 ? EXIT_REFUSED : examine(&d, a);
+        if (d.fd >= 0)
+                close(d.fd);
+        return r;
 }
 
 static void usage(FILE *f) {
