@@ -119,7 +119,17 @@ static unsigned workers_count(void) {
         return n < 1 ? 1 : n > (long) WORKERS_MAX ? WORKERS_MAX : (unsigned) n;
 }
 
-static int pipeline_loop(int snap, Pipeline *p, ImageOutput *out, ImageFigures *f) {
+/* The bar, and the user's say: checked once a batch, some milliseconds */
+static int batch_console(ImageConsole *con, const ImageFigures *f, int64_t total) {
+        if (!con)
+                return 0;
+        image_console_progress(con, f->raw_bytes, total == INT64_MAX ? f->raw_bytes : (uint64_t) total);
+        if (image_console_abort_typed(con))
+                return say("aborted: Esc typed on the console\n"), -ECANCELED;
+        return 0;
+}
+
+static int pipeline_loop(int snap, Pipeline *p, ImageOutput *out, ImageConsole *con, ImageFigures *f) {
         int64_t total = 0;
         if (ioctl(snap, SNAPSHOT_GET_IMAGE_SIZE, &total) < 0 || total <= 0)
                 total = INT64_MAX; /* no progress lines */
@@ -131,12 +141,14 @@ static int pipeline_loop(int snap, Pipeline *p, ImageOutput *out, ImageFigures *
                         r = batch_compress(p);
                 if (r == 0)
                         r = batch_emit(p, out, f, total);
+                if (r == 0)
+                        r = batch_console(con, f, total);
                 if (r < 0)
                         return r;
         }
 }
 
-int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageFigures *f) {
+int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageConsole *con, ImageFigures *f) {
         Pipeline p = { .h = h, .room = (size_t) h->block_pages * h->page_size, .workers = workers_count() };
         p.bound = fridge_image_block_bound(p.room);
         p.raw = malloc(BATCH_MAX * p.room);
@@ -147,8 +159,10 @@ int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageFi
                         r = (say("out of memory for zstd\n"), -ENOMEM);
         uint64_t t0 = now(CLOCK_MONOTONIC);
         *f = (ImageFigures) { .threads = p.workers };
+        if (con)
+                image_console_start(con);
         if (r == 0)
-                r = pipeline_loop(snap, &p, out, f);
+                r = pipeline_loop(snap, &p, out, con, f);
         h->compressed_bytes = f->compressed_bytes;
         h->image_pages = f->raw_bytes / h->page_size;
         h->block_count = f->blocks;

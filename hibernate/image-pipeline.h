@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "image-console.h"
 #include "image-format.h"
 #include "image-output.h"
 
@@ -17,5 +18,7 @@ typedef struct ImageFigures {
         unsigned threads;
 } ImageFigures;
 
-/* Fills in h's sizes and counts; out NULL: the blocks are dropped */
-int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageFigures *f);
+/* Fills in h's sizes and counts; out NULL: the blocks are dropped.
+ * con (or NULL): the bar drawn there after each batch, and Esc typed
+ * there stops the write with -ECANCELED. */
+int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageConsole *con, ImageFigures *f);

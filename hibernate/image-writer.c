@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "image-console.h"
 #include "image-format.h"
 #include "image-output.h"
 #include "image-pipeline.h"
@@ -57,11 +58,15 @@ typedef struct Args {
         bool write;
         const char *resume_device;
         const char *header_kernel; /* tests: a header from another kernel */
+        const char *console;       /* the bar and the keys while frozen */
         uint64_t resume_offset;
         After after;
 } Args;
 
 #define say(...) fprintf(stderr, "fridge-image-writer: " __VA_ARGS__)
+
+/* The write stopped by Esc on --console: no image, the system runs on */
+#define EXIT_ABORTED 3
 
 /* Pages of the snapshot a block holds: 128 KiB, zstd's sweet spot (see
  * the measurement in docs/ARCHITECTURE.md) */
@@ -190,7 +195,7 @@ static int discard_image(int fd) {
         ImageFigures f = {};
         if (in_suspend == 1) {
                 say("reading the image\n");
-                r = image_pipeline_run(fd, &h, NULL, &f);
+                r = image_pipeline_run(fd, &h, NULL, NULL, &f);
         }
         uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
         char err[FRIDGE_IMAGE_ERR_MAX];
@@ -268,6 +273,32 @@ static int write_then(int fd, int dev, const Args *a, uint32_t page_size) {
         return 0;
 }
 
+/* After SNAPSHOT_CREATE_IMAGE: in the restored system, say so; in the
+ * one that made the image, write it */
+static int write_created(int fd, int dev, const Args *a, FridgeImageHeader *h, int in_suspend, ImageConsole *con) {
+        if (in_suspend == 0) {
+                snapshot_release_all(fd, false);
+                printf("resumed=1\n");
+                return 0;
+        }
+        ImageOutput out;
+        ImageFigures f = {};
+        int r = image_output_init(&out, dev, fd, h->page_size, a->resume_offset);
+        if (r == 0) {
+                say("writing the image to %s\n", a->resume_device);
+                r = image_pipeline_run(fd, h, &out, con, &f);
+                image_output_done(&out);
+        }
+        if (r < 0) {
+                say("the image was not written; no signature on %s; unfreezing\n", a->resume_device);
+                snapshot_release_all(fd, true);
+                return r == -ECANCELED ? EXIT_ABORTED : 1;
+        }
+        figures_print(stdout, &f);
+        figures_print(stderr, &f); /* stdout's file may be in the memory power-off loses */
+        return write_then(fd, dev, a, h->page_size);
+}
+
 static int write_image(int fd, const Args *a) {
         FridgeImageHeader h;
         struct stat st;
@@ -278,31 +309,16 @@ static int write_image(int fd, const Args *a) {
         _cleanup_close_ int dev = resume_device_open(a, h.page_size, &st);
         if (dev < 0)
                 return 1;
+        /* opened before the freeze: after it, nothing could say why it failed */
+        ImageConsole con = { .fd = -1 };
+        if (a->console && image_console_open(&con, a->console) < 0)
+                return say("cannot open the console %s: %m\n", a->console), 1;
         /* the pages' device, checked before anything is frozen */
-        int in_suspend = -1;
-        if (set_swap_area(fd, a, &st) < 0 || freeze_and_create(fd, &in_suspend) < 0)
-                return 1;
-        if (in_suspend == 0) {
-                snapshot_release_all(fd, false);
-                printf("resumed=1\n");
-                return 0;
-        }
-        ImageOutput out;
-        ImageFigures f = {};
-        int r = image_output_init(&out, dev, fd, h.page_size, a->resume_offset);
-        if (r == 0) {
-                say("writing the image to %s\n", a->resume_device);
-                r = image_pipeline_run(fd, &h, &out, &f);
-                image_output_done(&out);
-        }
-        if (r < 0) {
-                say("the image was not written; no signature on %s; unfreezing\n", a->resume_device);
-                snapshot_release_all(fd, true);
-                return 1;
-        }
-        figures_print(stdout, &f);
-        figures_print(stderr, &f); /* stdout's file may be in the memory power-off loses */
-        return write_then(fd, dev, a, h.page_size);
+        int in_suspend = -1, r = 1;
+        if (set_swap_area(fd, a, &st) == 0 && freeze_and_create(fd, &in_suspend) == 0)
+                r = write_created(fd, dev, a, &h, in_suspend, a->console ? &con : NULL);
+        image_console_close(&con);
+        return r;
 }
 
 static void usage(FILE *f) {
@@ -319,6 +335,9 @@ static void usage(FILE *f) {
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
                    "                          left valid on the device and the system running)\n"
+                   "  --console=TTY           draw the progress bar there while user space is\n"
+                   "                          frozen; Esc or Backspace there aborts the write\n"
+                   "                          (exit status 3, no image, the system runs on)\n"
                    "  --header-kernel=RELEASE (tests) the kernel release the header names, for\n"
                    "                          an image fridge-resume must refuse\n");
 }
@@ -332,6 +351,7 @@ static int parse_option(int c, Args *a) {
         case 'w': a->write = true; return 0;
         case 'r': a->resume_device = optarg; return 0;
         case 'k': a->header_kernel = optarg; return 0;
+        case 'c': a->console = optarg; return 0;
         case 'o':
                 errno = 0;
                 a->resume_offset = strtoull(optarg, &end, 10);
@@ -373,6 +393,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "resume-offset", required_argument, NULL, 'o' },
                 { "after", required_argument, NULL, 'a' },
                 { "header-kernel", required_argument, NULL, 'k' },
+                { "console", required_argument, NULL, 'c' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
