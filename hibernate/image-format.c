@@ -195,9 +195,11 @@ static int block_check_header(const FridgeImageHeader *h, uint64_t index, const 
         return 0;
 }
 
-int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const uint8_t *in, size_t in_size,
-                              size_t *ret_used, uint8_t *out, size_t out_size, size_t *ret_raw_len, char *err,
-                              size_t errlen) {
+/* dctx: one kept across blocks (ZSTD_decompress makes and clears one a
+ * call, and in the initramfs every byte of memory is the image's), or NULL */
+static int block_decode(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t index, const uint8_t *in,
+                        size_t in_size, size_t *ret_used, uint8_t *out, size_t out_size, size_t *ret_raw_len,
+                        char *err, size_t errlen) {
         int r = block_check_header(h, index, in, in_size, err, errlen);
         if (r < 0)
                 return r;
@@ -207,7 +209,8 @@ int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const 
         if (out_size < raw)
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": %u raw bytes, room for %zu", index, raw,
                             out_size);
-        size_t n = ZSTD_decompress(out, raw, in + FRIDGE_IMAGE_BLOCK_HEADER_SIZE, comp);
+        const uint8_t *src = in + FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
+        size_t n = dctx ? ZSTD_decompressDCtx(dctx, out, raw, src, comp) : ZSTD_decompress(out, raw, src, comp);
         if (ZSTD_isError(n) || n != raw)
                 return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: zstd: %s", index,
                             ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
@@ -216,35 +219,84 @@ int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const 
         return 0;
 }
 
-int fridge_image_stream_decode(const FridgeImageHeader *h, const uint8_t *stream, size_t len,
-                               FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
-        size_t room = (size_t) h->block_pages * h->page_size, pos = 0;
+int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const uint8_t *in, size_t in_size,
+                              size_t *ret_used, uint8_t *out, size_t out_size, size_t *ret_raw_len, char *err,
+                              size_t errlen) {
+        return block_decode(h, NULL, index, in, in_size, ret_used, out, out_size, ret_raw_len, err, errlen);
+}
+
+/* Tops the window up to cap bytes from the source; fewer only at its end */
+static int window_fill(FridgeImageReadCb read_cb, void *ud, uint8_t *win, size_t cap, size_t *have, char *err,
+                       size_t errlen) {
+        while (*have < cap) {
+                ssize_t n = read_cb(win + *have, cap - *have, ud);
+                if (n < 0)
+                        return fail((int) n, err, errlen, "reading the image: %s", strerror((int) -n));
+                if (n == 0)
+                        break;
+                *have += (size_t) n;
+        }
+        return 0;
+}
+
+/* One block from the window: decoded into buf, its pages handed on */
+static int stream_block(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t i, const uint8_t *win, size_t have,
+                        uint8_t *buf, size_t room, size_t *ret_used, size_t *ret_raw, char *err, size_t errlen) {
+        if (have == 0)
+                return fail(-ENOBUFS, err, errlen, "image is truncated: %" PRIu64 " of %" PRIu64 " blocks", i,
+                            h->block_count);
+        int r = block_decode(h, dctx, i, win, have, ret_used, buf, room, ret_raw, err, errlen);
+        if (r == 0 && i + 1 < h->block_count && *ret_raw != room)
+                return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is short: %zu bytes", i, *ret_raw);
+        return r;
+}
+
+int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata,
+                             FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
+        size_t room = (size_t) h->block_pages * h->page_size, cap = fridge_image_block_bound(room), have = 0, pos = 0;
         uint64_t pages = 0;
-        uint8_t *buf = malloc(room);
-        if (!buf)
-                return fail(-ENOMEM, err, errlen, "out of memory for a block of %zu bytes", room);
-        int r = 0;
+        uint8_t *buf = malloc(room), *win = malloc(cap);
+        ZSTD_DCtx *dctx = ZSTD_createDCtx();
+        int r = buf && win && dctx ? 0 : fail(-ENOMEM, err, errlen, "out of memory for a block of %zu bytes", room);
         for (uint64_t i = 0; r == 0 && i < h->block_count; i++) {
-                size_t used, raw;
-                if (pos == len)
-                        r = fail(-ENOBUFS, err, errlen, "image is truncated: %" PRIu64 " of %" PRIu64 " blocks", i,
-                                 h->block_count);
-                else
-                        r = fridge_image_block_decode(h, i, stream + pos, len - pos, &used, buf, room, &raw, err,
-                                                      errlen);
-                if (r == 0 && i + 1 < h->block_count && raw != room)
-                        r = fail(-EBADMSG, err, errlen, "block %" PRIu64 " is short: %zu bytes", i, raw);
+                size_t used = 0, raw = 0;
+                r = window_fill(read_cb, read_userdata, win, cap, &have, err, errlen);
+                if (r == 0)
+                        r = stream_block(h, dctx, i, win, have, buf, room, &used, &raw, err, errlen);
                 if (r == 0 && page_cb)
                         r = page_cb(buf, raw, userdata);
                 if (r == 0) {
+                        memmove(win, win + used, have - used);
+                        have -= used;
                         pos += used;
                         pages += raw / h->page_size;
                 }
         }
         free(buf);
+        free(win);
+        ZSTD_freeDCtx(dctx);
         if (r == 0 && (pages != h->image_pages || pos != h->compressed_bytes))
                 r = fail(-EBADMSG, err, errlen,
                          "image holds %" PRIu64 " pages in %zu bytes, its header says %" PRIu64 " in %" PRIu64, pages,
                          pos, h->image_pages, h->compressed_bytes);
         return r;
+}
+
+typedef struct MemSource {
+        const uint8_t *p;
+        size_t len, pos;
+} MemSource;
+
+static ssize_t mem_read(uint8_t *buf, size_t len, void *userdata) {
+        MemSource *m = userdata;
+        size_t n = m->len - m->pos < len ? m->len - m->pos : len;
+        memcpy(buf, m->p + m->pos, n);
+        m->pos += n;
+        return (ssize_t) n;
+}
+
+int fridge_image_stream_decode(const FridgeImageHeader *h, const uint8_t *stream, size_t len,
+                               FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
+        MemSource m = { stream, len, 0 };
+        return fridge_image_stream_read(h, mem_read, &m, page_cb, userdata, err, errlen);
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <zstd.h>
 
 #define FRIDGE_IMAGE_MAGIC "FRIDGEIM"
@@ -76,3 +77,9 @@ int fridge_image_block_decode(const FridgeImageHeader *h, uint64_t index, const 
 typedef int (*FridgeImagePagesCb)(const uint8_t *pages, size_t len, void *userdata);
 int fridge_image_stream_decode(const FridgeImageHeader *h, const uint8_t *stream, size_t len,
                                FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen);
+/* The same over a source read in pieces (the device, through the map):
+ * read_cb fills buf with up to len bytes and returns how many, fewer only
+ * at the stream's end (0 there), or a negative errno. */
+typedef ssize_t (*FridgeImageReadCb)(uint8_t *buf, size_t len, void *userdata);
+int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata,
+                             FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fridge-image-writer: fridge's hibernation image through /dev/snapshot.
- * This first increment holds the proof the design rests on (issue 17):
+ * --probe-threads holds the proof the design rests on (issue 17):
  * after SNAPSHOT_FREEZE only the caller runs, its threads from before are
  * frozen with the rest of user space, and a thread created after the
  * freeze runs (so the compression and the writes may go to worker threads
@@ -9,7 +9,12 @@
  * kernel's image (SNAPSHOT_CREATE_IMAGE), reads it, compresses and
  * checksums it block by block in fridge's format, then throws it away
  * (SNAPSHOT_FREE, SNAPSHOT_UNFREEZE: the path an abort takes) and prints
- * the figures; nothing is written to any disk.
+ * the figures; nothing is written to any disk. --write makes the image
+ * and writes it (image-pipeline.c, image-output.c) to the resume device's
+ * swap area, signature last, then powers off; when the image is resumed
+ * (by fridge-resume) SNAPSHOT_CREATE_IMAGE returns a second time, in the
+ * restored system, which unfreezes and says resumed=1. Any failure: no
+ * signature, the swap pages and the image freed, user space thawed.
  *
  * It never picks a device itself: --snapshot names the snapshot device,
  * so nothing on a host or in a test reaches /dev/snapshot by default. */
@@ -26,10 +31,16 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "image-console.h"
 #include "image-format.h"
+#include "image-output.h"
+#include "image-pipeline.h"
+#include "swap-signature.h"
 #include "macro.h"
 #include "time-util.h"
 
@@ -38,11 +49,24 @@
 #define PROBE_WAIT_MS 2000
 #define PROBE_STEP_MS 10
 
+typedef enum After { AFTER_POWEROFF, AFTER_UNFREEZE } After;
+
 typedef struct Args {
         const char *snapshot;
         bool probe_threads;
         bool discard;
+        bool write;
+        const char *resume_device;
+        const char *header_kernel; /* tests: a header from another kernel */
+        const char *console;       /* the bar and the keys while frozen */
+        uint64_t resume_offset;
+        After after;
 } Args;
+
+#define say(...) fprintf(stderr, "fridge-image-writer: " __VA_ARGS__)
+
+/* The write stopped by Esc on --console: no image, the system runs on */
+#define EXIT_ABORTED 3
 
 /* Pages of the snapshot a block holds: 128 KiB, zstd's sweet spot (see
  * the measurement in docs/ARCHITECTURE.md) */
@@ -115,107 +139,247 @@ static int probe_threads(int fd) {
         return frozen && runs ? 0 : 1;
 }
 
-typedef struct Figures {
-        uint64_t raw_bytes, compressed_bytes, blocks, usec;
-} Figures;
-
-/* Reads the image the kernel made, page by page, into blocks of fridge's
- * format, compressed and checksummed, then dropped (this increment writes
- * nothing); a progress line every 10%. */
-static int image_read_loop(int fd, FridgeImageHeader *h, ZSTD_CCtx *cctx, uint8_t *raw, uint8_t *out, Figures *f) {
-        size_t room = (size_t) h->block_pages * h->page_size, bound = fridge_image_block_bound(room);
-        int64_t total = 0;
-        (void) ioctl(fd, SNAPSHOT_GET_IMAGE_SIZE, &total);
-        char err[FRIDGE_IMAGE_ERR_MAX];
-        for (uint64_t shown = 0;;) {
-                size_t len = 0;
-                for (ssize_t n = 1; n > 0 && len < room; len += (size_t) n)
-                        if ((n = read(fd, raw + len, h->page_size)) < 0) {
-                                int e = errno;
-                                fprintf(stderr, "fridge-image-writer: reading the image: %s\n", strerror(e));
-                                return -e;
-                        }
-                if (len == 0)
-                        return 0;
-                size_t used;
-                int r = fridge_image_block_encode(h, cctx, f->blocks, raw, len, FRIDGE_IMAGE_ZSTD_LEVEL, out, bound,
-                                                  &used, err, sizeof(err));
-                if (r < 0)
-                        return fprintf(stderr, "fridge-image-writer: %s\n", err), r;
-                f->blocks++;
-                f->raw_bytes += len;
-                f->compressed_bytes += used;
-                if (total > 0 && f->raw_bytes * 10 / (uint64_t) total > shown) {
-                        shown = f->raw_bytes * 10 / (uint64_t) total;
-                        fprintf(stderr, "fridge-image-writer: %" PRIu64 " of %" PRId64 " MiB\n", f->raw_bytes >> 20,
-                                total >> 20);
-                }
-        }
+static void figures_print(FILE *out, const ImageFigures *f) {
+        double mib = (double) f->raw_bytes / (1 << 20), s = (double) f->usec / 1e6;
+        fprintf(out,
+                "raw_bytes=%" PRIu64 "\ncompressed_bytes=%" PRIu64 "\nblocks=%" PRIu64 "\nthreads=%u\nwrite_ms=%" PRIu64
+                "\nmib_per_s=%.1f\nratio=%.2f\n",
+                f->raw_bytes, f->compressed_bytes, f->blocks, f->threads, f->usec / 1000, s > 0 ? mib / s : 0.0,
+                f->compressed_bytes ? (double) f->raw_bytes / (double) f->compressed_bytes : 0.0);
+        fflush(out);
 }
 
-/* The image into blocks; the header is encoded last, which checks the counts */
-static int image_read_blocks(int fd, FridgeImageHeader *h, Figures *f) {
-        size_t room = (size_t) h->block_pages * h->page_size, bound = fridge_image_block_bound(room);
-        _cleanup_free_ uint8_t *raw = malloc(room), *out = malloc(bound);
-        ZSTD_CCtx *cctx = ZSTD_createCCtx();
-        int r = raw && out && cctx ? image_read_loop(fd, h, cctx, raw, out, f) : -ENOMEM;
-        ZSTD_freeCCtx(cctx);
-        if (r < 0)
-                return r;
-        h->image_pages = f->raw_bytes / h->page_size;
-        h->block_count = f->blocks;
-        h->compressed_bytes = f->compressed_bytes;
-        uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
-        char err[FRIDGE_IMAGE_ERR_MAX];
-        r = fridge_image_header_encode(h, buf, sizeof(buf), err, sizeof(err));
-        if (r < 0)
-                return fprintf(stderr, "fridge-image-writer: %s\n", err), r;
+static int header_init(FridgeImageHeader *h) {
+        *h = (FridgeImageHeader) { .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .block_pages = WRITER_BLOCK_PAGES,
+                                   .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL };
+        if (fridge_image_header_set_kernel(h) < 0 || getrandom(&h->image_id, sizeof(h->image_id), 0) < 0)
+                return say("uname or getrandom failed: %m\n"), -1;
+        return 0;
+}
+
+/* The image made and thrown away: the path an abort takes */
+static void snapshot_release_all(int fd, bool swap_pages) {
+        if (swap_pages && ioctl(fd, SNAPSHOT_FREE_SWAP_PAGES) < 0)
+                say("SNAPSHOT_FREE_SWAP_PAGES failed: %m\n");
+        if (ioctl(fd, SNAPSHOT_FREE) < 0)
+                say("SNAPSHOT_FREE failed: %m\n");
+        if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
+                say("SNAPSHOT_UNFREEZE failed: %m\n");
+}
+
+/* SNAPSHOT_CREATE_IMAGE; *in_suspend 1 in the kernel that made it, 0 when
+ * it returns in the restored one */
+static int freeze_and_create(int fd, int *in_suspend) {
+        say("freezing user space\n");
+        if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
+                return say("SNAPSHOT_FREEZE failed: %m\n"), -1;
+        say("making the image\n");
+        if (ioctl(fd, SNAPSHOT_CREATE_IMAGE, in_suspend) < 0) {
+                say("SNAPSHOT_CREATE_IMAGE failed: %m\n");
+                if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
+                        say("SNAPSHOT_UNFREEZE failed: %m\n");
+                return -1;
+        }
         return 0;
 }
 
 /* Freeze, make the image, read it into blocks, throw it away, unfreeze:
  * every exit path frees the image and thaws user space. */
 static int discard_image(int fd) {
-        FridgeImageHeader h = { .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .block_pages = WRITER_BLOCK_PAGES,
-                                .map_offset = 0, .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL };
-        if (fridge_image_header_set_kernel(&h) < 0 || getrandom(&h.image_id, sizeof(h.image_id), 0) < 0)
-                return fprintf(stderr, "fridge-image-writer: uname or getrandom failed: %m\n"), 1;
-        fprintf(stderr, "fridge-image-writer: freezing user space\n");
-        if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
-                return fprintf(stderr, "fridge-image-writer: SNAPSHOT_FREEZE failed: %m\n"), 1;
-        fprintf(stderr, "fridge-image-writer: making the image\n");
+        FridgeImageHeader h;
+        if (header_init(&h) < 0)
+                return 1;
         int in_suspend = -1, r = 0;
-        Figures f = {};
-        if (ioctl(fd, SNAPSHOT_CREATE_IMAGE, &in_suspend) < 0)
-                r = (fprintf(stderr, "fridge-image-writer: SNAPSHOT_CREATE_IMAGE failed: %m\n"), -1);
-        else if (in_suspend == 1) {
-                fprintf(stderr, "fridge-image-writer: reading the image\n");
-                uint64_t t0 = now(CLOCK_MONOTONIC);
-                r = image_read_blocks(fd, &h, &f);
-                f.usec = now(CLOCK_MONOTONIC) - t0;
+        if (freeze_and_create(fd, &in_suspend) < 0)
+                return 1;
+        ImageFigures f = {};
+        if (in_suspend == 1) {
+                say("reading the image\n");
+                r = image_pipeline_run(fd, &h, NULL, NULL, &f);
         }
+        uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
+        char err[FRIDGE_IMAGE_ERR_MAX];
+        /* the counts a header would carry, checked as a reader would */
+        if (r == 0 && in_suspend == 1 && fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)) < 0)
+                r = (say("%s\n", err), -1);
         /* in_suspend 0 would be the restored image, which --discard never writes */
-        if (ioctl(fd, SNAPSHOT_FREE) < 0)
-                fprintf(stderr, "fridge-image-writer: SNAPSHOT_FREE failed: %m\n");
-        if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
-                fprintf(stderr, "fridge-image-writer: SNAPSHOT_UNFREEZE failed: %m\n");
+        snapshot_release_all(fd, false);
         if (r < 0 || in_suspend != 1)
                 return 1;
-        double mib = (double) f.raw_bytes / (1 << 20), s = (double) f.usec / 1e6;
-        printf("raw_bytes=%" PRIu64 "\ncompressed_bytes=%" PRIu64 "\nblocks=%" PRIu64 "\nms=%" PRIu64
-               "\nmib_per_s=%.1f\nratio=%.2f\n",
-               f.raw_bytes, f.compressed_bytes, f.blocks, f.usec / 1000, s > 0 ? mib / s : 0.0,
-               f.compressed_bytes ? (double) f.raw_bytes / (double) f.compressed_bytes : 0.0);
+        figures_print(stdout, &f);
         return 0;
 }
 
+/* The resume device, and its swap area's header as mkswap left it: no
+ * image is written over anything else */
+static int resume_device_open(const Args *a, uint32_t page_size, struct stat *st) {
+        int dev = open(a->resume_device, O_RDWR | O_DIRECT | O_CLOEXEC);
+        if (dev < 0)
+                return say("cannot open %s: %m\n", a->resume_device), -1;
+        uint8_t *page = NULL;
+        FridgeSwapSig sig = { .kind = FRIDGE_SWAP_OTHER };
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        if (fstat(dev, st) < 0 || !S_ISBLK(st->st_mode))
+                say("%s is not a block device\n", a->resume_device);
+        else if (posix_memalign((void **) &page, page_size, page_size) == 0 &&
+                 image_output_read_swap_header(dev, page_size, a->resume_offset, page) == 0 &&
+                 fridge_swap_sig_inspect(page, page_size, &sig, err, sizeof(err)) == 0 && sig.kind != FRIDGE_SWAP_PLAIN)
+                say("%s at page %" PRIu64 " is not a plain swap area (signature \"%s\"): not writing an image\n",
+                    a->resume_device, a->resume_offset, sig.found);
+        free(page);
+        if (sig.kind != FRIDGE_SWAP_PLAIN) {
+                close(dev);
+                return -1;
+        }
+        return dev;
+}
+
+static int set_swap_area(int fd, const Args *a, const struct stat *st) {
+        struct resume_swap_area area = { .offset = (__kernel_loff_t) a->resume_offset, .dev = (__u32) st->st_rdev };
+        if (ioctl(fd, SNAPSHOT_SET_SWAP_AREA, &area) < 0)
+                return say("SNAPSHOT_SET_SWAP_AREA %s at page %" PRIu64 " failed: %m (is it an active swap area?)\n",
+                           a->resume_device, a->resume_offset),
+                       -1;
+        return 0;
+}
+
+/* The signature written but the machine still up: take it back, so the
+ * next boot does not resume an image older than the world it finds */
+static void signature_withdraw(int dev, const Args *a, uint32_t page_size) {
+        uint8_t *page = NULL;
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        if (posix_memalign((void **) &page, page_size, page_size) != 0 ||
+            image_output_read_swap_header(dev, page_size, a->resume_offset, page) < 0 ||
+            fridge_swap_sig_restore(page, page_size, err, sizeof(err)) < 0 ||
+            pwrite(dev, page, page_size, (off_t) (a->resume_offset * page_size)) != (ssize_t) page_size ||
+            fdatasync(dev) < 0)
+                say("could not withdraw the signature from %s: %s\n", a->resume_device, *err ? err : strerror(errno));
+        free(page);
+}
+
+/* The image written; then off, or (--after=unfreeze, for the tests) back */
+static int write_then(int fd, int dev, const Args *a, uint32_t page_size) {
+        if (a->after == AFTER_POWEROFF) {
+                say("image written; powering off\n");
+                sync();
+                reboot(RB_POWER_OFF);
+                say("power-off failed: %m; withdrawing the image\n");
+                signature_withdraw(dev, a, page_size);
+                snapshot_release_all(fd, true);
+                return 1;
+        }
+        say("image written; unfreezing (--after=unfreeze)\n");
+        snapshot_release_all(fd, true);
+        return 0;
+}
+
+/* After SNAPSHOT_CREATE_IMAGE: in the restored system, say so; in the
+ * one that made the image, write it */
+static int write_created(int fd, int dev, const Args *a, FridgeImageHeader *h, int in_suspend, ImageConsole *con) {
+        if (in_suspend == 0) {
+                snapshot_release_all(fd, false);
+                printf("resumed=1\n");
+                return 0;
+        }
+        ImageOutput out;
+        ImageFigures f = {};
+        int r = image_output_init(&out, dev, fd, h->page_size, a->resume_offset);
+        if (r == 0) {
+                say("writing the image to %s\n", a->resume_device);
+                r = image_pipeline_run(fd, h, &out, con, &f);
+                image_output_done(&out);
+        }
+        if (r < 0) {
+                say("the image was not written; no signature on %s; unfreezing\n", a->resume_device);
+                snapshot_release_all(fd, true);
+                return r == -ECANCELED ? EXIT_ABORTED : 1;
+        }
+        figures_print(stdout, &f);
+        figures_print(stderr, &f); /* stdout's file may be in the memory power-off loses */
+        return write_then(fd, dev, a, h->page_size);
+}
+
+static int write_image(int fd, const Args *a) {
+        FridgeImageHeader h;
+        struct stat st;
+        if (header_init(&h) < 0)
+                return 1;
+        if (a->header_kernel)
+                snprintf(h.kernel_release, sizeof(h.kernel_release), "%s", a->header_kernel);
+        _cleanup_close_ int dev = resume_device_open(a, h.page_size, &st);
+        if (dev < 0)
+                return 1;
+        /* opened before the freeze: after it, nothing could say why it failed */
+        ImageConsole con = { .fd = -1 };
+        if (a->console && image_console_open(&con, a->console) < 0)
+                return say("cannot open the console %s: %m\n", a->console), 1;
+        /* the pages' device, checked before anything is frozen */
+        int in_suspend = -1, r = 1;
+        if (set_swap_area(fd, a, &st) == 0 && freeze_and_create(fd, &in_suspend) == 0)
+                r = write_created(fd, dev, a, &h, in_suspend, a->console ? &con : NULL);
+        image_console_close(&con);
+        return r;
+}
+
 static void usage(FILE *f) {
-        fprintf(f, "Usage: fridge-image-writer --snapshot=DEVICE --probe-threads|--discard\n"
-                   "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
-                   "  --probe-threads    freeze user space, show that a thread started now runs\n"
-                   "                     and one started before does not, unfreeze\n"
-                   "  --discard          make the image, compress and checksum it, throw it away,\n"
-                   "                     unfreeze; print the figures (nothing is written)\n");
+        fprintf(f, "Usage: fridge-image-writer --snapshot=DEVICE --probe-threads|--discard|--write ...\n"
+                   "  --snapshot=DEVICE       the snapshot device (/dev/snapshot); never assumed\n"
+                   "  --probe-threads         freeze user space, show that a thread started now runs\n"
+                   "                          and one started before does not, unfreeze\n"
+                   "  --discard               make the image, compress and checksum it, throw it away,\n"
+                   "                          unfreeze; print the figures (nothing is written)\n"
+                   "  --write                 make the image and write it to the resume device's\n"
+                   "                          swap area, then power off; prints resumed=1 once the\n"
+                   "                          image is resumed (by fridge-resume)\n"
+                   "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
+                   "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
+                   "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
+                   "                          left valid on the device and the system running)\n"
+                   "  --console=TTY           draw the progress bar there while user space is\n"
+                   "                          frozen; Esc or Backspace there aborts the write\n"
+                   "                          (exit status 3, no image, the system runs on)\n"
+                   "  --header-kernel=RELEASE (tests) the kernel release the header names, for\n"
+                   "                          an image fridge-resume must refuse\n");
+}
+
+static int parse_option(int c, Args *a) {
+        char *end = NULL;
+        switch (c) {
+        case 's': a->snapshot = optarg; return 0;
+        case 'p': a->probe_threads = true; return 0;
+        case 'd': a->discard = true; return 0;
+        case 'w': a->write = true; return 0;
+        case 'r': a->resume_device = optarg; return 0;
+        case 'k': a->header_kernel = optarg; return 0;
+        case 'c': a->console = optarg; return 0;
+        case 'o':
+                errno = 0;
+                a->resume_offset = strtoull(optarg, &end, 10);
+                if (errno != 0 || !end || *end || !*optarg)
+                        return fprintf(stderr, "fridge-image-writer: --resume-offset=%s is not a page count\n",
+                                       optarg), 2;
+                return 0;
+        case 'a':
+                if (strcmp(optarg, "poweroff") != 0 && strcmp(optarg, "unfreeze") != 0)
+                        return fprintf(stderr, "fridge-image-writer: --after=%s is not poweroff or unfreeze\n",
+                                       optarg), 2;
+                a->after = strcmp(optarg, "poweroff") == 0 ? AFTER_POWEROFF : AFTER_UNFREEZE;
+                return 0;
+        case 'h': usage(stdout); return -1;
+        default: return 2;
+        }
+}
+
+static int check_args(const Args *a) {
+        if (!a->snapshot || !*a->snapshot)
+                return fprintf(stderr, "fridge-image-writer: --snapshot=DEVICE is required: the snapshot device "
+                                       "is never assumed\n"),
+                       2;
+        if (a->probe_threads + a->discard + a->write != 1)
+                return fprintf(stderr, "fridge-image-writer: say one of --probe-threads, --discard and --write\n"), 2;
+        if (a->write && (!a->resume_device || !*a->resume_device))
+                return fprintf(stderr, "fridge-image-writer: --write needs --resume-device=DEVICE\n"), 2;
+        return 0;
 }
 
 /* 0 to go on, else the exit status (2: bad usage, with the reason said) */
@@ -224,28 +388,23 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "snapshot", required_argument, NULL, 's' },
                 { "probe-threads", no_argument, NULL, 'p' },
                 { "discard", no_argument, NULL, 'd' },
+                { "write", no_argument, NULL, 'w' },
+                { "resume-device", required_argument, NULL, 'r' },
+                { "resume-offset", required_argument, NULL, 'o' },
+                { "after", required_argument, NULL, 'a' },
+                { "header-kernel", required_argument, NULL, 'k' },
+                { "console", required_argument, NULL, 'c' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) >= 0;)
-                switch (c) {
-                case 's': a->snapshot = optarg; break;
-                case 'p': a->probe_threads = true; break;
-                case 'd': a->discard = true; break;
-                case 'h': usage(stdout); return -1;
-                default: return 2;
-                }
+        for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) >= 0;) {
+                int r = parse_option(c, a);
+                if (r != 0)
+                        return r;
+        }
         if (optind < argc)
                 return fprintf(stderr, "fridge-image-writer: unexpected argument \"%s\"\n", argv[optind]), 2;
-        if (!a->snapshot || !*a->snapshot)
-                return fprintf(stderr, "fridge-image-writer: --snapshot=DEVICE is required: the snapshot device "
-                                       "is never assumed\n"),
-                       2;
-        if (a->probe_threads == a->discard)
-                return fprintf(stderr, "fridge-image-writer: say one of --probe-threads and --discard (writing "
-                                       "an image is not implemented yet)\n"),
-                       2;
-        return 0;
+        return check_args(a);
 }
 
 int main(int argc, char **argv) {
@@ -257,5 +416,5 @@ int main(int argc, char **argv) {
         _cleanup_close_ int fd = open(a.snapshot, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return fprintf(stderr, "fridge-image-writer: cannot open %s: %m\n", a.snapshot), 1;
-        return a.probe_threads ? probe_threads(fd) : discard_image(fd);
+        return a.probe_threads ? probe_threads(fd) : a.discard ? discard_image(fd) : write_image(fd, &a);
 }

@@ -26,6 +26,7 @@ expected="
 $FRIDGED_PATH
 $FRIDGECTL_PATH
 $FRIDGE_AGENT_PATH
+$FRIDGE_RESUME_PATH
 $USERUNITDIR/fridge-agent.service
 $AUTOSTARTDIR/fridge-agent.desktop
 $UNITDIR/fridged.service
@@ -95,7 +96,7 @@ if command -v desktop-file-validate >/dev/null; then
         desktop-file-validate "$desktop" || fail "fridge-agent.desktop: desktop-file-validate"
 fi
 # (the catalog's @FIELD@s are journalctl's, filled from each entry)
-if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
+if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$FRIDGE_RESUME_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
         fail "a placeholder was left unsubstituted"
 fi
 echo "installed $n files"

@@ -109,6 +109,49 @@ static void test_round_trip(void) {
         image_clear(&img);
 }
 
+/* A source that hands out at most step bytes a call (as the device does,
+ * through the map, page by page), and fails after fail_at bytes */
+typedef struct Trickle {
+        const uint8_t *p;
+        size_t len, pos, step, fail_at;
+} Trickle;
+
+static ssize_t trickle(uint8_t *buf, size_t len, void *userdata) {
+        Trickle *t = userdata;
+        if (t->pos >= t->fail_at)
+                return -EIO;
+        size_t n = MIN(MIN(len, t->step), t->len - t->pos);
+        memcpy(buf, t->p + t->pos, n);
+        t->pos += n;
+        return (ssize_t) n;
+}
+
+static void test_stream_read(void) {
+        Image img;
+        image_make(&img);
+        FridgeImageHeader h;
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        g_assert_cmpint(fridge_image_header_decode(img.header, sizeof(img.header), &h, err, sizeof(err)), ==, 0);
+        size_t steps[] = { 1, 1000, PAGE, img.len };
+        for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+                g_autoptr(GByteArray) out = g_byte_array_new();
+                Collect c = { out };
+                Trickle t = { img.stream, img.len, 0, steps[i], SIZE_MAX };
+                g_assert_cmpint(fridge_image_stream_read(&h, trickle, &t, collect, &c, err, sizeof(err)), ==, 0);
+                g_assert_cmpuint(out->len, ==, PAGES * PAGE);
+                g_assert_true(memcmp(out->data, img.pages, PAGES * PAGE) == 0);
+        }
+        /* the source fails in the middle: its error, said */
+        Trickle t = { img.stream, img.len, 0, PAGE, img.len / 2 };
+        assert_refused(fridge_image_stream_read(&h, trickle, &t, NULL, NULL, err, sizeof(err)), -EIO, err,
+                       "reading the image: Input/output error");
+        /* it ends early */
+        t = (Trickle) { img.stream, img.len - 1, 0, PAGE, SIZE_MAX };
+        g_assert_cmpint(fridge_image_stream_read(&h, trickle, &t, NULL, NULL, err, sizeof(err)), <, 0);
+        g_assert_nonnull(strstr(err, "block 2 is truncated"));
+        image_clear(&img);
+}
+
 static void test_flipped_bit(void) {
         Image img;
         image_make(&img);
@@ -231,6 +274,7 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/image-format/round-trip", test_round_trip);
         g_test_add_func("/image-format/flipped-bit", test_flipped_bit);
+        g_test_add_func("/image-format/stream-read", test_stream_read);
         g_test_add_func("/image-format/truncated", test_truncated);
         g_test_add_func("/image-format/other-kernel", test_other_kernel);
         g_test_add_func("/image-format/header-checksum", test_header_checksum);

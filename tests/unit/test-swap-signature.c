@@ -8,37 +8,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "swap-page.h"
 #include "swap-signature.h"
-
-#define PAGE 4096u
-
-/* mkswap's first page of a 1 MiB swap file, or one built as mkswap builds it */
-static uint8_t *swap_page(void) {
-        uint8_t *page = g_malloc0(PAGE);
-        g_autofree char *path = g_build_filename(g_get_tmp_dir(), "fridge-swapsig-XXXXXX", NULL);
-        int fd = g_mkstemp(path);
-        g_assert_cmpint(fd, >=, 0);
-        g_assert_cmpint(ftruncate(fd, 1 << 20), ==, 0);
-        close(fd);
-        const char *mkswap = g_file_test("/sbin/mkswap", G_FILE_TEST_IS_EXECUTABLE) ? "/sbin/mkswap" : "mkswap";
-        const char *argv[] = { mkswap, path, NULL };
-        gint status = -1;
-        gsize len = 0;
-        g_autofree char *data = NULL;
-        if (g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                                                         G_SPAWN_STDERR_TO_DEV_NULL,
-                         NULL, NULL, NULL, NULL, &status, NULL) &&
-            status == 0 && g_file_get_contents(path, &data, &len, NULL) && len >= PAGE)
-                memcpy(page, data, PAGE);
-        else {
-                g_test_message("no mkswap: the page is built by hand");
-                page[1024] = 1;                         /* version */
-                memcpy(page + 1036, "0123456789abcdef", 16); /* UUID */
-                memcpy(page + PAGE - 10, "SWAPSPACE2", 10);
-        }
-        g_unlink(path);
-        return page;
-}
 
 static void assert_says(int r, int want, const char *err, const char *says) {
         g_assert_cmpint(r, ==, want);
@@ -54,7 +25,7 @@ static FridgeSwapSig inspect(const uint8_t *page) {
 }
 
 static void test_mark_restore(void) {
-        g_autofree uint8_t *page = swap_page(), *orig = g_memdup2(page, PAGE);
+        g_autofree uint8_t *page = test_swap_page(), *orig = g_memdup2(page, PAGE);
         char err[256] = "";
         g_assert_cmpint(inspect(page).kind, ==, FRIDGE_SWAP_PLAIN);
         g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, 7 * PAGE, err, sizeof(err)), ==, 0);
@@ -73,7 +44,7 @@ static void test_mark_restore(void) {
 
 /* A corrupt pointer is never followed, and the page still comes back whole */
 static void test_damaged(void) {
-        g_autofree uint8_t *page = swap_page(), *orig = g_memdup2(page, PAGE);
+        g_autofree uint8_t *page = test_swap_page(), *orig = g_memdup2(page, PAGE);
         char err[256] = "";
         g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, 3 * PAGE, err, sizeof(err)), ==, 0);
         page[PAGE - 28] ^= 0x04; /* the offset */
@@ -85,7 +56,7 @@ static void test_damaged(void) {
 }
 
 static void test_refusals(void) {
-        g_autofree uint8_t *page = swap_page();
+        g_autofree uint8_t *page = test_swap_page();
         char err[256] = "";
         assert_says(fridge_swap_sig_mark(page, PAGE, 0, err, sizeof(err)), -EINVAL, err,
                     "the image header's offset 0 is not a page past the first");

@@ -64,10 +64,18 @@ if [ -s /etc/vm-modules ]; then
 fi
 
 # The second boot of a hibernation scenario: the kernel looked for an image
-# before the disk driver was loaded, so point it at the disk now. On
-# success this never returns: the first boot's memory, scenario included,
-# takes over.
+# before the disk driver was loaded, so point it at the disk now, or (the
+# scenario's "# vm-resume-tool: NAME") let that tool resume it, as an
+# initramfs would. On success this never returns: the first boot's memory,
+# scenario included, takes over.
 resume_disk=$(sed -n 's/.*fridge\.resume=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+resume_tool=$(sed -n 's/^# vm-resume-tool: *//p' /scenario | head -n1)
+if [ -n "$resume_disk" ] && [ -n "$resume_tool" ]; then
+  echo "resuming from /dev/$resume_disk with $resume_tool"
+  # the image needs most of the memory: no sanitizer quarantine holding freed blocks
+  ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=4 "$resume_tool" --device="/dev/$resume_disk" --snapshot=/dev/snapshot
+  die_early "second boot: $resume_tool exited with $?: nothing resumed from /dev/$resume_disk"
+fi
 if [ -n "$resume_disk" ]; then
   echo "resuming from /dev/$resume_disk ($(cat /sys/class/block/$resume_disk/dev 2>/dev/null))"
   cat "/sys/class/block/$resume_disk/dev" >/sys/power/resume 2>/dev/null

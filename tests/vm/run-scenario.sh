@@ -17,7 +17,13 @@
 # ACPI power button every 3 s once the guest prints FRIDGE-PRESS-POWER), and
 # "# vm-resume: DISK" (two boots: when the first powers off without a
 # result, a second boot of the same disks resumes the hibernation image on
-# /dev/DISK and the first boot's scenario goes on there).
+# /dev/DISK and the first boot's scenario goes on there), "# vm-resume-tool:
+# NAME" (the second boot resumes by running NAME --device=/dev/DISK
+# --snapshot=/dev/snapshot, e.g. fridge-resume, instead of through
+# /sys/power/resume).
+# "# vm-serial-keys: PATTERN" (the first time the console shows PATTERN, a
+# grep regex, the host types Esc on the serial line: the guest reads it on
+# /dev/ttyS0).
 # NAME.pre.sh next to the scenario, if any, runs in /init before fridged
 # starts (for its config).
 # Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
@@ -86,6 +92,7 @@ disks=$(header vm-disks)
 binaries=$(header vm-binaries)
 power_button=$(header vm-power-button)
 resume_disk=$(header vm-resume)
+serial_keys=$(header vm-serial-keys)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
 [ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
 case $kind in
@@ -152,15 +159,27 @@ echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramf
 # console is appended to $log, so the second boot's follows the first's.
 hung=0
 boot() {
-  local mon=() presser=
+  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer=
   if [ "$power_button" = yes ]; then
     rm -f "$T/mon.in" "$T/mon.out"
     mkfifo "$T/mon.in" "$T/mon.out"
     mon=(-chardev "pipe,id=mon,path=$T/mon" -mon chardev=mon,mode=readline)
   fi
-  "${qemu[@]}" -append "$cmdline ${1:-}" -chardev "file,id=con,path=$T/boot.log" -serial chardev:con \
+  if [ -n "$serial_keys" ]; then
+    # the serial line both ways: its output copied to boot.log, keys typed in
+    rm -f "$T/ser.in" "$T/ser.out"
+    mkfifo "$T/ser.in" "$T/ser.out"
+    con=(-chardev "pipe,id=con,path=$T/ser")
+  fi
+  "${qemu[@]}" -append "$cmdline ${1:-}" "${con[@]}" -serial chardev:con \
     "${mon[@]}" </dev/null >>"$T/qemu.out" 2>&1 &
   qemu_pid=$!
+  if [ -n "$serial_keys" ]; then
+    cat "$T/ser.out" >"$T/boot.log" &
+    reader=$!
+    type_esc &
+    typer=$!
+  fi
   if [ "$power_button" = yes ]; then
     cat "$T/mon.out" >"$T/monitor.log" &
     press_power_button &
@@ -178,7 +197,16 @@ boot() {
   wait "$qemu_pid" 2>/dev/null || qrc=$?
   qemu_pid=
   [ -z "$presser" ] || { kill "$presser" 2>/dev/null; wait "$presser" 2>/dev/null || true; }
+  [ -z "$typer" ] || { kill "$typer" 2>/dev/null || true; wait "$typer" 2>/dev/null || true; }
+  [ -z "$reader" ] || wait "$reader" 2>/dev/null || true   # ends with qemu
   cat "$T/boot.log" >>"$log"
+}
+# Esc on the serial line, once, when the console shows the scenario's pattern
+type_esc() {
+  exec 6>"$T/ser.in"
+  until grep -q -- "$serial_keys" "$T/boot.log" 2>/dev/null; do sleep 0.05; done
+  printf '\033' >&6
+  echo "typed Esc on the serial line" >>"$T/qemu.out"
 }
 # The guest says when it is about to sleep; a press before it is asleep
 # would be a wakeup event that aborts the cycle, so wait, then retry.

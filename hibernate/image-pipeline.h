@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The kernel's image, read from /dev/snapshot in batches of blocks and
+ * compressed by worker threads started here, after SNAPSHOT_FREEZE (the
+ * qemu tier's snapshot-threads proves such threads run while the rest of
+ * user space, this process's older threads included, is frozen). The
+ * blocks go out in order to an ImageOutput, or nowhere (--discard). */
+
+#include <stdint.h>
+
+#include "image-console.h"
+#include "image-format.h"
+#include "image-output.h"
+
+typedef struct ImageFigures {
+        uint64_t raw_bytes, compressed_bytes, blocks, usec;
+        unsigned threads;
+} ImageFigures;
+
+/* Fills in h's sizes and counts; out NULL: the blocks are dropped.
+ * con (or NULL): the bar drawn there after each batch, and Esc typed
+ * there stops the write with -ECANCELED. */
+int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageConsole *con, ImageFigures *f);

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fridge-resume: the next boot's half of fridge's hibernation (issue 17),
+ * run early (the initramfs), once the resume device is there. It looks
+ * for fridge's signature in the swap area's header page; finding one, it
+ * verifies everything before /dev/snapshot is touched: the image header,
+ * the kernel's identity (uname -r and -v), the map and every block. Then
+ * it gives the swap area back mkswap's signature and syncs it, so that a
+ * restore that fails can never be tried again at the next boot; then it
+ * loads the image through /dev/snapshot (opened for writing: the restore
+ * side), freezes, and restores atomically: on success this process ends
+ * inside the kernel and the hibernated system runs on.
+ *
+ * A damaged, partial or foreign image is refused with one console line
+ * naming the problem, the swap signature is restored, and the exit status
+ * says the boot continues:
+ *   0  no fridge image on the device: nothing done (--verify-only: it verified)
+ *   1  an image refused or not restored; the swap area is plain again
+ *   2  bad usage
+ * Plain C, no GLib: it runs in the initramfs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <linux/suspend_ioctls.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "image-format.h"
+#include "image-map.h"
+#include "macro.h"
+#include "swap-signature.h"
+
+enum { EXIT_NOTHING = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
+
+/* Pages read from the device in one go at most, when the map has them in a row */
+#define CHUNK_PAGES 64u
+
+#define say(...) fprintf(stderr, "fridge-resume: " __VA_ARGS__)
+
+typedef struct Args {
+        const char *device, *snapshot;
+        uint64_t offset;
+        bool verify_only;
+} Args;
+
+typedef struct Device {
+        int fd;
+        const char *name;
+        uint32_t page_size;
+        uint64_t pages;        /* the device's size */
+        uint64_t swap_offset;  /* page of the swap header */
+} Device;
+
+static int read_page(uint64_t page, uint8_t *buf, void *userdata) {
+        Device *d = userdata;
+        ssize_t n = pread(d->fd, buf, d->page_size, (off_t) (page * d->page_size));
+        return n == (ssize_t) d->page_size ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static int device_open(Device *d, const Args *a) {
+        *d = (Device) { .name = a->device, .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .swap_offset = a->offset };
+        d->fd = open(a->device, (a->verify_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+        struct stat st;
+        uint64_t size = 0;
+        if (d->fd < 0 || fstat(d->fd, &st) < 0)
+                return say("cannot open %s: %m; boot continues\n", a->device), -1;
+        if (S_ISBLK(st.st_mode) ? ioctl(d->fd, BLKGETSIZE64, &size) < 0 : (size = (uint64_t) st.st_size, false))
+                return say("cannot size %s: %m; boot continues\n", a->device), -1;
+        d->pages = size / d->page_size;
+        if (d->swap_offset >= d->pages)
+                return say("--offset=%" PRIu64 " is past the end of %s; boot continues\n", a->offset, a->device), -1;
+        return 0;
+}
+
+/* mkswap's signature back, synced before anything is loaded */
+static int signature_restore(Device *d, uint8_t *page) {
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        int r = fridge_swap_sig_restore(page, d->page_size, err, sizeof(err));
+        if (r < 0)
+                return say("%s\n", err), r;
+        if (pwrite(d->fd, page, d->page_size, (off_t) (d->swap_offset * d->page_size)) != (ssize_t) d->page_size ||
+            fsync(d->fd) < 0)
+                return say("cannot restore the swap signature on %s: %m\n", d->name), -EIO;
+        return 0;
+}
+
+/* The image's stream, page by page through the map */
+typedef struct Source {
+        Device *d;
+        const uint64_t *map;
+        uint64_t count, next;  /* pages of the stream, the next to read */
+        uint64_t left;         /* bytes of the stream not yet read */
+        uint8_t *chunk;
+        size_t len, pos;
+} Source;
+
+static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
+        Source *s = userdata;
+        if (s->pos == s->len) {
+                if (s->next == s->count)
+                        return 0;
+                uint64_t run = 1;
+                while (run < CHUNK_PAGES && s->next + run < s->count && s->map[s->next + run] == s->map[s->next] + run)
+                        run++;
+                ssize_t n = pread(s->d->fd, s->chunk, run * s->d->page_size,
+                                  (off_t) (s->map[s->next] * s->d->page_size));
+                if (n != (ssize_t) (run * s->d->page_size))
+                        return n < 0 ? -errno : -EIO;
+                s->len = run * s->d->page_size < s->left ? run * s->d->page_size : s->left;
+                s->left -= s->len;
+                s->pos = 0;
+                s->next += run;
+        }
+        size_t n = s->len - s->pos < len ? s->len - s->pos : len;
+        memcpy(buf, s->chunk + s->pos, n);
+        s->pos += n;
+        return (ssize_t) n;
+}
+
+/* Every block of the image, verified and handed to page_cb (NULL: only verified) */
+static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, FridgeImagePagesCb page_cb,
+                       void *userdata, char *err) {
+        Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes };
+        s.chunk = malloc((size_t) CHUNK_PAGES * d->page_size);
+        if (!s.chunk)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "out of memory"), -ENOMEM;
+        int r = fridge_image_stream_read(h, source_read, &s, page_cb, userdata, err, FRIDGE_IMAGE_ERR_MAX);
+        free(s.chunk);
+        return r;
+}
+
+/* The header the signature points at, from the running kernel, with its map */
+static int image_verify(Device *d, uint64_t header_offset, FridgeImageHeader *h, uint64_t **map, char *err) {
+        _cleanup_free_ uint8_t *page = malloc(d->page_size);
+        struct utsname u;
+        if (!page || uname(&u) < 0)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "out of memory or no uname"), -ENOMEM;
+        if (header_offset % d->page_size != 0 || header_offset / d->page_size >= d->pages)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "the image header's offset %" PRIu64
+                                " is not a page of the device", header_offset), -EBADMSG;
+        int r = read_page(header_offset / d->page_size, page, d);
+        if (r < 0)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "reading the image header: %s", strerror(-r)), r;
+        if ((r = fridge_image_header_decode(page, d->page_size, h, err, FRIDGE_IMAGE_ERR_MAX)) < 0 ||
+            (r = fridge_image_header_check_kernel(h, u.release, u.version, err, FRIDGE_IMAGE_ERR_MAX)) < 0)
+                return r;
+        if (h->page_size != d->page_size)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "the image has pages of %u bytes, this system %u",
+                                h->page_size, d->page_size), -EPROTO;
+        if ((r = fridge_image_map_load(h, d->pages, read_page, d, map, err, FRIDGE_IMAGE_ERR_MAX)) < 0)
+                return r;
+        return stream_pass(d, h, *map, NULL, NULL, err);
+}
+
+static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata) {
+        int fd = *(int *) userdata;
+        while (len > 0) {
+                ssize_t n = write(fd, pages, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EIO;
+                pages += n, len -= (size_t) n;
+        }
+        return 0;
+}
+
+/* Loads the verified image and jumps into it; returns only on failure */
+static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, const uint64_t *map, char *err) {
+        _cleanup_close_ int fd = open(a->snapshot, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "cannot open %s: %s", a->snapshot, strerror(errno)), -errno;
+        /* frozen first, as the kernel's own resume: nothing else allocates while the image fills memory */
+        if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
+                return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "SNAPSHOT_FREEZE: %s", strerror(errno)), -errno;
+        say("loading the image (%" PRIu64 " MiB)\n", h->image_pages * h->page_size >> 20);
+        /* the verifying pass's page cache out of the image's way */
+        (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
+        *err = 0;
+        int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
+        if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */
+                snprintf(err, FRIDGE_IMAGE_ERR_MAX, "%s did not take the image: %s", a->snapshot, strerror(-r));
+        if (r == 0 && ioctl(fd, SNAPSHOT_ATOMIC_RESTORE) < 0) {
+                r = -errno;
+                snprintf(err, FRIDGE_IMAGE_ERR_MAX, "SNAPSHOT_ATOMIC_RESTORE: %s", strerror(errno));
+        }
+        if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
+                say("SNAPSHOT_UNFREEZE: %m\n");
+        return r < 0 ? r : -EIO;
+}
+
+/* A fridge image on the device: verified, the signature restored, loaded */
+static int resume_image(Device *d, const Args *a, uint8_t *swap_page, uint64_t header_offset) {
+        FridgeImageHeader h;
+        _cleanup_free_ uint64_t *map = NULL;
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        int r = image_verify(d, header_offset, &h, &map, err);
+        if (r == 0 && a->verify_only) {
+                printf("verified=1\npages=%" PRIu64 "\nblocks=%" PRIu64 "\ncompressed_bytes=%" PRIu64
+                       "\nmap_offset=%" PRIu64 "\nfirst_page=%" PRIu64 "\n",
+                       h.image_pages, h.block_count, h.compressed_bytes, h.map_offset, map[0]);
+                return EXIT_NOTHING;
+        }
+        if (r < 0 && a->verify_only)
+                return say("image on %s refused: %s\n", d->name, err), EXIT_REFUSED;
+        if (signature_restore(d, swap_page) < 0)
+                return say("image on %s not resumed: %s; boot continues\n", d->name, r < 0 ? err : "see above"),
+                       EXIT_REFUSED;
+        if (r == 0)
+                r = image_load(d, a, &h, map, err);
+        say("image on %s refused: %s; swap signature restored, boot continues\n", d->name, err);
+        return EXIT_REFUSED;
+}
+
+static int examine(Device *d, const Args *a) {
+        int r;
+        _cleanup_free_ uint8_t *page = malloc(d->page_size);
+        FridgeSwapSig sig;
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        if (!page || read_page(d->swap_offset, page, d) < 0 ||
+            fridge_swap_sig_inspect(page, d->page_size, &sig, err, sizeof(err)) < 0)
+                return say("cannot read the swap header of %s: %s; boot continues\n", d->name,
+                           *err ? err : strerror(errno)), EXIT_REFUSED;
+        switch (sig.kind) {
+        case FRIDGE_SWAP_IMAGE:
+                return resume_image(d, a, page, sig.header_offset);
+        case FRIDGE_SWAP_DAMAGED:
+                if (a->verify_only)
+                        return say("fridge's signature on %s is damaged\n", d->name), EXIT_REFUSED;
+                r = signature_restore(d, page);
+                say("fridge's signature on %s is damaged: image refused; %s, boot continues\n", d->name,
+                    r < 0 ? "the swap signature could not be restored" : "swap signature restored");
+                return EXIT_REFUSED;
+        default:
+                say("no fridge image on %s (signature \"%s\")\n", d->name, sig.found);
+                return a->verify_only ? EXIT_REFUSED : EXIT_NOTHING;
+        }
+}
+
+static int run(const Args *a) {
+        Device d;
+        int r = device_open(&d, a) < 0 ? EXIT_REFUSED : examine(&d, a);
+        if (d.fd >= 0)
+                close(d.fd);
+        return r;
+}
+
+static void usage(FILE *f) {
+        fprintf(f, "Usage: fridge-resume --device=DEVICE [--offset=PAGES] --snapshot=DEVICE | --verify-only\n"
+                   "  --device=DEVICE    the resume device (the swap partition, or the one holding the swap file)\n"
+                   "  --offset=PAGES     where the swap area starts on it (a swap file's resume_offset)\n"
+                   "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
+                   "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing;\n"
+                   "                     prints its figures (first_page: the device page of its first block)\n"
+                   "Exit status: 0 nothing to resume (the boot continues), 1 an image refused or not\n"
+                   "restored (swap signature restored; the boot continues), 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv, Args *a) {
+        static const struct option opts[] = {
+                { "device", required_argument, NULL, 'd' },      { "offset", required_argument, NULL, 'o' },
+                { "snapshot", required_argument, NULL, 's' },    { "verify-only", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },              {},
+        };
+        char *end = NULL;
+        for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) >= 0;)
+                switch (c) {
+                case 'd': a->device = optarg; break;
+                case 's': a->snapshot = optarg; break;
+                case 'v': a->verify_only = true; break;
+                case 'o':
+                        errno = 0;
+                        a->offset = strtoull(optarg, &end, 10);
+                        if (errno != 0 || !*optarg || *end)
+                                return say("--offset=%s is not a page count\n", optarg), EXIT_USAGE;
+                        break;
+                case 'h': usage(stdout); return -1;
+                default: return EXIT_USAGE;
+                }
+        if (optind < argc)
+                return say("unexpected argument \"%s\"\n", argv[optind]), EXIT_USAGE;
+        if (!a->device || !*a->device)
+                return say("--device=DEVICE is required\n"), EXIT_USAGE;
+        if (!a->verify_only && (!a->snapshot || !*a->snapshot))
+                return say("--snapshot=DEVICE is required (or --verify-only): the snapshot device is never "
+                           "assumed\n"), EXIT_USAGE;
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        Args a = {};
+        int r = parse_args(argc, argv, &a);
+        if (r != 0)
+                return r < 0 ? 0 : r;
+        return run(&a);
+}

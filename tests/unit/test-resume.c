@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fridge-resume on a swap area in a file, holding an image built as
+ * fridge-image-writer lays it out (stream pages scattered, map, header,
+ * signature). Everything before /dev/snapshot is checked here, with
+ * --snapshot naming a path that does not exist: a valid image verifies; a
+ * corrupt block, map or signature, or another kernel's header, is refused
+ * in one line naming it and the swap area is mkswap's page again; and the
+ * signature is restored before any load is tried. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "image-format.h"
+#include "image-map.h"
+#include "swap-page.h"
+#include "swap-signature.h"
+
+#define DEVICE_PAGES 1024u
+#define IMAGE_PAGES 70u /* three blocks of 32, the last short */
+#define MAP_AT 50u
+#define HEADER_AT 60u
+#define STREAM_AT 100u /* every other page from here */
+
+typedef struct Area {
+        char *path;
+        uint8_t *mkswap; /* the header page as mkswap made it */
+} Area;
+
+static void put_page(int fd, uint64_t page, const void *buf) {
+        g_assert_cmpint(pwrite(fd, buf, PAGE, (off_t) (page * PAGE)), ==, PAGE);
+}
+
+static uint64_t stream_write(int fd, const FridgeImageHeader *h, const uint8_t *stream, size_t len) {
+        uint64_t n = fridge_image_map_entries(h), *e = g_new(uint64_t, n), map_at = MAP_AT;
+        uint8_t page[PAGE], mpage[PAGE];
+        char err[FRIDGE_IMAGE_ERR_MAX];
+        for (uint64_t i = 0; i < n; i++) {
+                memset(page, 0, PAGE);
+                memcpy(page, stream + i * PAGE, MIN(PAGE, len - i * PAGE));
+                e[i] = STREAM_AT + 2 * i;
+                put_page(fd, e[i], page);
+        }
+        g_assert_cmpuint(fridge_image_map_pages(h), ==, 1);
+        g_assert_cmpint(fridge_image_map_encode(h, e, &map_at, 1, mpage, err, sizeof(err)), ==, 0);
+        put_page(fd, MAP_AT, mpage);
+        g_free(e);
+        return n;
+}
+
+/* The blocks of IMAGE_PAGES pages of text and zeros, as the writer makes them */
+static size_t blocks_make(FridgeImageHeader *h, uint8_t *stream) {
+        g_autofree uint8_t *raw = g_malloc0(IMAGE_PAGES * PAGE);
+        for (size_t i = 0; i < IMAGE_PAGES * PAGE; i += 7)
+                raw[i] = (uint8_t) (i / PAGE);
+        size_t len = 0;
+        char err[FRIDGE_IMAGE_ERR_MAX];
+        for (uint64_t b = 0; b < h->block_count; b++) {
+                size_t n, chunk = MIN(32u, IMAGE_PAGES - b * 32) * PAGE;
+                g_assert_cmpint(fridge_image_block_encode(h, NULL, b, raw + b * 32 * PAGE, chunk, 1, stream + len,
+                                                          fridge_image_block_bound(chunk), &n, err, sizeof(err)), ==, 0);
+                len += n;
+        }
+        return len;
+}
+
+/* A swap area of DEVICE_PAGES pages with an image whose header names release */
+static Area area_make(const char *release) {
+        Area a = { .path = g_build_filename(g_get_tmp_dir(), "fridge-resume-XXXXXX", NULL), .mkswap = test_swap_page() };
+        int fd = g_mkstemp(a.path);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(ftruncate(fd, (off_t) DEVICE_PAGES * PAGE), ==, 0);
+        FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 99, .image_pages = IMAGE_PAGES,
+                                .block_count = 3, .map_offset = MAP_AT * PAGE, .zstd_level = 1 };
+        g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
+        if (release)
+                g_strlcpy(h.kernel_release, release, sizeof(h.kernel_release));
+        g_autofree uint8_t *stream = g_malloc(3 * fridge_image_block_bound(32 * PAGE));
+        h.compressed_bytes = blocks_make(&h, stream);
+        stream_write(fd, &h, stream, h.compressed_bytes);
+        uint8_t page[PAGE] = {};
+        char err[FRIDGE_IMAGE_ERR_MAX];
+        g_assert_cmpint(fridge_image_header_encode(&h, page, PAGE, err, sizeof(err)), ==, 0);
+        put_page(fd, HEADER_AT, page);
+        memcpy(page, a.mkswap, PAGE);
+        g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, HEADER_AT * PAGE, err, sizeof(err)), ==, 0);
+        put_page(fd, 0, page);
+        close(fd);
+        return a;
+}
+
+static void area_free(Area *a) {
+        g_unlink(a->path);
+        g_free(a->path);
+        g_free(a->mkswap);
+}
+
+static void flip(const Area *a, uint64_t page, size_t byte) {
+        int fd = open(a->path, O_RDWR);
+        uint8_t b;
+        g_assert_cmpint(pread(fd, &b, 1, (off_t) (page * PAGE + byte)), ==, 1);
+        b ^= 0x10;
+        g_assert_cmpint(pwrite(fd, &b, 1, (off_t) (page * PAGE + byte)), ==, 1);
+        close(fd);
+}
+
+/* fridge-resume's exit status; its stdout and stderr in out */
+static int resume(const Area *a, bool verify_only, char **out) {
+        g_autofree char *dev = g_strdup_printf("--device=%s", a->path);
+        const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev,
+                               verify_only ? "--verify-only" : "--snapshot=/nonexistent/snapshot", NULL };
+        g_autofree char *o = NULL, *e = NULL;
+        gint status = -1;
+        g_assert_nonnull(argv[0]);
+        g_assert_true(g_spawn_sync(NULL, (char **) argv, NULL, 0, NULL, NULL, &o, &e, &status, NULL));
+        *out = g_strconcat(o, e, NULL);
+        g_test_message("fridge-resume %s: %s", argv[2], *out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void assert_page0(const Area *a, const char *sig) {
+        g_autofree char *data = NULL;
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(a->path, &data, &len, NULL));
+        g_assert_cmpmem(data + PAGE - 10, 10, sig, 10);
+        if (strcmp(sig, "SWAPSPACE2") == 0)
+                g_assert_cmpmem(data, PAGE, a->mkswap, PAGE);
+}
+
+/* Refused in one line saying says; the swap area mkswap's again */
+static void assert_refused(const Area *a, const char *says) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(resume(a, false, &out), ==, 1);
+        if (!strstr(out, says) || !strstr(out, "swap signature restored, boot continues"))
+                g_error("\"%s\" does not say \"%s\" and that the boot continues", out, says);
+        g_assert_cmpint(strchr(out, '\n') - out + 1, ==, strlen(out));
+        assert_page0(a, "SWAPSPACE2");
+}
+
+static void test_verify(void) {
+        Area a = area_make(NULL);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(resume(&a, true, &out), ==, 0);
+        g_assert_nonnull(strstr(out, "verified=1\npages=70\nblocks=3\n"));
+        g_assert_nonnull(strstr(out, "first_page=100\n"));
+        assert_page0(&a, "FRIDGEIMG1"); /* --verify-only changes nothing */
+        area_free(&a);
+}
+
+/* The signature goes before the load is tried: a load that fails (here:
+ * no snapshot device) is never tried again */
+static void test_restored_before_load(void) {
+        Area a = area_make(NULL);
+        assert_refused(&a, "cannot open /nonexistent/snapshot");
+        g_autofree char *out = NULL;
+        g_assert_cmpint(resume(&a, false, &out), ==, 0);
+        g_assert_nonnull(strstr(out, "no fridge image"));
+        area_free(&a);
+}
+
+static void test_corrupt_block(void) {
+        Area a = area_make(NULL);
+        flip(&a, STREAM_AT, 100); /* in block 0, past its 32-byte header */
+        assert_refused(&a, "block 0 is corrupt: its xxhash64 does not match");
+        area_free(&a);
+}
+
+static void test_corrupt_map(void) {
+        Area a = area_make(NULL);
+        flip(&a, MAP_AT, 40);
+        assert_refused(&a, "map page 0 (device page 50) is corrupt");
+        area_free(&a);
+}
+
+static void test_other_kernel(void) {
+        Area a = area_make("0.0.0-other");
+        assert_refused(&a, "the image was made by another kernel: 0.0.0-other");
+        area_free(&a);
+}
+
+static void test_damaged_signature(void) {
+        Area a = area_make(NULL);
+        flip(&a, 0, PAGE - 28); /* the pointer to the header */
+        assert_refused(&a, "fridge's signature on");
+        area_free(&a);
+}
+
+/* The device ends before the image's last pages */
+static void test_truncated(void) {
+        Area a = area_make(NULL);
+        g_assert_cmpint(truncate(a.path, (off_t) (STREAM_AT + 3) * PAGE), ==, 0);
+        assert_refused(&a, "outside the device (103 pages)");
+        area_free(&a);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/resume/verify", test_verify);
+        g_test_add_func("/resume/restored-before-load", test_restored_before_load);
+        g_test_add_func("/resume/corrupt-block", test_corrupt_block);
+        g_test_add_func("/resume/corrupt-map", test_corrupt_map);
+        g_test_add_func("/resume/other-kernel", test_other_kernel);
+        g_test_add_func("/resume/damaged-signature", test_damaged_signature);
+        g_test_add_func("/resume/truncated", test_truncated);
+        return g_test_run();
+}

@@ -1,0 +1,12 @@
+# Helpers of the uhib-* scenarios (fridge's own hibernation image, issue 17)
+# swap_page0 FILE: the swap header page of /dev/vda as the disk has it now
+swap_page0() {
+  sync
+  echo 3 >/proc/sys/vm/drop_caches
+  dd if=/dev/vda of="$1" bs=4096 count=1 2>/dev/null
+}
+# The signature at the page's end, and mkswap's UUID (bytes 1036-1051)
+swap_sig() { tail -c 10 "$1"; }
+swap_uuid() { dd if="$1" bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
+# val FILE KEY: KEY's value in a key=value output
+val() { sed -n "s/^$2=//p" "$1" | head -n1; }

@@ -1,0 +1,50 @@
+# Scenario 10 (issue 17): fridge's own image across two boots. Boot 1 makes
+# /dev/vda a swap partition, starts a process holding a random value in its
+# memory (it answers over a fifo with its pid and the value), writes a file
+# to tmpfs, and runs fridge-image-writer --write: freeze, image, blocks on
+# swap pages the kernel hands out, signature last, power off. Boot 2 runs
+# fridge-resume on /dev/vda (init.sh, "vm-resume-tool"), which verifies and
+# loads the image: this script goes on in boot 1's world, where the writer
+# says resumed=1, the same process answers with the same value, the file
+# reads back whole, and the swap header is mkswap's page again, byte for
+# byte (same UUID), still in use as swap.
+# vm-kernel: vmlinux
+# vm-modules: virtio_pci virtio_blk
+# vm-disks: 256M
+# vm-resume: vda
+# vm-resume-tool: fridge-resume
+# vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
+# vm-timeout: 220
+. /usr/lib/vm/uhib-lib.sh
+mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
+swapon /dev/vda || fail "swapon /dev/vda failed"
+swap_page0 /run/page0.mkswap
+value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkfifo /run/ask /run/answer
+# (its output away from the log's pipe, or a fail would wait on it)
+sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
+holder=$!
+ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
+[ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
+head -c 4194304 /dev/urandom >/dev/shm/precious
+before=$(sha256sum /dev/shm/precious | cut -d' ' -f1)
+echo "holder $holder holds $value; precious file $before"
+# its progress and figures on the console (stdout's file is in the memory
+# power-off loses, and comes back as it was before the write)
+fridge-image-writer --snapshot=/dev/snapshot --write --resume-device=/dev/vda >/run/write.out 2>/dev/ttyS0
+rc=$?
+echo "back: fridge-image-writer exited with $rc"
+cat /run/write.out
+[ $rc -eq 0 ] || fail "fridge-image-writer --write exited with $rc"
+[ "$(val /run/write.out resumed)" = 1 ] || fail "the writer did not come back resumed (no resumed=1)"
+got=$(ask)
+[ "$got" = "$holder $value" ] || fail "the holder answers \"$got\", not \"$holder $value\""
+echo 3 >/proc/sys/vm/drop_caches
+[ "$(sha256sum /dev/shm/precious | cut -d' ' -f1)" = "$before" ] || fail "the tmpfs file changed"
+swap_page0 /run/page0.after
+[ "$(swap_sig /run/page0.after)" = SWAPSPACE2 ] || fail "the swap signature is \"$(swap_sig /run/page0.after)\""
+[ "$(swap_uuid /run/page0.after)" = "$(swap_uuid /run/page0.mkswap)" ] || fail "the swap UUID changed"
+cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
+grep -q '^/dev/vda ' /proc/swaps || fail "/dev/vda is no longer in use as swap: $(cat /proc/swaps)"
+kill "$holder"
+pass
