@@ -134,6 +134,9 @@ typedef int (*PowerSysfsHook)(PowerSysfsRequest *r);
  * Returns 0 or the failed step's negative errno (also in r->error /
  * r->failed_step). */
 int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHook write);
+/* The state write itself, for a `write` hook that falls back to it: its
+ * failure keeps POWER_STEP_STATE */
+int power_sysfs_write_state(PowerSysfsRequest *r);
 
 /* A growth of CLOCK_BOOTTIME - CLOCK_MONOTONIC smaller than this is the
  * jitter of reading two clocks, not a suspend the kernel counted */
