@@ -35,6 +35,14 @@ static void print_can(FILE *f, const char *name, const char *can, const char *re
                 print_field(f, name, can);
 }
 
+/* Who writes a hibernation's image, and why not fridge's when it was asked for */
+static void print_writer(FILE *f, const char *writer, const char *reason) {
+        if (writer && reason && *reason)
+                fprintf(f, "%16s: %s (%s)\n", "HibernateWriter", writer, reason);
+        else
+                print_field(f, "HibernateWriter", writer);
+}
+
 static void print_kinds(FILE *f, char **kinds) {
         fprintf(f, "%16s:", "SupportedKinds");
         if (!kinds || !*kinds)
@@ -77,6 +85,7 @@ static void print_human(FILE *f, const FridgeProps *p) {
         print_can(f, "CanSuspend", p->can_suspend, p->can_suspend_reason);
         print_can(f, "CanHibernate", p->can_hibernate, p->can_hibernate_reason);
         print_can(f, "CanHybridSleep", p->can_hybrid_sleep, p->can_hybrid_sleep_reason);
+        print_writer(f, p->hibernate_writer, p->hibernate_writer_reason);
         print_kinds(f, p->supported_kinds);
         print_field(f, "LastResult", p->last_result);
         print_field(f, "LastWakeReason", p->last_wake_reason);

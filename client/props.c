@@ -30,6 +30,8 @@ static const PropSpec prop_table[] = {
         P("CanHibernateReason",   's', can_hibernate_reason,    0),
         P("CanHybridSleep",       's', can_hybrid_sleep,        0),
         P("CanHybridSleepReason", 's', can_hybrid_sleep_reason, 0),
+        P("HibernateWriter",      's', hibernate_writer,        0),
+        P("HibernateWriterReason", 's', hibernate_writer_reason, 0),
         P("SupportedKinds",       'a', supported_kinds,         0),
         P("CycleSettings",        'a', cycle_settings,          0),
         P("LastResult",           's', last_result,             0),

@@ -20,6 +20,8 @@ typedef struct FridgeProps {
         char *can_hibernate_reason;
         char *can_hybrid_sleep;
         char *can_hybrid_sleep_reason;
+        char *hibernate_writer;        /* "fridge", "kernel", "tuxonice" */
+        char *hibernate_writer_reason; /* why not fridge's, when configured */
         char **supported_kinds;
         char **cycle_settings;  /* "name=value": what the running cycle obeys */
         char *last_result;

@@ -175,6 +175,16 @@ static int property_get_can(sd_bus *bus, const char *path, const char *interface
         return sd_bus_message_append(reply, "s", g_str_has_suffix(property, "Reason") ? reason : answer);
 }
 
+/* HibernateWriter, HibernateWriterReason */
+static int property_get_hibernate_writer(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        g_autofree char *reason = NULL;
+        const char *writer = manager_hibernate_writer(b->manager, &reason);
+        return sd_bus_message_append(reply, "s", g_str_has_suffix(property, "Reason") ? (reason ? reason : "")
+                                                                                         : writer);
+}
+
 static int property_get_supported_kinds(sd_bus *bus, const char *path, const char *interface,
                                         const char *property, sd_bus_message *reply, void *userdata,
                                         sd_bus_error *error) {
@@ -283,6 +293,8 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("CanHibernateReason", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanHybridSleep", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("CanHybridSleepReason", "s", property_get_can, 0, 0),
+        SD_BUS_PROPERTY("HibernateWriter", "s", property_get_hibernate_writer, 0, 0),
+        SD_BUS_PROPERTY("HibernateWriterReason", "s", property_get_hibernate_writer, 0, 0),
         SD_BUS_PROPERTY("SupportedKinds", "as", property_get_supported_kinds, 0, 0),
         SD_BUS_PROPERTY("LastResult", "s", property_get_last_result, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("LastWakeReason", "s", property_get_last_wake_reason, 0,

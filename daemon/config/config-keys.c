@@ -18,6 +18,7 @@
 /* An ENUM key writes an int */
 G_STATIC_ASSERT(sizeof(SleepDriver) == sizeof(int));
 G_STATIC_ASSERT(sizeof(FlushOnTimeout) == sizeof(int));
+G_STATIC_ASSERT(sizeof(HibernateWriter) == sizeof(int));
 G_STATIC_ASSERT(TUXONICE_IMAGE_SIZE_LIMIT_UNSET == INT32_MIN);
 
 #define U32(g, n, field, lo, hi, def, h)                                                        \
@@ -34,6 +35,7 @@ static const char *const drivers[] = { "auto", "direct", "logind", NULL };
 static const char *const mem_sleep_modes[] = { "s2idle", "shallow", "deep", NULL };
 static const char *const disk_modes[] = { "platform", "shutdown", "reboot", "suspend", "test_resume", NULL };
 static const char *const on_timeout[] = { "fail", "continue", NULL };
+static const char *const writers[] = { "kernel", "fridge", NULL };
 
 const ConfigKey config_keys[] = {
         ENUM("Sleep", "Driver", driver, SleepDriver, drivers, "auto", "who writes /sys/power/state"),
@@ -46,6 +48,9 @@ const ConfigKey config_keys[] = {
         { .group = "Sleep", .name = "ResumeDevice", .type = CONFIG_KEY_DEVICE, .offset = LANDS(resume_device, char *),
           .max = 4096, .default_value = "",
           .help = "the swap partition (path or MAJ:MIN) that hibernation writes to" },
+        ENUM("Sleep", "HibernateWriter", hibernate_writer, HibernateWriter, writers, "kernel",
+             "who writes the hibernation image: the kernel, or fridge-image-writer (progress and Cancel while "
+             "it writes; the kernel's writer where it cannot run)"),
         U32("Sleep", "Retries", retries, 0, 10, "0", "how many more times the kernel phase is tried"),
         MSEC("Sleep", "RetryDelayMs", retry_delay_ms, 0, 60000, "1000",
             "the wait before the first retry, doubled for each later one"),

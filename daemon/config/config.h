@@ -12,6 +12,13 @@ typedef enum SleepDriver {
         DRIVER_LOGIND,
 } SleepDriver;
 
+/* Who writes a hibernation image: the kernel (the state write "disk"), or
+ * fridge-image-writer through /dev/snapshot, with progress and Cancel */
+typedef enum HibernateWriter {
+        HIBERNATE_WRITER_KERNEL,
+        HIBERNATE_WRITER_FRIDGE,
+} HibernateWriter;
+
 typedef enum FlushOnTimeout {
         FLUSH_ON_TIMEOUT_FAIL,
         FLUSH_ON_TIMEOUT_CONTINUE,
@@ -38,6 +45,7 @@ typedef struct Config {
         char *mem_sleep;      /* NULL: the kernel's current mode */
         char *hibernate_mode; /* /sys/power/disk mode for hibernate */
         char *resume_device;  /* NULL: keep the kernel's */
+        HibernateWriter hibernate_writer;
         uint32_t retries;
         uint32_t retry_delay_ms;
         uint32_t flush_timeout_ms;

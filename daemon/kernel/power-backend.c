@@ -16,15 +16,39 @@ const char *power_answer_to_string(PowerAnswer a) {
 
 static const PowerBackend *const builtin_backends[] = {
         &power_backend_tuxonice,
+        &power_backend_userspace,
         &power_backend_mainline,
         NULL,
 };
 
+static bool usable(const PowerBackend *b, const PowerContext *ctx) {
+        if (!b->unusable)
+                return true;
+        g_autofree char *why = b->unusable(ctx);
+        return !why;
+}
+
 const PowerBackend *power_backend_select(const PowerContext *ctx, SleepKind kind, bool pm_test) {
         for (const PowerBackend *const *b = ctx->backends ? ctx->backends : builtin_backends; *b; b++)
-                if ((*b)->serves(kind, pm_test) && (*b)->probe(ctx->sysfs_fd))
+                if ((*b)->serves(kind, pm_test) && (*b)->probe(ctx->sysfs_fd) && usable(*b, ctx))
                         return *b;
         return NULL;
+}
+
+bool power_backend_writes_image(const PowerBackend *b) {
+        return b && b->cancel;
+}
+
+const char *power_backend_hibernate_writer(const PowerContext *ctx, char **ret_reason) {
+        const PowerBackend *b = power_backend_select(ctx, SLEEP_HIBERNATE, false);
+        *ret_reason = NULL;
+        if (b == &power_backend_userspace)
+                return "fridge";
+        if (ctx->config && ctx->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
+                *ret_reason = b == &power_backend_tuxonice
+                                      ? g_strdup("TuxOnIce is in this kernel: it writes the image")
+                                      : power_backend_userspace.unusable(ctx);
+        return b == &power_backend_tuxonice ? "tuxonice" : "kernel";
 }
 
 PowerAnswer power_backend_can(const PowerContext *ctx, SleepKind kind, char **ret_reason) {

@@ -40,6 +40,7 @@ typedef struct PowerContext {
         /* NULL-terminated, in the order of preference; NULL: the built-in ones */
         const PowerBackend *const *backends;
         HibernateCache *hibernate;      /* NULL: every pre-flight from scratch */
+        const char *image_writer_socket; /* where fridge-image-writer listens; NULL: nowhere */
         uint64_t call;                  /* the call asking (see hibernate_check()); 0: none */
 } PowerContext;
 
@@ -79,6 +80,9 @@ struct PowerBackend {
         bool (*serves)(SleepKind kind, bool pm_test);
         /* Whether this kernel has it */
         bool (*probe)(int sysfs_fd);
+        /* Why it cannot serve as configured and as things stand (owned), so
+         * that the next backend does; NULL: it can. A NULL hook: always. */
+        char *(*unusable)(const PowerContext *ctx);
         /* For CanSuspend and its siblings; *ret_reason (owned) is set, to
          * NULL for "yes" */
         PowerAnswer (*can)(const PowerContext *ctx, SleepKind kind, char **ret_reason);
@@ -124,12 +128,21 @@ struct PowerBackend {
 /* The built-in backends, in the order of preference */
 extern const PowerBackend power_backend_tuxonice;
 extern const PowerBackend power_backend_mainline;
+extern const PowerBackend power_backend_userspace;
 
 /* The first backend of ctx that serves the cycle and is present: as today,
  * TuxOnIce hibernates when it is there (unless pm_test asks for a test
  * run of the mainline kernel), the mainline kernel does everything else.
  * NULL only for a table without a catch-all. */
 const PowerBackend *power_backend_select(const PowerContext *ctx, SleepKind kind, bool pm_test);
+
+/* Whether the backend's kernel phase reports progress and takes Cancel */
+bool power_backend_writes_image(const PowerBackend *b);
+
+/* Who would write a hibernation image: "fridge" (fridge-image-writer),
+ * "kernel" or "tuxonice". *ret_reason (owned): why fridge's writer is not
+ * the one when the configuration asks for it, else NULL. */
+const char *power_backend_hibernate_writer(const PowerContext *ctx, char **ret_reason);
 
 /* The answer of the backend a real cycle of `kind` would use. *ret_reason
  * (owned) is NULL for "yes". */

@@ -250,6 +250,10 @@ static int step(PowerSysfsRequest *r, PowerStep s, const char *path, const char 
         return e;
 }
 
+int power_sysfs_write_state(PowerSysfsRequest *r) {
+        return step(r, POWER_STEP_STATE, POWER_STATE, r->state);
+}
+
 static int arm_alarm(int fd, uint32_t sec) {
         char buf[32];
         snprintf(buf, sizeof(buf), "+%u", sec);
@@ -350,7 +354,7 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
                 r->entered_usec = now(CLOCK_REALTIME);
                 if (write) {
                         e = write(r);
-                        if (e < 0) {
+                        if (e < 0 && r->failed_step == POWER_STEP_NONE) {
                                 r->failed_step = POWER_STEP_BACKEND;
                                 r->error = e;
                         }

@@ -141,6 +141,9 @@ int power_sysfs_enter(PowerSysfsRequest *r, PowerSysfsHook before, PowerSysfsHoo
 /* PowerBackend.finish of both backends: the wake reason (the sources that
  * moved across the write), then the knobs put back and the alarm cleared */
 int power_sysfs_finish(PowerRequest *base);
+/* The state write itself, for a `write` hook that falls back to it: its
+ * failure keeps POWER_STEP_STATE */
+int power_sysfs_write_state(PowerSysfsRequest *r);
 
 /* A growth of CLOCK_BOOTTIME - CLOCK_MONOTONIC smaller than this is the
  * jitter of reading two clocks, not a suspend the kernel counted */

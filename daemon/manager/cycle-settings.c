@@ -32,6 +32,7 @@ int cycle_settings_new(const Config *config, const CycleOptions *opts, CycleDriv
         if (suspend)
                 s->mem_sleep = g_strdup(opts->mem_sleep ? opts->mem_sleep : config->mem_sleep);
         s->hibernate_mode = g_strdup(config->hibernate_mode);
+        s->hibernate_writer = config->hibernate_writer;
         s->wake_after_sec = opts->wake_after_sec;
         s->queue_timeout_ms = opts->queue ? or_default(opts->queue_timeout_ms, QUEUE_TIMEOUT_DEFAULT_MS) : 0;
         s->delay_timeout_ms = config->delay_timeout_ms;
@@ -76,6 +77,7 @@ char **cycle_settings_strv(const CycleSettings *s) {
         add(a, "pm-test", g_strdup(s->pm_test ? s->pm_test : "none"));
         add(a, "mem-sleep", g_strdup(s->mem_sleep ? s->mem_sleep : "kernel"));
         add(a, "hibernate-mode", g_strdup(s->hibernate_mode ? s->hibernate_mode : ""));
+        add(a, "hibernate-writer", g_strdup(s->hibernate_writer == HIBERNATE_WRITER_FRIDGE ? "fridge" : "kernel"));
         add(a, "wake-after-sec", ms(s->wake_after_sec));
         add(a, "queue-timeout-ms", ms(s->queue_timeout_ms));
         add(a, "delay-timeout-ms", ms(s->delay_timeout_ms));

@@ -32,6 +32,7 @@ typedef struct CycleSettings {
         char *pm_test;             /* NULL: none */
         char *mem_sleep;           /* NULL: the kernel's current mode */
         char *hibernate_mode;
+        HibernateWriter hibernate_writer;
         uint32_t wake_after_sec;   /* 0: no alarm */
         uint32_t queue_timeout_ms;
         uint32_t delay_timeout_ms;

@@ -38,11 +38,17 @@ static const StateRow rows[_CYCLE_STATE_MAX] = {
         [CYCLE_STATE_FLUSHING_AGAIN] = { "flushing-again", PHASE_FLUSH_AGAIN, "running", true,
                                          TO(CYCLE_STATE_FREEZING_LATE) | TO(CYCLE_STATE_ENDING) },
         [CYCLE_STATE_FREEZING_LATE] = { "freezing-late", PHASE_FREEZE_LATE, "running", true,
-                                        TO(CYCLE_STATE_SLEEPING) | TO(CYCLE_STATE_HOOK_SLEEPING) |
-                                                TO(CYCLE_STATE_SKIPPING_KERNEL) | TO(CYCLE_STATE_ENDING) },
+                                        TO(CYCLE_STATE_SLEEPING) | TO(CYCLE_STATE_WRITING_IMAGE) |
+                                                TO(CYCLE_STATE_HOOK_SLEEPING) | TO(CYCLE_STATE_SKIPPING_KERNEL) |
+                                                TO(CYCLE_STATE_ENDING) },
         [CYCLE_STATE_SLEEPING] = { "sleeping", PHASE_KERNEL, "sleeping", false,
                                    TO(CYCLE_STATE_RESUMING) | TO(CYCLE_STATE_RETRY_WAITING) |
                                            TO(CYCLE_STATE_ENDING) },
+        /* awake until the writer freezes user space: "running", and
+         * Cancel reaches the writer (see manager_cancel()) */
+        [CYCLE_STATE_WRITING_IMAGE] = { "writing-image", PHASE_KERNEL, "running", true,
+                                        TO(CYCLE_STATE_RESUMING) | TO(CYCLE_STATE_RETRY_WAITING) |
+                                                TO(CYCLE_STATE_ENDING) },
         [CYCLE_STATE_HOOK_SLEEPING] = { "hook-sleeping", PHASE_KERNEL, "sleeping", false,
                                         TO(CYCLE_STATE_RESUMING) | TO(CYCLE_STATE_ENDING) },
         [CYCLE_STATE_SKIPPING_KERNEL] = { "skipping-kernel", PHASE_KERNEL, "running", false,
@@ -141,8 +147,11 @@ static CycleState next_done(CycleState s, const CycleFacts *f) {
         case CYCLE_STATE_FREEZING_LATE:
                 if (f->hook_driver)
                         return CYCLE_STATE_HOOK_SLEEPING;
-                return f->dry_run ? CYCLE_STATE_SKIPPING_KERNEL : CYCLE_STATE_SLEEPING;
+                if (f->dry_run)
+                        return CYCLE_STATE_SKIPPING_KERNEL;
+                return f->writes_image ? CYCLE_STATE_WRITING_IMAGE : CYCLE_STATE_SLEEPING;
         case CYCLE_STATE_SLEEPING:
+        case CYCLE_STATE_WRITING_IMAGE:
         case CYCLE_STATE_HOOK_SLEEPING:
                 return CYCLE_STATE_RESUMING;
         case CYCLE_STATE_RETRY_WAITING:
@@ -223,7 +232,7 @@ CycleState cycle_state_next(CycleState s, CycleEvent e, const CycleFacts *f) {
                 return next_timeout(s, f);
         case CYCLE_EVENT_FAILURE:
                 /* A wakeup event or EBUSY: thaw, wait, and freeze again */
-                if (s == CYCLE_STATE_SLEEPING && f->retry)
+                if ((s == CYCLE_STATE_SLEEPING || s == CYCLE_STATE_WRITING_IMAGE) && f->retry)
                         return CYCLE_STATE_RETRY_WAITING;
                 return cycle_state_past_the_end(s) ? _CYCLE_STATE_INVALID : CYCLE_STATE_ENDING;
         case CYCLE_EVENT_POST:

@@ -23,6 +23,8 @@ typedef enum CycleState {
         CYCLE_STATE_FLUSHING_AGAIN,
         CYCLE_STATE_FREEZING_LATE,
         CYCLE_STATE_SLEEPING,        /* fridged's worker writes the state */
+        CYCLE_STATE_WRITING_IMAGE,   /* fridge-image-writer writes the image: progress, and Cancel until it
+                                      * freezes user space */
         CYCLE_STATE_HOOK_SLEEPING,   /* frozen; systemd-sleep writes the state, the hook's post comes next */
         CYCLE_STATE_SKIPPING_KERNEL, /* a dry run: nothing is written to the kernel */
         CYCLE_STATE_RETRY_WAITING,   /* thawed after a transient kernel failure, waiting out the backoff */
@@ -51,6 +53,7 @@ typedef struct CycleFacts {
         bool joined;            /* that pre has come */
         bool hook_driver;       /* systemd-sleep writes the state (hook or logind driver) */
         bool dry_run;           /* without pm_test: nothing is written */
+        bool writes_image;      /* the kernel phase's backend reports progress and takes Cancel */
         bool retry;             /* the kernel failure may pass; an attempt is left */
         bool timeout_continues; /* a flush timeout goes on ([Flush] OnTimeout=continue) */
 } CycleFacts;

@@ -67,6 +67,7 @@ typedef struct Cycle {
         WakeupSnapshot *wakeup_sources; /* event counts when wakeup_count was read */
         uint64_t flush_start_kib;
         char *set_resume;               /* MAJ:MIN for /sys/power/resume, from the pre-flight */
+        bool writes_image;              /* the kernel phase is fridge-image-writer's (WRITING_IMAGE) */
 
         /* What the current state owns; every transition stops all of it */
         Worker *worker;                 /* the state's blocking work, if any */
@@ -135,6 +136,7 @@ struct Manager {
         int sysfs_fd;
         int proc_fd;
         const PowerBackend *const *power_backends; /* NULL: the built-in ones */
+        char *image_writer_socket;      /* STATE_DIR/image-writer.sock */
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;

@@ -375,7 +375,7 @@ static void enter_freeze(Manager *m, Phase p) {
 static PowerContext cycle_power_context(const Manager *m, Config *snapshot) {
         const CycleSettings *s = m->cycle->settings;
         *snapshot = (Config) { .mem_sleep = s->mem_sleep, .hibernate_mode = s->hibernate_mode,
-                               .tuxonice = s->tuxonice };
+                               .hibernate_writer = s->hibernate_writer, .tuxonice = s->tuxonice };
         return manager_power_context(m, snapshot);
 }
 
@@ -481,6 +481,9 @@ static void kernel_finished(int r, void *data, void *userdata) {
         g_autofree char *notes = power_request_notes(req);
         if (notes)
                 log_notice("%s", notes);
+        /* fridge's writer's figures travel with the result: history, fridgectl, the agent */
+        if (notes && c->writes_image && !c->message)
+                c->message = g_strdup_printf("slept and resumed; %s", notes);
         c->wake_reason = g_strdup(req->wake_reason);
         manager_report_resumed(m);
 }
@@ -535,6 +538,31 @@ static void enter_skipping_kernel(Manager *m) {
         manager_schedule_step(m);
 }
 
+/* While fridge-image-writer writes, its progress is the cycle's; the
+ * timer stops with the state (cycle_stop_work) or when enter returns */
+#define WRITER_PROGRESS_USEC (250 * USEC_PER_MSEC)
+
+static int on_writer_progress(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        double fraction;
+        g_autofree char *text = NULL;
+        if (m->cycle->power_request && power_request_progress(m->cycle->power_request, &fraction, &text))
+                manager_set_progress(m, fraction, "%s", text);
+        (void) sd_event_source_set_time_relative(s, WRITER_PROGRESS_USEC);
+        return 0;
+}
+
+static int writer_progress_arm(Manager *m) {
+        Cycle *c = m->cycle;
+        c->kernel_start = now(CLOCK_MONOTONIC);
+        c->kernel_stuck = false;
+        int r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC, WRITER_PROGRESS_USEC, 0,
+                                           on_writer_progress, m);
+        if (r >= 0)
+                (void) sd_event_source_set_enabled(c->timer, SD_EVENT_ON);
+        return r;
+}
+
 static void enter_sleeping(Manager *m) {
         Cycle *c = m->cycle;
         Config snapshot;
@@ -550,7 +578,11 @@ static void enter_sleeping(Manager *m) {
                 r = worker_start(m->event, power_request_enter, req, power_request_free_void, kernel_done, m,
                                  &c->worker);
                 /* The write has started: without the watchdog it goes on, unreported */
-                if (r >= 0 && kernel_watchdog_arm(m) < 0)
+                if (r >= 0 && c->state == CYCLE_STATE_WRITING_IMAGE) {
+                        if (writer_progress_arm(m) < 0)
+                                log_warning("Cycle %" G_GUINT64_FORMAT ": cannot follow the image writer's "
+                                            "progress", c->id);
+                } else if (r >= 0 && kernel_watchdog_arm(m) < 0)
                         log_warning("Cycle %" G_GUINT64_FORMAT ": cannot arm the kernel watchdog; a stuck state "
                                     "write will not be reported", c->id);
         }
@@ -682,6 +714,7 @@ void manager_enter_state(Manager *m, CycleState s) {
                 enter_freeze(m, cycle_state_phase(s));
                 break;
         case CYCLE_STATE_SLEEPING:
+        case CYCLE_STATE_WRITING_IMAGE:
                 enter_sleeping(m);
                 break;
         case CYCLE_STATE_HOOK_SLEEPING:

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "progress.h"
 #include "util.h"
+#include "writer-protocol.h"
 
 /* Every string option the table has: a new one needs no line here */
 void cycle_options_clear(CycleOptions *o) {
@@ -20,10 +21,13 @@ void cycle_options_clear(CycleOptions *o) {
                         g_clear_pointer((char **) sleep_option_field(o, &sleep_options[i]), g_free);
 }
 
-/* What a state owns ends with it */
+/* What a state owns ends with it. An image writer is told to stop: it
+ * reads that before it writes a page, or right after it froze user space */
 static void cycle_stop_work(Cycle *c) {
         if (c->freezer)
                 freezer_cancel_stage(c->freezer);
+        if (c->power_request)
+                (void) power_request_cancel(c->power_request);
         worker_abandon(TAKE_PTR(c->worker));
         c->power_request = NULL;
         manager_cycle_work_done(c);
@@ -133,6 +137,7 @@ CycleFacts manager_cycle_facts(const Manager *m) {
                 .joined = c->joined,
                 .hook_driver = s->driver != CYCLE_DRIVER_DIRECT,
                 .dry_run = s->dry_run && !s->pm_test,
+                .writes_image = c->writes_image,
                 .retry = c->retry_why != NULL,
                 .timeout_continues = s->flush_on_timeout == FLUSH_ON_TIMEOUT_CONTINUE,
         };
@@ -269,7 +274,8 @@ void manager_cycle_finish(Manager *m) {
 PowerContext manager_power_context(const Manager *m, const Config *config) {
         return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = config,
                                 .backends = m->power_backends,
-                                .hibernate = (HibernateCache *) &m->hibernate };
+                                .hibernate = (HibernateCache *) &m->hibernate,
+                                .image_writer_socket = m->image_writer_socket };
 }
 
 static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
@@ -372,8 +378,12 @@ int manager_start(Manager *m, SleepKind kind, CycleOptions *opts, uint64_t *ret_
                 return FRIDGE_ERROR_INHIBITED;
         }
 
+        /* Who writes the image is known now; the cycle's way there depends on it */
+        bool writes_image = driver == CYCLE_DRIVER_DIRECT &&
+                            power_backend_writes_image(power_backend_select(&ctx, kind, pc.pm_test != NULL));
         Cycle *c = manager_cycle_start(m, kind, driver, opts);
         c->set_resume = g_steal_pointer(&set_resume);
+        c->writes_image = writes_image;
         *ret_id = c->id;
         /* Queued at once, so State reads "queued" as soon as Sleep returns */
         if (manager_cycle_facts(m).blocked)
@@ -395,7 +405,10 @@ int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message)
         /* Already ending early: the cancel is as good as done */
         if (c->state == CYCLE_STATE_ENDING || (c->state == CYCLE_STATE_THAWING && c->ended_in >= 0))
                 return 0;
-        if (!cycle_state_cancellable(c->state)) {
+        /* A kernel phase that cannot stop (the writer fell back to the
+         * kernel's state write) is past the point of no return */
+        if (!cycle_state_cancellable(c->state) ||
+            (c->power_request && power_request_cancel(c->power_request) == -EINPROGRESS)) {
                 *ret_message = g_strdup("the cycle is past the point of no return");
                 return FRIDGE_ERROR_TOO_LATE;
         }
@@ -482,6 +495,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->inhibitors = inhibit_new(m->event, manager_on_inhibitor_released, m);
         m->config = p->config;
         m->power_backends = p->power_backends;
+        m->image_writer_socket = p->state_dir ? g_build_filename(p->state_dir, WRITER_SOCKET_NAME, NULL) : NULL;
         m->sleep_conf_root = g_strdup(p->sleep_conf_root ? p->sleep_conf_root : "/");
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
@@ -546,6 +560,7 @@ Manager *manager_free(Manager *m) {
         if (m->cgroup_fd >= 0)
                 close(m->cgroup_fd);
         g_free(m->sleep_conf_root);
+        g_free(m->image_writer_socket);
         if (m->sysfs_fd >= 0)
                 close(m->sysfs_fd);
         if (m->proc_fd >= 0)
@@ -648,6 +663,23 @@ const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **
         }
         *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
         return power_answer_to_string(m->can_answer[kind]);
+}
+
+/* A hibernation asked over the bus: systemd-sleep writes the image on
+ * logind's path, else the backend fridged would pick */
+const char *manager_hibernate_writer(Manager *m, char **ret_reason) {
+        static const CycleOptions none = {};
+        CycleDriver driver;
+        g_autofree char *refused = NULL;
+        *ret_reason = NULL;
+        if (manager_pick_driver(m, &none, &driver, &refused) == 0 && driver != CYCLE_DRIVER_DIRECT) {
+                if (m->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
+                        *ret_reason = g_strdup("logind sleeps the machine (Driver=): systemd-sleep has the kernel "
+                                               "write the image");
+                return "kernel";
+        }
+        PowerContext ctx = manager_power_context(m, m->config);
+        return power_backend_hibernate_writer(&ctx, ret_reason);
 }
 
 char **manager_supported_kinds(Manager *m, uint64_t call) {

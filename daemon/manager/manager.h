@@ -244,6 +244,10 @@ const char *manager_last_wake_reason(const Manager *m);
  * pre-flight behind them, are worked out once for all the properties a
  * GetAll reads; 0: afresh. */
 const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason);
+/* Who writes the image of a hibernation asked now: "fridge", "kernel" or
+ * "tuxonice"; *ret_reason (owned) says why not fridge's writer when the
+ * configuration asks for it, else NULL. */
+const char *manager_hibernate_writer(Manager *m, char **ret_reason);
 /* The kinds with manager_can() "yes" or "no" (offered by this kernel). */
 char **manager_supported_kinds(Manager *m, uint64_t call);
 bool manager_is_busy(const Manager *m);

@@ -4,13 +4,14 @@
 
 #include "cycle-state.h"
 
-#define N_FACTS 7
+#define N_FACTS 8
 #define N_COMBOS (1u << N_FACTS)
 
 static CycleFacts facts_from_bits(unsigned bits) {
         return (CycleFacts) {
                 .blocked = bits & 1, .logind_driver = bits & 2, .joined = bits & 4, .hook_driver = bits & 8,
                 .dry_run = bits & 16, .retry = bits & 32, .timeout_continues = bits & 64,
+                .writes_image = bits & 128,
         };
 }
 
@@ -152,6 +153,8 @@ static const Edges edges[] = {
         { CYCLE_STATE_FLUSHING_AGAIN, END, END, END, END, "flush-again", "running", true },
         { CYCLE_STATE_FREEZING_LATE, END, END, END, END, "freeze-late", "running", true },
         { CYCLE_STATE_SLEEPING, END, NONE, END, NONE, "kernel", "sleeping", false },
+        /* the image write reports progress and Cancel reaches the writer */
+        { CYCLE_STATE_WRITING_IMAGE, END, NONE, END, NONE, "kernel", "running", true },
         { CYCLE_STATE_HOOK_SLEEPING, END, END, END, CYCLE_STATE_RESUMING, "kernel", "sleeping", false },
         { CYCLE_STATE_SKIPPING_KERNEL, END, NONE, END, NONE, "kernel", "running", false },
         { CYCLE_STATE_RETRY_WAITING, END, CYCLE_STATE_RETRY_PREPARING, END, NONE, "retry", "running", true },
@@ -189,6 +192,13 @@ static void test_edges(void) {
         g_assert_cmpstr(cycle_state_phase_name(CYCLE_STATE_FLUSHING), ==, "flush");
         g_assert_true(cycle_state_in_kernel(CYCLE_STATE_SLEEPING));
         g_assert_false(cycle_state_in_kernel(CYCLE_STATE_HANDED_OVER));
+        g_assert_true(cycle_state_in_kernel(CYCLE_STATE_WRITING_IMAGE));
+        /* only a backend that writes the image itself goes through the write */
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_FREEZING_LATE, CYCLE_EVENT_DONE, &(CycleFacts) {}), ==,
+                        CYCLE_STATE_SLEEPING);
+        g_assert_cmpint(cycle_state_next(CYCLE_STATE_FREEZING_LATE, CYCLE_EVENT_DONE,
+                                         &(CycleFacts) { .writes_image = true }),
+                        ==, CYCLE_STATE_WRITING_IMAGE);
         g_assert_cmpint(cycle_state_from_string("no-such-state"), ==, _CYCLE_STATE_INVALID);
 }
 

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -696,6 +698,54 @@ static void test_tuxonice_describe_failure(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(got, ==, "the kernel refused to arm the RTC wake alarm: " ISDIR);
 }
 
+static void assert_writer(Fixture *f, const char *want, const char *reason_has) {
+        g_autofree char *reason = NULL;
+        const char *w = power_backend_hibernate_writer(&f->ctx, &reason);
+        if (!g_str_equal(w, want) || (reason_has ? !reason || !strstr(reason, reason_has) : reason != NULL))
+                g_error("writer %s (%s), wanted %s (%s)", w, reason ? reason : "no reason", want,
+                        reason_has ? reason_has : "none");
+}
+
+static int listen_at(const char *path) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        g_assert_cmpint(fd, >=, 0);
+        g_strlcpy(sa.sun_path, path, sizeof sa.sun_path);
+        g_assert_cmpint(bind(fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+        g_assert_cmpint(listen(fd, 1), ==, 0);
+        return fd;
+}
+
+/* fridge writes the image only when asked to, when its writer listens,
+ * and when the kernel is not locked down; every refusal names its cause */
+static void test_userspace_select(Fixture *f, gconstpointer data) {
+        g_autofree char *sock = g_build_filename(f->dir, "image-writer.sock", NULL);
+        f->ctx.image_writer_socket = sock;
+        assert_writer(f, "kernel", NULL); /* HibernateWriter=kernel, the default: nothing to explain */
+
+        f->config->hibernate_writer = HIBERNATE_WRITER_FRIDGE;
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, false) == &power_backend_mainline);
+        assert_writer(f, "kernel", "does not listen on");
+
+        int fd = listen_at(sock);
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, false) == &power_backend_userspace);
+        assert_writer(f, "fridge", NULL);
+        /* pm_test, suspend and hybrid sleep stay the kernel's */
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, true) == &power_backend_mainline);
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_SUSPEND, false) == &power_backend_mainline);
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_HYBRID, false) == &power_backend_mainline);
+
+        put(f, "sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+        g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, false) == &power_backend_mainline);
+        assert_writer(f, "kernel", "locked down (integrity)");
+        put(f, "sys/kernel/security/lockdown", "[none] integrity confidentiality\n");
+        assert_writer(f, "fridge", NULL);
+
+        put_tuxonice(f);
+        assert_writer(f, "tuxonice", "TuxOnIce is in this kernel");
+        close(fd);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         log_set_max_level(LOG_EMERG);
@@ -716,5 +766,6 @@ int main(int argc, char *argv[]) {
         ADD("tuxonice/check", test_tuxonice_check);
         ADD("tuxonice/enter", test_tuxonice_enter);
         ADD("tuxonice/describe-failure", test_tuxonice_describe_failure);
+        ADD("userspace/select", test_userspace_select);
         return g_test_run();
 }
