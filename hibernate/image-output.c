@@ -85,7 +85,7 @@ static int map_append(ImageOutput *o, uint64_t page) {
 
 /* cur is full: onto an allocated page, with the run when it follows on */
 static int page_done(ImageOutput *o) {
-        uint64_t page;
+        uint64_t page = 0;
         int r = alloc_page(o, &page);
         if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages)))
                 r = run_flush(o);
@@ -145,7 +145,7 @@ int image_output_read_swap_header(int dev, uint32_t page_size, uint64_t swap_off
 
 /* The header on a page of its own, then the signature pointing at it */
 static int write_header_and_signature(ImageOutput *o, const FridgeImageHeader *h) {
-        uint64_t at;
+        uint64_t at = 0;
         char err[FRIDGE_IMAGE_ERR_MAX];
         int r = alloc_page(o, &at);
         if (r < 0)
