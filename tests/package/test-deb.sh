@@ -43,7 +43,8 @@ for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./lib/systemd/system/fridged.
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
          ./usr/share/locale/de/LC_MESSAGES/fridge.mo ./usr/libexec/fridge-resume \
-         ./usr/share/initramfs-tools/hooks/fridge ./usr/share/initramfs-tools/scripts/local-premount/fridge; do
+         ./usr/share/man/man8/fridge-resume.8.gz ./usr/share/initramfs-tools/hooks/fridge \
+         ./usr/share/initramfs-tools/scripts/local-premount/fridge; do
   grep -q " $f\$" <<<"$list" || { echo "FAIL: the package lacks $f"; exit 1; }
 done
 list=$(dpkg-deb -c "$work/one/fridge-agent_${version}_amd64.deb")
