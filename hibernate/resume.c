@@ -13,7 +13,9 @@
  * A damaged, partial or foreign image is refused with one console line
  * naming the problem, the swap signature is restored, and the exit status
  * says the boot continues:
- *   0  no fridge image on the device: nothing done (--verify-only: it verified)
+ *   0  no fridge image on the device: nothing written (--verify-only: it
+ *      verified); silent on mkswap's page, one line on another signature
+ *      (the kernel's own image: its resume takes it, whichever runs first)
  *   1  an image refused or not restored; the swap area is plain again
  *   2  bad usage
  * Plain C, no GLib: it runs in the initramfs. */
@@ -238,8 +240,12 @@ static int examine(Device *d, const Args *a) {
                 say("fridge's signature on %s is damaged: image refused; %s, boot continues\n", d->name,
                     r < 0 ? "the swap signature could not be restored" : "swap signature restored");
                 return EXIT_REFUSED;
-        default:
-                say("no fridge image on %s (signature \"%s\")\n", d->name, sig.found);
+        case FRIDGE_SWAP_PLAIN: /* every boot but a resume's: nothing to say */
+                if (a->verify_only)
+                        say("no fridge image on %s\n", d->name);
+                return a->verify_only ? EXIT_REFUSED : EXIT_NOTHING;
+        default: /* the kernel's or uswsusp's image, or no swap area: not ours to touch */
+                say("no fridge image on %s (signature \"%s\"): left as it is\n", d->name, sig.found);
                 return a->verify_only ? EXIT_REFUSED : EXIT_NOTHING;
         }
 }

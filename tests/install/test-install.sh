@@ -51,6 +51,8 @@ $MANDIR/man5/io.fridge.Fridge1.5
 $CATALOGDIR/fridge.catalog
 $BASHCOMPLETIONDIR/fridgectl
 $DATADIR/zsh/vendor-completions/_fridgectl
+$DATADIR/initramfs-tools/hooks/fridge
+$DATADIR/initramfs-tools/scripts/local-premount/fridge
 "
 for lang in $LANGUAGES; do
         expected="$expected $LOCALEDIR/$lang/LC_MESSAGES/fridge.mo"
@@ -60,7 +62,10 @@ for f in $expected; do
         [ -f "$dest$f" ] || fail "$f was not installed"
         n=$((n + 1))
 done
-for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$SLEEPDIR/fridge"; do
+initramfs_hook=$DATADIR/initramfs-tools/hooks/fridge
+initramfs_script=$DATADIR/initramfs-tools/scripts/local-premount/fridge
+for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$FRIDGE_RESUME_PATH" "$SLEEPDIR/fridge" \
+         "$initramfs_hook" "$initramfs_script"; do
         [ -x "$dest$f" ] || fail "$f is not executable"
 done
 found=$(find "$dest" -type f | wc -l)
@@ -75,6 +80,9 @@ grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service"
 grep -qx "Exec=$FRIDGED_PATH" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: Exec is not $FRIDGED_PATH"
 grep -qx "SystemdService=fridged.service" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: SystemdService"
 grep -q "^FRIDGECTL=\${FRIDGECTL:-$FRIDGECTL_PATH}\$" "$dest$SLEEPDIR/fridge" || fail "sleep hook does not run $FRIDGECTL_PATH"
+grep -qx "	copy_exec $FRIDGE_RESUME_PATH" "$dest$initramfs_hook" || fail "initramfs hook does not copy $FRIDGE_RESUME_PATH"
+grep -qx "fridge_resume=\$root$FRIDGE_RESUME_PATH" "$dest$initramfs_script" \
+        || fail "initramfs script does not run $FRIDGE_RESUME_PATH"
 for k in suspend hibernate hybrid-sleep suspend-then-hibernate; do
         grep -qx "Environment=SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false" "$dest$UNITDIR/systemd-$k.service.d/fridge.conf" \
                 || fail "systemd-$k.service.d/fridge.conf does not keep systemd from freezing user.slice"

@@ -42,7 +42,9 @@ for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./lib/systemd/system/fridged.
          ./lib/systemd/system-sleep/fridge ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
-         ./usr/share/locale/de/LC_MESSAGES/fridge.mo; do
+         ./usr/share/locale/de/LC_MESSAGES/fridge.mo ./usr/libexec/fridge-resume \
+         ./usr/share/man/man8/fridge-resume.8.gz ./usr/share/initramfs-tools/hooks/fridge \
+         ./usr/share/initramfs-tools/scripts/local-premount/fridge; do
   grep -q " $f\$" <<<"$list" || { echo "FAIL: the package lacks $f"; exit 1; }
 done
 list=$(dpkg-deb -c "$work/one/fridge-agent_${version}_amd64.deb")
@@ -52,4 +54,7 @@ for f in ./usr/bin/fridge-agent ./usr/lib/systemd/user/fridge-agent.service \
 done
 dpkg-deb -I "$work/one/fridge_${version}_amd64.deb" conffiles | grep -qx /etc/fridge/fridge.conf \
   || { echo "FAIL: /etc/fridge/fridge.conf is not a conffile"; exit 1; }
+# dh_installinitramfs's trigger, for the hook: the initramfs gets fridge-resume at install
+dpkg-deb -I "$work/one/fridge_${version}_amd64.deb" triggers | grep -qx "activate-noawait update-initramfs" \
+  || { echo "FAIL: the package does not trigger update-initramfs"; exit 1; }
 echo "PASS"
