@@ -27,9 +27,12 @@ $FRIDGED_PATH
 $FRIDGECTL_PATH
 $FRIDGE_AGENT_PATH
 $FRIDGE_RESUME_PATH
+$FRIDGE_IMAGE_WRITER_PATH
 $USERUNITDIR/fridge-agent.service
 $AUTOSTARTDIR/fridge-agent.desktop
 $UNITDIR/fridged.service
+$UNITDIR/fridge-image-writer.service
+$UNITDIR/fridge-image-writer.socket
 $UNITDIR/systemd-suspend.service.d/fridge.conf
 $UNITDIR/systemd-hibernate.service.d/fridge.conf
 $UNITDIR/systemd-hybrid-sleep.service.d/fridge.conf
@@ -59,7 +62,7 @@ for f in $expected; do
         [ -f "$dest$f" ] || fail "$f was not installed"
         n=$((n + 1))
 done
-for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$SLEEPDIR/fridge"; do
+for f in "$FRIDGED_PATH" "$FRIDGE_IMAGE_WRITER_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$SLEEPDIR/fridge"; do
         [ -x "$dest$f" ] || fail "$f is not executable"
 done
 found=$(find "$dest" -type f | wc -l)
@@ -71,6 +74,11 @@ fi
 # The generated files name the installed binaries
 grep -qx "ExecStart=$FRIDGED_PATH" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStart is not $FRIDGED_PATH"
 grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStopPost"
+grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot" \
+        "$dest$UNITDIR/fridge-image-writer.service" || fail "fridge-image-writer.service: ExecStart"
+# where fridged (--state-dir's default, /run/fridge) looks for the writer
+grep -qx "ListenStream=/run/fridge/image-writer.sock" "$dest$UNITDIR/fridge-image-writer.socket" \
+        || fail "fridge-image-writer.socket does not listen where fridged connects"
 grep -qx "Exec=$FRIDGED_PATH" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: Exec is not $FRIDGED_PATH"
 grep -qx "SystemdService=fridged.service" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: SystemdService"
 grep -q "^FRIDGECTL=\${FRIDGECTL:-$FRIDGECTL_PATH}\$" "$dest$SLEEPDIR/fridge" || fail "sleep hook does not run $FRIDGECTL_PATH"
@@ -96,7 +104,7 @@ if command -v desktop-file-validate >/dev/null; then
         desktop-file-validate "$desktop" || fail "fridge-agent.desktop: desktop-file-validate"
 fi
 # (the catalog's @FIELD@s are journalctl's, filled from each entry)
-if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$FRIDGE_RESUME_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
+if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$FRIDGE_RESUME_PATH" ] || [ "$f" = "$FRIDGE_IMAGE_WRITER_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
         fail "a placeholder was left unsubstituted"
 fi
 echo "installed $n files"
