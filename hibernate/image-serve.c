@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "image-serve.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -79,7 +81,26 @@ static bool locked_down(const ServeArgs *a, char *mode, size_t size) {
         return true;
 }
 
-/* The device fridged set in power/resume, as /dev/block/MAJ:MIN; why not in why */
+/* The node of a block device: udev's /dev/block/MAJ:MIN, else (an
+ * initramfs with devtmpfs only) the node in /dev with that number */
+static int block_node(unsigned maj, unsigned min, char *path, size_t size) {
+        struct stat st;
+        snprintf(path, size, "/dev/block/%u:%u", maj, min);
+        if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min))
+                return 0;
+        DIR *d = opendir("/dev");
+        if (!d)
+                return -errno;
+        int r = -ENODEV;
+        for (struct dirent *e; r < 0 && (e = readdir(d));)
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISBLK(st.st_mode) &&
+                    st.st_rdev == makedev(maj, min) && snprintf(path, size, "/dev/%s", e->d_name) < (int) size)
+                        r = 0;
+        closedir(d);
+        return r;
+}
+
+/* The device fridged set in power/resume, and its node; why not in why */
 static int resume_device_find(const ServeArgs *a, char *path, size_t size, uint64_t *offset, char *why,
                               size_t whylen) {
         char s[64];
@@ -98,7 +119,10 @@ static int resume_device_find(const ServeArgs *a, char *path, size_t size, uint6
                 return snprintf(why, whylen, "%s/power/resume_offset says \"%.*s\", not a page count", a->sysfs,
                                 (int) strcspn(s, "\n"), s),
                        -EINVAL;
-        snprintf(path, size, "/dev/block/%u:%u", maj, min);
+        r = block_node(maj, min, path, size);
+        if (r < 0)
+                return snprintf(why, whylen, "no node for the resume device %u:%u in /dev: %s", maj, min, strerror(-r)),
+                       r;
         return 0;
 }
 

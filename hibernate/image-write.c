@@ -125,6 +125,51 @@ static void signature_withdraw(int dev, const ImageWriteJob *j, uint32_t page_si
         free(page);
 }
 
+/* The write's figures for the restored system, which wakes with the
+ * memory of before the write: a swap page taken before the snapshot (so
+ * the restored kernel still holds it and the restored writer knows which),
+ * written after the image, read back there and freed with the rest. A
+ * line naming the image, so a stale page is never taken for this one. */
+#define FIGURES_MAGIC "FRIDGEFIG1"
+
+static uint64_t figures_page_alloc(int fd, uint32_t page_size) {
+        loff_t off = 0;
+        if (ioctl(fd, SNAPSHOT_ALLOC_SWAP_PAGE, &off) < 0 || off <= 0 || off % page_size != 0)
+                return say("no swap page for the write's figures: %m; the restored system will not know them\n"), 0;
+        return (uint64_t) off / page_size;
+}
+
+static void figures_page_write(int dev, uint64_t page, const FridgeImageHeader *h, const ImageFigures *f) {
+        uint8_t *buf = NULL;
+        if (page == 0 || posix_memalign((void **) &buf, h->page_size, h->page_size) != 0)
+                return;
+        memset(buf, 0, h->page_size);
+        snprintf((char *) buf, h->page_size, FIGURES_MAGIC " id=%" PRIu64 " raw=%" PRIu64 " written=%" PRIu64
+                 " usec=%" PRIu64 "\n", h->image_id, f->raw_bytes, f->compressed_bytes, f->usec);
+        if (pwrite(dev, buf, h->page_size, (off_t) (page * h->page_size)) != (ssize_t) h->page_size || fdatasync(dev) < 0)
+                say("could not write the figures' page: %m\n");
+        free(buf);
+}
+
+static void figures_page_read(int dev, uint64_t page, const FridgeImageHeader *h, ImageFigures *f) {
+        uint8_t *buf = NULL;
+        uint64_t id = 0;
+        ImageFigures got = {};
+        if (page == 0 || posix_memalign((void **) &buf, h->page_size, h->page_size) != 0)
+                return;
+        buf[0] = 0;
+        if (pread(dev, buf, h->page_size, (off_t) (page * h->page_size)) == (ssize_t) h->page_size) {
+                buf[h->page_size - 1] = 0;
+                if (sscanf((char *) buf, FIGURES_MAGIC " id=%" SCNu64 " raw=%" SCNu64 " written=%" SCNu64
+                           " usec=%" SCNu64, &id, &got.raw_bytes, &got.compressed_bytes, &got.usec) == 4 &&
+                    id == h->image_id)
+                        *f = got;
+                else
+                        say("the figures' page does not hold this image's figures\n");
+        }
+        free(buf);
+}
+
 /* Off or reboot: returns only when that failed */
 static void power_down(ImageAfter after) {
         say("image written; %s\n", after == IMAGE_AFTER_REBOOT ? "rebooting" : "powering off");
@@ -160,14 +205,15 @@ static void write_then(int fd, int dev, const ImageWriteJob *j, uint32_t page_si
 /* After SNAPSHOT_CREATE_IMAGE: in the restored system, say so; in the
  * one that made the image, write it */
 static void write_created(int fd, int dev, const ImageWriteJob *j, FridgeImageHeader *h, int in_suspend,
-                          ImageWriteResult *res) {
+                          uint64_t figures_page, ImageWriteResult *res) {
         if (in_suspend == 0) {
-                image_write_release(fd, false);
+                figures_page_read(dev, figures_page, h, &res->figures);
+                image_write_release(fd, true);
                 res->outcome = IMAGE_WRITE_RESUMED;
                 return;
         }
         if (j->console && image_console_peer_cancelled(j->console)) {
-                image_write_release(fd, false);
+                image_write_release(fd, true);
                 return set_outcome(res, IMAGE_WRITE_CANCELLED, "fridged cancelled the write before it began");
         }
         ImageOutput out;
@@ -189,6 +235,7 @@ static void write_created(int fd, int dev, const ImageWriteJob *j, FridgeImageHe
         const ImageFigures *f = &res->figures;
         say("wrote %" PRIu64 " MiB of image as %" PRIu64 " MiB in %" PRIu64 " ms (%u threads)\n", f->raw_bytes >> 20,
             f->compressed_bytes >> 20, f->usec / 1000, f->threads);
+        figures_page_write(dev, figures_page, h, f);
         write_then(fd, dev, j, h->page_size, res);
 }
 
@@ -208,9 +255,13 @@ void image_write_run(int fd, const ImageWriteJob *j, ImageWriteResult *res) {
                 return;
         if (j->console && image_console_peer_cancelled(j->console))
                 return set_outcome(res, IMAGE_WRITE_CANCELLED, "fridged cancelled the write before the freeze");
+        uint64_t figures_page = figures_page_alloc(fd, h.page_size);
         int in_suspend = -1, r = image_write_freeze_and_create(fd, &in_suspend);
-        if (r < 0)
+        if (r < 0) {
+                if (ioctl(fd, SNAPSHOT_FREE_SWAP_PAGES) < 0)
+                        say("SNAPSHOT_FREE_SWAP_PAGES failed: %m\n");
                 return set_outcome(res, IMAGE_WRITE_FAILED, "the snapshot could not be made (%s); unfrozen",
                                    strerror(-r));
-        write_created(fd, dev, j, &h, in_suspend, res);
+        }
+        write_created(fd, dev, j, &h, in_suspend, figures_page, res);
 }
