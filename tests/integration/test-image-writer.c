@@ -406,6 +406,60 @@ static void test_real_writer_refuses_non_root(void) {
         g_assert_cmpint(rmdir(dir), ==, 0);
 }
 
+/* Root's request on path; the writer's first answer */
+static char *ask_as_root(const char *path, const char *request) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
+        strcpy(sa.sun_path, path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
+        g_assert_cmpint(send(fd, request, strlen(request), MSG_NOSIGNAL), ==, (ssize_t) strlen(request));
+        WriterLineBuffer b = {};
+        char line[WRITER_LINE_MAX], chunk[WRITER_LINE_MAX];
+        while (writer_line_buffer_take(&b, line) == 0) {
+                ssize_t n = read(fd, chunk, sizeof(chunk) - b.len);
+                g_assert_cmpint(n, >, 0);
+                writer_line_buffer_feed(&b, chunk, (size_t) n);
+        }
+        close(fd);
+        return g_strdup(line);
+}
+
+/* As fridge-image-writer.socket starts it: the listening socket passed
+ * (LISTEN_FDS, LISTEN_PID) by systemd-socket-activate, which systemd's
+ * socket units do the same way */
+static void test_real_writer_socket_activated(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        g_autofree char *activate = g_find_program_in_path("systemd-socket-activate");
+        if (!activate)
+                return g_test_skip("needs systemd-socket-activate (package systemd)");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        g_autofree char *missing = g_build_filename(dir, "missing", NULL);
+        g_autofree char *snap = g_strdup_printf("--snapshot=%s", missing);
+        g_autofree char *sys = g_strdup_printf("--sysfs=%s", dir);
+        const char *argv[] = { activate, "-l", path, "--", g_getenv("FRIDGE_IMAGE_WRITER"), "--serve", snap, sys,
+                               NULL };
+        GPid pid;
+        g_autoptr(GError) err = NULL;
+        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
+                g_error("cannot start %s: %s", activate, err->message);
+        for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++)
+                g_usleep(10000);
+        g_autofree char *got = ask_as_root(path, "hibernate mode=platform\n");
+        g_autofree char *want = g_strdup_printf("unavailable message=no snapshot device: %s does not exist", missing);
+        g_assert_cmpstr(got, ==, want);
+        /* one connection at a time, and then the next */
+        g_autofree char *again = ask_as_root(path, "hibernate mode=test_resume\n");
+        g_assert_nonnull(strstr(again, "unavailable message=mode test_resume"));
+        real_writer_stop(pid);
+        g_assert_cmpint(unlink(path), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
 #define ADD(path, fn) g_test_add("/image-writer/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -417,5 +471,6 @@ int main(int argc, char **argv) {
         ADD("writer-hangs-up", test_writer_hangs_up);
         ADD("real-writer-unavailable", test_real_writer_unavailable);
         g_test_add_func("/image-writer/real-writer-refuses-non-root", test_real_writer_refuses_non_root);
+        g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
         return g_test_run();
 }
