@@ -144,8 +144,10 @@ static void figures_page_write(int dev, uint64_t page, const FridgeImageHeader *
         if (page == 0 || posix_memalign((void **) &buf, h->page_size, h->page_size) != 0)
                 return;
         memset(buf, 0, h->page_size);
-        snprintf((char *) buf, h->page_size, FIGURES_MAGIC " id=%" PRIu64 " raw=%" PRIu64 " written=%" PRIu64
-                 " usec=%" PRIu64 "\n", h->image_id, f->raw_bytes, f->compressed_bytes, f->usec);
+        snprintf((char *) buf, h->page_size,
+                 FIGURES_MAGIC " id=%" PRIu64 " raw=%" PRIu64 " written=%" PRIu64 " blocks=%" PRIu64 " threads=%u"
+                               " usec=%" PRIu64 "\n",
+                 h->image_id, f->raw_bytes, f->compressed_bytes, f->blocks, f->threads, f->usec);
         if (pwrite(dev, buf, h->page_size, (off_t) (page * h->page_size)) != (ssize_t) h->page_size || fdatasync(dev) < 0)
                 say("could not write the figures' page: %m\n");
         free(buf);
@@ -160,8 +162,10 @@ static void figures_page_read(int dev, uint64_t page, const FridgeImageHeader *h
         buf[0] = 0;
         if (pread(dev, buf, h->page_size, (off_t) (page * h->page_size)) == (ssize_t) h->page_size) {
                 buf[h->page_size - 1] = 0;
-                if (sscanf((char *) buf, FIGURES_MAGIC " id=%" SCNu64 " raw=%" SCNu64 " written=%" SCNu64
-                           " usec=%" SCNu64, &id, &got.raw_bytes, &got.compressed_bytes, &got.usec) == 4 &&
+                if (sscanf((char *) buf,
+                           FIGURES_MAGIC " id=%" SCNu64 " raw=%" SCNu64 " written=%" SCNu64 " blocks=%" SCNu64
+                                         " threads=%u usec=%" SCNu64,
+                           &id, &got.raw_bytes, &got.compressed_bytes, &got.blocks, &got.threads, &got.usec) == 6 &&
                     id == h->image_id)
                         *f = got;
                 else

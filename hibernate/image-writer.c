@@ -35,19 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
-#include <sys/reboot.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "image-console.h"
 #include "image-format.h"
-#include "image-output.h"
 #include "image-pipeline.h"
 #include "image-serve.h"
 #include "image-write.h"
-#include "swap-signature.h"
 #include "macro.h"
 #include "time-util.h"
 
@@ -194,6 +189,8 @@ static int write_image(int fd, const Args *a) {
         switch (res.outcome) {
         case IMAGE_WRITE_RESUMED:
                 printf("resumed=1\n");
+                if (res.figures.raw_bytes) /* from the page the write left for the restored system */
+                        figures_print(stdout, &res.figures);
                 return 0;
         case IMAGE_WRITE_UNFROZEN:
                 figures_print(stdout, &res.figures);
