@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -460,6 +461,64 @@ static void test_real_writer_socket_activated(void) {
         g_assert_cmpint(rmdir(dir), ==, 0);
 }
 
+/* What the writer finds before it would freeze, and what it answers: each
+ * cause named, nothing frozen (--snapshot=/dev/null opens, and no ioctl
+ * is ever tried on it: every case stops before) */
+static void test_real_writer_preflight(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        static const struct {
+                const char *lockdown, *resume, *offset, *request, *answer;
+        } cases[] = {
+                { "none [integrity] confidentiality\n", "254:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=the kernel is locked down (integrity): /dev/null cannot be used" },
+                { "[none] integrity confidentiality\n", "0:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=no resume device set (SYS/power/resume is 0:0)" },
+                { NULL, "sda1\n", NULL, "hibernate mode=shutdown",
+                  "unavailable message=SYS/power/resume says \"sda1\", not MAJ:MIN" },
+                { NULL, "254:0\n", "12x\n", "hibernate mode=reboot",
+                  "unavailable message=SYS/power/resume_offset says \"12x\", not a page count" },
+                { NULL, "4095:1048575\n", NULL, "hibernate mode=suspend",
+                  "unavailable message=no node for the resume device 4095:1048575 in /dev: No such device" },
+                { NULL, NULL, NULL, "hibernate mode=platform", "unavailable message=cannot read SYS/power/resume: " },
+                { NULL, "254:0\n", NULL, "hibernate mode=test_resume",
+                  "unavailable message=mode test_resume is the kernel's own test of the image: its writer runs it" },
+                { NULL, "254:0\n", NULL, "hibernate mode=disk",
+                  "failed message=unknown mode disk (platform, shutdown, reboot or suspend)" },
+                { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate, not cancel" },
+        };
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_autofree char *sys = g_build_filename(dir, "sys", NULL);
+        g_autofree char *power = g_build_filename(sys, "power", NULL);
+        g_autofree char *security = g_build_filename(sys, "kernel", "security", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(power, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir_with_parents(security, 0755), ==, 0);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        GPid pid = real_writer_start(path, "/dev/null", sys);
+        const char *const files[] = { "kernel/security/lockdown", "power/resume", "power/resume_offset" };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *contents[] = { cases[i].lockdown, cases[i].resume, cases[i].offset };
+                for (size_t k = 0; k < G_N_ELEMENTS(files); k++) {
+                        g_autofree char *f = g_build_filename(sys, files[k], NULL);
+                        if (contents[k])
+                                g_assert_true(g_file_set_contents(f, contents[k], -1, NULL));
+                        else
+                                (void) unlink(f);
+                }
+                g_autofree char *request = g_strdup_printf("%s\n", cases[i].request);
+                g_autofree char *got = ask_as_root(path, request);
+                g_auto(GStrv) parts = g_strsplit(cases[i].answer, "SYS", -1);
+                g_autofree char *want = g_strjoinv(sys, parts);
+                g_test_message("%s -> %s", cases[i].request, got);
+                if (!g_str_has_prefix(got, want))
+                        g_error("case %zu: the writer answered '%s', not '%s'", i, got, want);
+        }
+        real_writer_stop(pid);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
 #define ADD(path, fn) g_test_add("/image-writer/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -472,5 +531,6 @@ int main(int argc, char **argv) {
         ADD("real-writer-unavailable", test_real_writer_unavailable);
         g_test_add_func("/image-writer/real-writer-refuses-non-root", test_real_writer_refuses_non_root);
         g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
+        g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);
         return g_test_run();
 }
