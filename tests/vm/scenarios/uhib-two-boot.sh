@@ -16,15 +16,7 @@
 # vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
-mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
-swapon /dev/vda || fail "swapon /dev/vda failed"
-swap_page0 /run/page0.mkswap
-value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkfifo /run/ask /run/answer
-# (its output away from the log's pipe, or a fail would wait on it)
-sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
-holder=$!
-ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
+swap_and_holder
 [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
 head -c 4194304 /dev/urandom >/dev/shm/precious
 before=$(sha256sum /dev/shm/precious | cut -d' ' -f1)
