@@ -23,7 +23,8 @@
 
 #define say(...) fprintf(stderr, "fridge-image-writer: " __VA_ARGS__)
 
-/* A root client that connects and says nothing does not hold the writer */
+/* A root client that connects and says nothing (or never reads) does not
+ * hold the writer */
 #define REQUEST_TIMEOUT_SEC 30
 
 /* The room a message= field has on a line */
@@ -205,6 +206,7 @@ static void serve_one(int c, const ServeArgs *a) {
                              (unsigned) cred.uid);
         struct timeval tv = { .tv_sec = REQUEST_TIMEOUT_SEC };
         (void) setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        (void) setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)); /* nor one that never reads the answer */
         ImageConsole con = { .fd = -1 };
         /* opened before the freeze: after it, nothing could say why it failed; the bar is optional */
         if (a->console && image_console_open(&con, a->console) < 0)
