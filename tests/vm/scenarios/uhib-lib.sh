@@ -24,13 +24,9 @@ swap_and_holder() {
   holder=$!
 }
 ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
-# fridged_writer_cycle NAME: `fridgectl hibernate` through fridged with
-# HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
-# fridged's socket, across two boots; the cycle must end done with the
-# writer's figures (a FIGURE line for NAME), the holder and the swap
-# header as they were
-fridged_writer_cycle() {
-  swap_and_holder
+# serve_writer: fridge-image-writer --serve where fridged looks for it
+# ($writer), its bar and keys on the serial line; fridged sees it
+serve_writer() {
   fridge-image-writer --serve --snapshot=/dev/snapshot --listen=/run/fridge/image-writer.sock \
     --console=/dev/ttyS0 2>/dev/ttyS0 &
   writer=$!
@@ -42,10 +38,23 @@ fridged_writer_cycle() {
   done
   fctl status | grep -E 'HibernateWriter' || true
   fctl status | grep -q 'HibernateWriter: fridge' || fail "fridged does not use fridge's writer: $(fctl status)"
+}
+# fctl_hibernate: fridgectl hibernate's events in /run/out.json (shown), its status in $rc
+fctl_hibernate() {
   fctl --json --no-progress hibernate >/run/out.json
   rc=$?
-  echo "back from hibernation: fridgectl exited with $rc"
+  echo "fridgectl hibernate exited with $rc"
   cat /run/out.json
+}
+# fridged_writer_cycle NAME: `fridgectl hibernate` through fridged with
+# HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
+# fridged's socket, across two boots; the cycle must end done with the
+# writer's figures (a FIGURE line for NAME), the holder and the swap
+# header as they were
+fridged_writer_cycle() {
+  swap_and_holder
+  serve_writer
+  fctl_hibernate
   [ $rc -eq 0 ] || fail "fridgectl hibernate exited with $rc"
   grep -q '"event":"finished","cycle":1,"result":"done"' /run/out.json || fail "cycle 1 did not finish done"
   grep -q '"event":"resumed","cycle":1' /run/out.json || fail "no Resumed for cycle 1"
