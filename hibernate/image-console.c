@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "time-util.h"
@@ -58,14 +59,52 @@ void image_console_start(ImageConsole *c) {
         c->t0 = now(CLOCK_MONOTONIC);
 }
 
+void image_console_attach_peer(ImageConsole *c, int peer) {
+        c->has_peer = true;
+        c->peer = peer;
+        c->in.len = 0;
+        c->peer_cancelled = false;
+}
+
+/* Whole or not at all, never waiting, never SIGPIPE */
+static void peer_progress(ImageConsole *c, uint64_t done, uint64_t total) {
+        WriterMessage m = { .type = WRITER_MSG_PROGRESS, .done = done, .total = total };
+        char line[WRITER_LINE_MAX];
+        int n = writer_message_format(&m, line, sizeof(line));
+        if (n > 0)
+                (void) send(c->peer, line, (size_t) n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 void image_console_progress(ImageConsole *c, uint64_t done, uint64_t total) {
         uint64_t t = now(CLOCK_MONOTONIC);
-        if (c->fd < 0 || (done < total && t - c->drawn < REDRAW_USEC))
+        if ((c->fd < 0 && !c->has_peer) || (done < total && t - c->drawn < REDRAW_USEC))
                 return;
         c->drawn = t;
+        if (c->has_peer)
+                peer_progress(c, done, total);
+        if (c->fd < 0)
+                return;
         char line[160];
         image_console_format(line, sizeof(line), done, total, t - c->t0);
         dprintf(c->fd, "\rfridge: writing the image %s\033[K", line);
+}
+
+/* Lines already buffered first (what came with the request), then what
+ * can be read without waiting */
+bool image_console_peer_cancelled(ImageConsole *c) {
+        char chunk[WRITER_LINE_MAX], line[WRITER_LINE_MAX];
+        for (;;) {
+                WriterMessage m;
+                while (!c->peer_cancelled && writer_line_buffer_take(&c->in, line) > 0)
+                        if (writer_message_parse(line, &m, NULL, 0) == 0 && m.type == WRITER_MSG_CANCEL)
+                                c->peer_cancelled = true;
+                if (!c->has_peer || c->peer_cancelled || c->in.len >= WRITER_LINE_MAX)
+                        return c->peer_cancelled;
+                ssize_t n = recv(c->peer, chunk, WRITER_LINE_MAX - c->in.len, MSG_DONTWAIT);
+                if (n <= 0)
+                        return false;
+                writer_line_buffer_feed(&c->in, chunk, (size_t) n);
+        }
 }
 
 bool image_console_abort_typed(ImageConsole *c) {
@@ -75,5 +114,5 @@ bool image_console_abort_typed(ImageConsole *c) {
         while (c->fd >= 0 && (n = read(c->fd, keys, sizeof(keys))) > 0)
                 for (ssize_t i = 0; i < n; i++)
                         abort |= keys[i] == KEY_ESC || keys[i] == KEY_BACKSPACE || keys[i] == KEY_CTRL_H;
-        return abort;
+        return image_console_peer_cancelled(c) || abort;
 }

@@ -13,11 +13,20 @@
 #include <stdint.h>
 #include <termios.h>
 
+#include "writer-protocol.h"
+
+/* In --serve, fridged's connection is a console too: the progress goes
+ * there as lines that never wait (dropped when they do not fit: once user
+ * space is frozen nobody reads them), and its cancel aborts as Esc does. */
 typedef struct ImageConsole {
-        int fd;
+        int fd;                 /* the tty, or -1 */
         struct termios saved;
         bool saved_ok;
         uint64_t t0, drawn;     /* CLOCK_MONOTONIC usec: start, last bar */
+        bool has_peer;
+        int peer;               /* fridged's connection (has_peer) */
+        WriterLineBuffer in;    /* what it sent, not yet taken */
+        bool peer_cancelled;    /* the abort was its cancel, not a key */
 } ImageConsole;
 
 /* Opens and sets the line raw and non-blocking; a negative errno */
@@ -28,7 +37,11 @@ void image_console_close(ImageConsole *c);
 void image_console_start(ImageConsole *c);
 /* Redrawn at most every 100 ms, and always when done == total */
 void image_console_progress(ImageConsole *c, uint64_t done, uint64_t total);
-/* Was Esc (or Backspace) typed since the last call? */
+/* Progress to peer and cancel from it, as well as (or instead of) a tty */
+void image_console_attach_peer(ImageConsole *c, int peer);
+/* Has the peer sent cancel (read without waiting)? Sets peer_cancelled */
+bool image_console_peer_cancelled(ImageConsole *c);
+/* Was Esc (or Backspace) typed, or the peer's cancel sent, since the last call? */
 bool image_console_abort_typed(ImageConsole *c);
 /* One line of text of the bar (for tests): buf holds size bytes */
 void image_console_format(char *buf, size_t size, uint64_t done, uint64_t total, uint64_t usec);

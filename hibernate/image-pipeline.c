@@ -125,7 +125,8 @@ static int batch_console(ImageConsole *con, const ImageFigures *f, int64_t total
                 return 0;
         image_console_progress(con, f->raw_bytes, total == INT64_MAX ? f->raw_bytes : (uint64_t) total);
         if (image_console_abort_typed(con))
-                return say("aborted: Esc typed on the console\n"), -ECANCELED;
+                return say("aborted: %s\n", con->peer_cancelled ? "fridged cancelled the write" : "Esc typed on the console"),
+                       -ECANCELED;
         return 0;
 }
 

@@ -16,6 +16,11 @@
  * restored system, which unfreezes and says resumed=1. Any failure: no
  * signature, the swap pages and the image freed, user space thawed.
  *
+ * --serve does the write of --write for fridged (image-serve.c; the
+ * path itself is image-write.c): asked over a socket, told the mode and
+ * the resume device through /sys/power, answering as writer-protocol.h
+ * says.
+ *
  * It never picks a device itself: --snapshot names the snapshot device,
  * so nothing on a host or in a test reaches /dev/snapshot by default. */
 #include <errno.h>
@@ -30,17 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
-#include <sys/reboot.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "image-console.h"
 #include "image-format.h"
-#include "image-output.h"
 #include "image-pipeline.h"
-#include "swap-signature.h"
+#include "image-serve.h"
+#include "image-write.h"
 #include "macro.h"
 #include "time-util.h"
 
@@ -49,28 +51,25 @@
 #define PROBE_WAIT_MS 2000
 #define PROBE_STEP_MS 10
 
-typedef enum After { AFTER_POWEROFF, AFTER_UNFREEZE } After;
-
 typedef struct Args {
         const char *snapshot;
         bool probe_threads;
         bool discard;
         bool write;
+        bool serve;
+        const char *listen;        /* --serve: a path instead of systemd's socket */
+        const char *sysfs;         /* --serve: where /sys/power is read */
         const char *resume_device;
         const char *header_kernel; /* tests: a header from another kernel */
         const char *console;       /* the bar and the keys while frozen */
         uint64_t resume_offset;
-        After after;
+        ImageAfter after;
 } Args;
 
 #define say(...) fprintf(stderr, "fridge-image-writer: " __VA_ARGS__)
 
 /* The write stopped by Esc on --console: no image, the system runs on */
 #define EXIT_ABORTED 3
-
-/* Pages of the snapshot a block holds: 128 KiB, zstd's sweet spot (see
- * the measurement in docs/ARCHITECTURE.md) */
-#define WRITER_BLOCK_PAGES 32u
 
 static atomic_ulong spins;   /* counted by the thread from before the freeze */
 static atomic_bool new_ran;  /* set by the thread from after the freeze */
@@ -149,48 +148,14 @@ static void figures_print(FILE *out, const ImageFigures *f) {
         fflush(out);
 }
 
-static int header_init(FridgeImageHeader *h) {
-        *h = (FridgeImageHeader) { .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .block_pages = WRITER_BLOCK_PAGES,
-                                   .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL };
-        if (fridge_image_header_set_kernel(h) < 0 || getrandom(&h->image_id, sizeof(h->image_id), 0) < 0)
-                return say("uname or getrandom failed: %m\n"), -1;
-        return 0;
-}
-
-/* The image made and thrown away: the path an abort takes */
-static void snapshot_release_all(int fd, bool swap_pages) {
-        if (swap_pages && ioctl(fd, SNAPSHOT_FREE_SWAP_PAGES) < 0)
-                say("SNAPSHOT_FREE_SWAP_PAGES failed: %m\n");
-        if (ioctl(fd, SNAPSHOT_FREE) < 0)
-                say("SNAPSHOT_FREE failed: %m\n");
-        if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
-                say("SNAPSHOT_UNFREEZE failed: %m\n");
-}
-
-/* SNAPSHOT_CREATE_IMAGE; *in_suspend 1 in the kernel that made it, 0 when
- * it returns in the restored one */
-static int freeze_and_create(int fd, int *in_suspend) {
-        say("freezing user space\n");
-        if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
-                return say("SNAPSHOT_FREEZE failed: %m\n"), -1;
-        say("making the image\n");
-        if (ioctl(fd, SNAPSHOT_CREATE_IMAGE, in_suspend) < 0) {
-                say("SNAPSHOT_CREATE_IMAGE failed: %m\n");
-                if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
-                        say("SNAPSHOT_UNFREEZE failed: %m\n");
-                return -1;
-        }
-        return 0;
-}
-
 /* Freeze, make the image, read it into blocks, throw it away, unfreeze:
  * every exit path frees the image and thaws user space. */
 static int discard_image(int fd) {
         FridgeImageHeader h;
-        if (header_init(&h) < 0)
+        if (image_write_header_init(&h) < 0)
                 return 1;
         int in_suspend = -1, r = 0;
-        if (freeze_and_create(fd, &in_suspend) < 0)
+        if (image_write_freeze_and_create(fd, &in_suspend) < 0)
                 return 1;
         ImageFigures f = {};
         if (in_suspend == 1) {
@@ -203,126 +168,43 @@ static int discard_image(int fd) {
         if (r == 0 && in_suspend == 1 && fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)) < 0)
                 r = (say("%s\n", err), -1);
         /* in_suspend 0 would be the restored image, which --discard never writes */
-        snapshot_release_all(fd, false);
+        image_write_release(fd, false);
         if (r < 0 || in_suspend != 1)
                 return 1;
         figures_print(stdout, &f);
         return 0;
 }
 
-/* The resume device, and its swap area's header as mkswap left it: no
- * image is written over anything else */
-static int resume_device_open(const Args *a, uint32_t page_size, struct stat *st) {
-        int dev = open(a->resume_device, O_RDWR | O_DIRECT | O_CLOEXEC);
-        if (dev < 0)
-                return say("cannot open %s: %m\n", a->resume_device), -1;
-        uint8_t *page = NULL;
-        FridgeSwapSig sig = { .kind = FRIDGE_SWAP_OTHER };
-        char err[FRIDGE_IMAGE_ERR_MAX] = "";
-        if (fstat(dev, st) < 0 || !S_ISBLK(st->st_mode))
-                say("%s is not a block device\n", a->resume_device);
-        else if (posix_memalign((void **) &page, page_size, page_size) == 0 &&
-                 image_output_read_swap_header(dev, page_size, a->resume_offset, page) == 0 &&
-                 fridge_swap_sig_inspect(page, page_size, &sig, err, sizeof(err)) == 0 && sig.kind != FRIDGE_SWAP_PLAIN)
-                say("%s at page %" PRIu64 " is not a plain swap area (signature \"%s\"): not writing an image\n",
-                    a->resume_device, a->resume_offset, sig.found);
-        free(page);
-        if (sig.kind != FRIDGE_SWAP_PLAIN) {
-                close(dev);
-                return -1;
-        }
-        return dev;
-}
-
-static int set_swap_area(int fd, const Args *a, const struct stat *st) {
-        struct resume_swap_area area = { .offset = (__kernel_loff_t) a->resume_offset, .dev = (__u32) st->st_rdev };
-        if (ioctl(fd, SNAPSHOT_SET_SWAP_AREA, &area) < 0)
-                return say("SNAPSHOT_SET_SWAP_AREA %s at page %" PRIu64 " failed: %m (is it an active swap area?)\n",
-                           a->resume_device, a->resume_offset),
-                       -1;
-        return 0;
-}
-
-/* The signature written but the machine still up: take it back, so the
- * next boot does not resume an image older than the world it finds */
-static void signature_withdraw(int dev, const Args *a, uint32_t page_size) {
-        uint8_t *page = NULL;
-        char err[FRIDGE_IMAGE_ERR_MAX] = "";
-        if (posix_memalign((void **) &page, page_size, page_size) != 0 ||
-            image_output_read_swap_header(dev, page_size, a->resume_offset, page) < 0 ||
-            fridge_swap_sig_restore(page, page_size, err, sizeof(err)) < 0 ||
-            pwrite(dev, page, page_size, (off_t) (a->resume_offset * page_size)) != (ssize_t) page_size ||
-            fdatasync(dev) < 0)
-                say("could not withdraw the signature from %s: %s\n", a->resume_device, *err ? err : strerror(errno));
-        free(page);
-}
-
-/* The image written; then off, or (--after=unfreeze, for the tests) back */
-static int write_then(int fd, int dev, const Args *a, uint32_t page_size) {
-        if (a->after == AFTER_POWEROFF) {
-                say("image written; powering off\n");
-                sync();
-                reboot(RB_POWER_OFF);
-                say("power-off failed: %m; withdrawing the image\n");
-                signature_withdraw(dev, a, page_size);
-                snapshot_release_all(fd, true);
-                return 1;
-        }
-        say("image written; unfreezing (--after=unfreeze)\n");
-        snapshot_release_all(fd, true);
-        return 0;
-}
-
-/* After SNAPSHOT_CREATE_IMAGE: in the restored system, say so; in the
- * one that made the image, write it */
-static int write_created(int fd, int dev, const Args *a, FridgeImageHeader *h, int in_suspend, ImageConsole *con) {
-        if (in_suspend == 0) {
-                snapshot_release_all(fd, false);
-                printf("resumed=1\n");
-                return 0;
-        }
-        ImageOutput out;
-        ImageFigures f = {};
-        int r = image_output_init(&out, dev, fd, h->page_size, a->resume_offset);
-        if (r == 0) {
-                say("writing the image to %s\n", a->resume_device);
-                r = image_pipeline_run(fd, h, &out, con, &f);
-                image_output_done(&out);
-        }
-        if (r < 0) {
-                say("the image was not written; no signature on %s; unfreezing\n", a->resume_device);
-                snapshot_release_all(fd, true);
-                return r == -ECANCELED ? EXIT_ABORTED : 1;
-        }
-        figures_print(stdout, &f);
-        figures_print(stderr, &f); /* stdout's file may be in the memory power-off loses */
-        return write_then(fd, dev, a, h->page_size);
-}
-
 static int write_image(int fd, const Args *a) {
-        FridgeImageHeader h;
-        struct stat st;
-        if (header_init(&h) < 0)
-                return 1;
-        if (a->header_kernel)
-                snprintf(h.kernel_release, sizeof(h.kernel_release), "%s", a->header_kernel);
-        _cleanup_close_ int dev = resume_device_open(a, h.page_size, &st);
-        if (dev < 0)
-                return 1;
-        /* opened before the freeze: after it, nothing could say why it failed */
         ImageConsole con = { .fd = -1 };
+        /* opened before the freeze: after it, nothing could say why it failed */
         if (a->console && image_console_open(&con, a->console) < 0)
                 return say("cannot open the console %s: %m\n", a->console), 1;
-        /* the pages' device, checked before anything is frozen */
-        int in_suspend = -1, r = 1;
-        if (set_swap_area(fd, a, &st) == 0 && freeze_and_create(fd, &in_suspend) == 0)
-                r = write_created(fd, dev, a, &h, in_suspend, a->console ? &con : NULL);
+        ImageWriteJob j = { .resume_device = a->resume_device, .resume_offset = a->resume_offset,
+                            .header_kernel = a->header_kernel, .console = a->console ? &con : NULL,
+                            .after = a->after };
+        ImageWriteResult res;
+        image_write_run(fd, &j, &res);
         image_console_close(&con);
-        return r;
+        switch (res.outcome) {
+        case IMAGE_WRITE_RESUMED:
+                printf("resumed=1\n");
+                if (res.figures.raw_bytes) /* from the page the write left for the restored system */
+                        figures_print(stdout, &res.figures);
+                return 0;
+        case IMAGE_WRITE_UNFROZEN:
+                figures_print(stdout, &res.figures);
+                figures_print(stderr, &res.figures);
+                return 0;
+        case IMAGE_WRITE_CANCELLED:
+                return EXIT_ABORTED;
+        default:
+                return 1;
+        }
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: fridge-image-writer --snapshot=DEVICE --probe-threads|--discard|--write ...\n"
+        fprintf(f, "Usage: fridge-image-writer --snapshot=DEVICE --probe-threads|--discard|--write|--serve ...\n"
                    "  --snapshot=DEVICE       the snapshot device (/dev/snapshot); never assumed\n"
                    "  --probe-threads         freeze user space, show that a thread started now runs\n"
                    "                          and one started before does not, unfreeze\n"
@@ -331,6 +213,11 @@ static void usage(FILE *f) {
                    "  --write                 make the image and write it to the resume device's\n"
                    "                          swap area, then power off; prints resumed=1 once the\n"
                    "                          image is resumed (by fridge-resume)\n"
+                   "  --serve                 write the image when fridged asks (HibernateWriter=fridge),\n"
+                   "                          on systemd's socket or --listen's; the resume device\n"
+                   "                          and offset as fridged set them in /sys/power\n"
+                   "  --listen=PATH           (--serve) listen there (0600) instead\n"
+                   "  --sysfs=DIR             (--serve) read DIR/power/resume, not /sys's\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
@@ -349,6 +236,9 @@ static int parse_option(int c, Args *a) {
         case 'p': a->probe_threads = true; return 0;
         case 'd': a->discard = true; return 0;
         case 'w': a->write = true; return 0;
+        case 'S': a->serve = true; return 0;
+        case 'l': a->listen = optarg; return 0;
+        case 'y': a->sysfs = optarg; return 0;
         case 'r': a->resume_device = optarg; return 0;
         case 'k': a->header_kernel = optarg; return 0;
         case 'c': a->console = optarg; return 0;
@@ -363,7 +253,7 @@ static int parse_option(int c, Args *a) {
                 if (strcmp(optarg, "poweroff") != 0 && strcmp(optarg, "unfreeze") != 0)
                         return fprintf(stderr, "fridge-image-writer: --after=%s is not poweroff or unfreeze\n",
                                        optarg), 2;
-                a->after = strcmp(optarg, "poweroff") == 0 ? AFTER_POWEROFF : AFTER_UNFREEZE;
+                a->after = strcmp(optarg, "poweroff") == 0 ? IMAGE_AFTER_POWEROFF : IMAGE_AFTER_UNFREEZE;
                 return 0;
         case 'h': usage(stdout); return -1;
         default: return 2;
@@ -375,8 +265,10 @@ static int check_args(const Args *a) {
                 return fprintf(stderr, "fridge-image-writer: --snapshot=DEVICE is required: the snapshot device "
                                        "is never assumed\n"),
                        2;
-        if (a->probe_threads + a->discard + a->write != 1)
-                return fprintf(stderr, "fridge-image-writer: say one of --probe-threads, --discard and --write\n"), 2;
+        if (a->probe_threads + a->discard + a->write + a->serve != 1)
+                return fprintf(stderr, "fridge-image-writer: say one of --probe-threads, --discard, --write and "
+                                       "--serve\n"),
+                       2;
         if (a->write && (!a->resume_device || !*a->resume_device))
                 return fprintf(stderr, "fridge-image-writer: --write needs --resume-device=DEVICE\n"), 2;
         return 0;
@@ -389,6 +281,9 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "probe-threads", no_argument, NULL, 'p' },
                 { "discard", no_argument, NULL, 'd' },
                 { "write", no_argument, NULL, 'w' },
+                { "serve", no_argument, NULL, 'S' },
+                { "listen", required_argument, NULL, 'l' },
+                { "sysfs", required_argument, NULL, 'y' },
                 { "resume-device", required_argument, NULL, 'r' },
                 { "resume-offset", required_argument, NULL, 'o' },
                 { "after", required_argument, NULL, 'a' },
@@ -412,6 +307,9 @@ int main(int argc, char **argv) {
         int r = parse_args(argc, argv, &a);
         if (r != 0)
                 return r < 0 ? 0 : r;
+        if (a.serve)
+                return image_serve(&(ServeArgs) { .snapshot = a.snapshot, .listen = a.listen,
+                                                  .sysfs = a.sysfs ? a.sysfs : "/sys", .console = a.console });
         /* O_RDONLY: the side of the device that makes an image */
         _cleanup_close_ int fd = open(a.snapshot, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -6,7 +6,8 @@
  * line of at most WRITER_LINE_MAX bytes with its '\n': a word, then
  * key=value fields; a field named message takes the rest of the line.
  *
- *   fridged -> writer   hibernate mode=MODE       first, once (MODE: /sys/power/disk's)
+ *   fridged -> writer   hibernate mode=MODE       first, once (MODE: /sys/power/disk's;
+ *                                                 test_resume is answered unavailable)
  *                       cancel                    at any time
  *   writer -> fridged   progress done=BYTES total=BYTES
  *                       unavailable message=TEXT  nothing was frozen: the kernel's writer may go on

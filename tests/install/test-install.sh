@@ -27,9 +27,12 @@ $FRIDGED_PATH
 $FRIDGECTL_PATH
 $FRIDGE_AGENT_PATH
 $FRIDGE_RESUME_PATH
+$FRIDGE_IMAGE_WRITER_PATH
 $USERUNITDIR/fridge-agent.service
 $AUTOSTARTDIR/fridge-agent.desktop
 $UNITDIR/fridged.service
+$UNITDIR/fridge-image-writer.service
+$UNITDIR/fridge-image-writer.socket
 $UNITDIR/systemd-suspend.service.d/fridge.conf
 $UNITDIR/systemd-hibernate.service.d/fridge.conf
 $UNITDIR/systemd-hybrid-sleep.service.d/fridge.conf
@@ -64,7 +67,7 @@ for f in $expected; do
 done
 initramfs_hook=$DATADIR/initramfs-tools/hooks/fridge
 initramfs_script=$DATADIR/initramfs-tools/scripts/local-premount/fridge
-for f in "$FRIDGED_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$FRIDGE_RESUME_PATH" "$SLEEPDIR/fridge" \
+for f in "$FRIDGED_PATH" "$FRIDGE_IMAGE_WRITER_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$FRIDGE_RESUME_PATH" "$SLEEPDIR/fridge" \
          "$initramfs_hook" "$initramfs_script"; do
         [ -x "$dest$f" ] || fail "$f is not executable"
 done
@@ -77,6 +80,11 @@ fi
 # The generated files name the installed binaries
 grep -qx "ExecStart=$FRIDGED_PATH" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStart is not $FRIDGED_PATH"
 grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStopPost"
+grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot" \
+        "$dest$UNITDIR/fridge-image-writer.service" || fail "fridge-image-writer.service: ExecStart"
+# where fridged (--state-dir's default, /run/fridge) looks for the writer
+grep -qx "ListenStream=/run/fridge/image-writer.sock" "$dest$UNITDIR/fridge-image-writer.socket" \
+        || fail "fridge-image-writer.socket does not listen where fridged connects"
 grep -qx "Exec=$FRIDGED_PATH" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: Exec is not $FRIDGED_PATH"
 grep -qx "SystemdService=fridged.service" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: SystemdService"
 grep -q "^FRIDGECTL=\${FRIDGECTL:-$FRIDGECTL_PATH}\$" "$dest$SLEEPDIR/fridge" || fail "sleep hook does not run $FRIDGECTL_PATH"
@@ -105,7 +113,7 @@ if command -v desktop-file-validate >/dev/null; then
         desktop-file-validate "$desktop" || fail "fridge-agent.desktop: desktop-file-validate"
 fi
 # (the catalog's @FIELD@s are journalctl's, filled from each entry)
-if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$FRIDGE_RESUME_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
+if grep -l "@[A-Za-z_]*@" $(for f in $expected; do [ "$f" = "$FRIDGED_PATH" ] || [ "$f" = "$FRIDGECTL_PATH" ] || [ "$f" = "$FRIDGE_AGENT_PATH" ] || [ "$f" = "$FRIDGE_RESUME_PATH" ] || [ "$f" = "$FRIDGE_IMAGE_WRITER_PATH" ] || [ "$f" = "$CATALOGDIR/fridge.catalog" ] || echo "$dest$f"; done); then
         fail "a placeholder was left unsubstituted"
 fi
 echo "installed $n files"

@@ -7,13 +7,20 @@
  * What is checked is fridged's side: the writer is asked instead of the
  * state write, its progress is the cycle's, Cancel reaches it, its figures
  * end up in the result, and where it cannot run the kernel writes the image.
+ * The real fridge-image-writer --serve (FRIDGE_IMAGE_WRITER) answers
+ * fridged too, where it can only say it cannot run (a missing snapshot
+ * device: nothing here may open /dev/snapshot), and refuses a non-root peer.
  */
 #include <errno.h>
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fridge-config.h"
@@ -296,6 +303,222 @@ static void test_writer_hangs_up(Fixture *f, gconstpointer data) {
         writer_free(w);
 }
 
+/* The real writer serving path: its pid, once the socket is there (it
+ * renames it into place only once it accepts) */
+static GPid real_writer_start(const char *path, const char *snapshot, const char *sysfs) {
+        const char *exe = g_getenv("FRIDGE_IMAGE_WRITER");
+        g_assert_nonnull(exe);
+        g_autofree char *listen = g_strdup_printf("--listen=%s", path);
+        g_autofree char *snap = g_strdup_printf("--snapshot=%s", snapshot);
+        g_autofree char *sys = g_strdup_printf("--sysfs=%s", sysfs);
+        const char *argv[] = { exe, "--serve", listen, snap, sys, NULL };
+        GPid pid;
+        g_autoptr(GError) err = NULL;
+        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
+                g_error("cannot start %s: %s", exe, err->message);
+        for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++) {
+                int status;
+                if (waitpid(pid, &status, WNOHANG) == pid)
+                        g_error("fridge-image-writer --serve exited (status %d) without listening on %s", status,
+                                path);
+                g_usleep(10000);
+        }
+        g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+        return pid;
+}
+
+static void real_writer_stop(GPid pid) {
+        g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
+        g_assert_cmpint(waitpid(pid, NULL, 0), ==, pid);
+}
+
+/* The real writer on fridged's socket, told a snapshot device that is not
+ * there: it says so before freezing anything, fridged's cycle goes on
+ * with the kernel's writer (fakesys's state write) and says why */
+static void test_real_writer_unavailable(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        g_autofree char *path = g_build_filename(h->dir, "state", WRITER_SOCKET_NAME, NULL);
+        g_autofree char *missing = g_build_filename(h->dir, "missing", NULL);
+        GPid pid = real_writer_start(path, missing, h->root);
+        expect_writer(h, "fridge", "");
+        uint64_t cycle = hibernate(h);
+        g_autofree char *result = NULL, *message = NULL;
+        g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, &message));
+        g_test_message("result %s: %s", result, message);
+        g_assert_cmpstr(result, ==, "done");
+        g_assert_true(log_has(h, "power/resume 7:0 ok"));
+        g_assert_true(log_has(h, "power/state disk"));
+        g_autofree char *want = g_strdup_printf("the kernel wrote the image: no snapshot device: %s does not exist",
+                                                missing);
+        if (!strstr(message, want))
+                g_error("the cycle's message '%s' does not say '%s'", message, want);
+        real_writer_stop(pid);
+}
+
+/* As uid 65534, in a child (only calls safe after fork): the first line
+ * the writer sends, into out */
+static void connect_as_nobody(const char *path, int out) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char line[WRITER_LINE_MAX];
+        strcpy(sa.sun_path, path);
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0 || fd < 0 ||
+            connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                _exit(2);
+        ssize_t n = read(fd, line, sizeof(line));
+        if (n > 0)
+                (void) !write(out, line, (size_t) n);
+        _exit(n > 0 ? 0 : 3);
+}
+
+/* A peer that is not root is told so and hung up on, asking nothing */
+static void test_real_writer_refuses_non_root(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root, to connect as another user");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_assert_cmpint(g_chmod(dir, 0755), ==, 0);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        g_autofree char *missing = g_build_filename(dir, "missing", NULL);
+        GPid pid = real_writer_start(path, missing, dir);
+        struct stat st;
+        g_assert_cmpint(stat(path, &st), ==, 0);
+        g_assert_cmpint(st.st_mode & 0777, ==, 0600);
+        g_assert_cmpint(g_chmod(path, 0666), ==, 0); /* for the test: the service's is root's only */
+        int p[2];
+        g_assert_cmpint(pipe(p), ==, 0);
+        pid_t child = fork();
+        g_assert_cmpint(child, >=, 0);
+        if (child == 0)
+                connect_as_nobody(path, p[1]);
+        close(p[1]);
+        char got[WRITER_LINE_MAX + 1] = "";
+        ssize_t n = read(p[0], got, WRITER_LINE_MAX);
+        close(p[0]);
+        int status;
+        g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        g_assert_cmpint(n, >, 0);
+        g_assert_cmpstr(got, ==, "failed message=fridge-image-writer serves uid 0 (fridged) only, not uid 65534\n");
+        real_writer_stop(pid);
+        g_assert_cmpint(unlink(path), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
+/* Root's request on path; the writer's first answer */
+static char *ask_as_root(const char *path, const char *request) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
+        strcpy(sa.sun_path, path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
+        g_assert_cmpint(send(fd, request, strlen(request), MSG_NOSIGNAL), ==, (ssize_t) strlen(request));
+        WriterLineBuffer b = {};
+        char line[WRITER_LINE_MAX], chunk[WRITER_LINE_MAX];
+        while (writer_line_buffer_take(&b, line) == 0) {
+                ssize_t n = read(fd, chunk, sizeof(chunk) - b.len);
+                g_assert_cmpint(n, >, 0);
+                writer_line_buffer_feed(&b, chunk, (size_t) n);
+        }
+        close(fd);
+        return g_strdup(line);
+}
+
+/* As fridge-image-writer.socket starts it: the listening socket passed
+ * (LISTEN_FDS, LISTEN_PID) by systemd-socket-activate, which systemd's
+ * socket units do the same way */
+static void test_real_writer_socket_activated(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        g_autofree char *activate = g_find_program_in_path("systemd-socket-activate");
+        if (!activate)
+                return g_test_skip("needs systemd-socket-activate (package systemd)");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        g_autofree char *missing = g_build_filename(dir, "missing", NULL);
+        g_autofree char *snap = g_strdup_printf("--snapshot=%s", missing);
+        g_autofree char *sys = g_strdup_printf("--sysfs=%s", dir);
+        const char *argv[] = { activate, "-l", path, "--", g_getenv("FRIDGE_IMAGE_WRITER"), "--serve", snap, sys,
+                               NULL };
+        GPid pid;
+        g_autoptr(GError) err = NULL;
+        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
+                g_error("cannot start %s: %s", activate, err->message);
+        for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++)
+                g_usleep(10000);
+        g_autofree char *got = ask_as_root(path, "hibernate mode=platform\n");
+        g_autofree char *want = g_strdup_printf("unavailable message=no snapshot device: %s does not exist", missing);
+        g_assert_cmpstr(got, ==, want);
+        /* one connection at a time, and then the next */
+        g_autofree char *again = ask_as_root(path, "hibernate mode=test_resume\n");
+        g_assert_nonnull(strstr(again, "unavailable message=mode test_resume"));
+        real_writer_stop(pid);
+        g_assert_cmpint(unlink(path), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
+/* What the writer finds before it would freeze, and what it answers: each
+ * cause named, nothing frozen (--snapshot=/dev/null opens, and no ioctl
+ * is ever tried on it: every case stops before) */
+static void test_real_writer_preflight(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        static const struct {
+                const char *lockdown, *resume, *offset, *request, *answer;
+        } cases[] = {
+                { "none [integrity] confidentiality\n", "254:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=the kernel is locked down (integrity): /dev/null cannot be used" },
+                { "[none] integrity confidentiality\n", "0:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=no resume device set (SYS/power/resume is 0:0)" },
+                { NULL, "sda1\n", NULL, "hibernate mode=shutdown",
+                  "unavailable message=SYS/power/resume says \"sda1\", not MAJ:MIN" },
+                { NULL, "254:0\n", "12x\n", "hibernate mode=reboot",
+                  "unavailable message=SYS/power/resume_offset says \"12x\", not a page count" },
+                { NULL, "4095:1048575\n", NULL, "hibernate mode=suspend",
+                  "unavailable message=no node for the resume device 4095:1048575 in /dev: No such device" },
+                { NULL, NULL, NULL, "hibernate mode=platform", "unavailable message=cannot read SYS/power/resume: " },
+                { NULL, "254:0\n", NULL, "hibernate mode=test_resume",
+                  "unavailable message=mode test_resume is the kernel's own test of the image: its writer runs it" },
+                { NULL, "254:0\n", NULL, "hibernate mode=disk",
+                  "failed message=unknown mode disk (platform, shutdown, reboot or suspend)" },
+                { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate, not cancel" },
+        };
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_assert_nonnull(dir);
+        g_autofree char *sys = g_build_filename(dir, "sys", NULL);
+        g_autofree char *power = g_build_filename(sys, "power", NULL);
+        g_autofree char *security = g_build_filename(sys, "kernel", "security", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(power, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir_with_parents(security, 0755), ==, 0);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        GPid pid = real_writer_start(path, "/dev/null", sys);
+        const char *const files[] = { "kernel/security/lockdown", "power/resume", "power/resume_offset" };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *contents[] = { cases[i].lockdown, cases[i].resume, cases[i].offset };
+                for (size_t k = 0; k < G_N_ELEMENTS(files); k++) {
+                        g_autofree char *f = g_build_filename(sys, files[k], NULL);
+                        if (contents[k])
+                                g_assert_true(g_file_set_contents(f, contents[k], -1, NULL));
+                        else
+                                (void) unlink(f);
+                }
+                g_autofree char *request = g_strdup_printf("%s\n", cases[i].request);
+                g_autofree char *got = ask_as_root(path, request);
+                g_auto(GStrv) parts = g_strsplit(cases[i].answer, "SYS", -1);
+                g_autofree char *want = g_strjoinv(sys, parts);
+                g_test_message("%s -> %s", cases[i].request, got);
+                if (!g_str_has_prefix(got, want))
+                        g_error("case %zu: the writer answered '%s', not '%s'", i, got, want);
+        }
+        real_writer_stop(pid);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
 #define ADD(path, fn) g_test_add("/image-writer/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -305,5 +528,9 @@ int main(int argc, char **argv) {
         ADD("unavailable-falls-back", test_unavailable_falls_back);
         ADD("not-listening", test_not_listening);
         ADD("writer-hangs-up", test_writer_hangs_up);
+        ADD("real-writer-unavailable", test_real_writer_unavailable);
+        g_test_add_func("/image-writer/real-writer-refuses-non-root", test_real_writer_refuses_non_root);
+        g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
+        g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);
         return g_test_run();
 }

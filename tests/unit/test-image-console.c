@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The writer's console while user space is frozen: the bar says MiB of
  * the total, MiB/s and time left; Esc, Backspace or Ctrl-H typed there
- * asks for the abort, other keys do not. */
+ * asks for the abort, other keys do not. In --serve fridged's connection
+ * is a console too: its cancel line aborts (whether it came with the
+ * request, whole, or in pieces), other lines do not, and the progress goes
+ * there as lines that never wait. */
 #include <glib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "image-console.h"
@@ -37,9 +42,64 @@ static void test_keys(void) {
         g_assert_false(image_console_abort_typed(&none));
 }
 
+/* fridged's end of a socketpair; the writer's attached to c */
+static int peer_pair(ImageConsole *c) {
+        int sv[2];
+        g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
+        *c = (ImageConsole) { .fd = -1 };
+        image_console_attach_peer(c, sv[0]);
+        return sv[1];
+}
+
+static void say(int fd, const char *s) {
+        g_assert_cmpint(send(fd, s, strlen(s), 0), ==, (ssize_t) strlen(s));
+}
+
+static void test_peer_cancel(void) {
+        ImageConsole c;
+        int fridged = peer_pair(&c);
+        g_assert_false(image_console_abort_typed(&c));
+        say(fridged, "progress done=1 total=2\nbogus\ncanc");
+        g_assert_false(image_console_abort_typed(&c));
+        g_assert_false(c.peer_cancelled);
+        say(fridged, "el\n");
+        g_assert_true(image_console_abort_typed(&c));
+        g_assert_true(c.peer_cancelled);
+        g_assert_true(image_console_peer_cancelled(&c)); /* it stays said */
+        close(fridged);
+        close(c.peer);
+
+        /* the cancel that came in one read with the request, left in the buffer */
+        fridged = peer_pair(&c);
+        const char *buffered = "cancel\n";
+        c.in.len = strlen(buffered);
+        memcpy(c.in.buf, buffered, c.in.len);
+        g_assert_true(image_console_peer_cancelled(&c));
+        close(fridged);
+        close(c.peer);
+}
+
+static void test_peer_progress(void) {
+        ImageConsole c;
+        int fridged = peer_pair(&c);
+        image_console_start(&c);
+        image_console_progress(&c, 4u << 20, 4u << 20); /* done: always sent */
+        char got[WRITER_LINE_MAX] = "";
+        g_assert_cmpint(recv(fridged, got, sizeof(got) - 1, MSG_DONTWAIT), >, 0);
+        g_assert_cmpstr(got, ==, "progress done=4194304 total=4194304\n");
+        /* a peer that reads nothing: lines dropped, never a wait */
+        for (int i = 0; i < 100000; i++)
+                image_console_progress(&c, 1, 1);
+        close(fridged);
+        image_console_progress(&c, 1, 1); /* nor a SIGPIPE once it is gone */
+        close(c.peer);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/image-console/format", test_format);
         g_test_add_func("/image-console/keys", test_keys);
+        g_test_add_func("/image-console/peer-cancel", test_peer_cancel);
+        g_test_add_func("/image-console/peer-progress", test_peer_progress);
         return g_test_run();
 }

@@ -12,14 +12,7 @@
 # vm-serial-keys: Esc aborts
 # vm-timeout: 150
 . /usr/lib/vm/uhib-lib.sh
-mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
-swapon /dev/vda || fail "swapon /dev/vda failed"
-swap_page0 /run/page0.mkswap
-value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkfifo /run/ask /run/answer
-sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
-holder=$!
-ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
+swap_and_holder
 write_image() {
   fridge-image-writer --snapshot=/dev/snapshot --write --resume-device=/dev/vda --after=unfreeze \
     --console=/dev/ttyS0 >/run/write.out 2>/run/write.err

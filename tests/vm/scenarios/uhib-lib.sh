@@ -10,3 +10,61 @@ swap_sig() { tail -c 10 "$1"; }
 swap_uuid() { dd if="$1" bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
 # val FILE KEY: KEY's value in a key=value output
 val() { sed -n "s/^$2=//p" "$1" | head -n1; }
+# swap_and_holder: /dev/vda made a swap area in use (its header page kept in
+# /run/page0.mkswap), and a process holding a random value in its memory
+# ($holder, $value); `ask` prints what it answers over a fifo: "PID VALUE"
+swap_and_holder() {
+  mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
+  swapon /dev/vda || fail "swapon /dev/vda failed"
+  swap_page0 /run/page0.mkswap
+  value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mkfifo /run/ask /run/answer
+  # (its output away from the log's pipe, or a fail would wait on it)
+  sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
+  holder=$!
+}
+ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
+# serve_writer: fridge-image-writer --serve where fridged looks for it
+# ($writer), its bar and keys on the serial line; fridged sees it
+serve_writer() {
+  fridge-image-writer --serve --snapshot=/dev/snapshot --listen=/run/fridge/image-writer.sock \
+    --console=/dev/ttyS0 2>/dev/ttyS0 &
+  writer=$!
+  i=0
+  while [ ! -S /run/fridge/image-writer.sock ]; do
+    i=$((i + 1))
+    [ $i -le 100 ] || fail "fridge-image-writer --serve did not listen within 10 s"
+    sleep 0.1
+  done
+  fctl status | grep -E 'HibernateWriter' || true
+  fctl status | grep -q 'HibernateWriter: fridge' || fail "fridged does not use fridge's writer: $(fctl status)"
+}
+# fctl_hibernate: fridgectl hibernate's events in /run/out.json (shown), its status in $rc
+fctl_hibernate() {
+  fctl --json --no-progress hibernate >/run/out.json
+  rc=$?
+  echo "fridgectl hibernate exited with $rc"
+  cat /run/out.json
+}
+# fridged_writer_cycle NAME: `fridgectl hibernate` through fridged with
+# HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
+# fridged's socket, across two boots; the cycle must end done with the
+# writer's figures (a FIGURE line for NAME), the holder and the swap
+# header as they were
+fridged_writer_cycle() {
+  swap_and_holder
+  serve_writer
+  fctl_hibernate
+  [ $rc -eq 0 ] || fail "fridgectl hibernate exited with $rc"
+  grep -q '"event":"finished","cycle":1,"result":"done"' /run/out.json || fail "cycle 1 did not finish done"
+  grep -q '"event":"resumed","cycle":1' /run/out.json || fail "no Resumed for cycle 1"
+  grep -q 'image written by fridge: [1-9][0-9.]* MiB' /run/out.json \
+    || fail "the cycle's message has no figures of fridge's writer"
+  grep -q 'the kernel wrote the image' /run/out.json && fail "the kernel's writer wrote the image"
+  sed -n "s/.*\(image written by fridge[^\"]*\).*/FIGURE $1: \1/p" /run/out.json | head -n1
+  [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer with its value after the resume"
+  swap_page0 /run/page0.after
+  cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
+  kill "$writer" "$holder"
+  pass
+}

@@ -5,9 +5,9 @@
 # swap pages the kernel hands out, signature last, power off. Boot 2 runs
 # fridge-resume on /dev/vda (init.sh, "vm-resume-tool"), which verifies and
 # loads the image: this script goes on in boot 1's world, where the writer
-# says resumed=1, the same process answers with the same value, the file
-# reads back whole, and the swap header is mkswap's page again, byte for
-# byte (same UUID), still in use as swap.
+# says resumed=1 with the write's figures, the same process answers with
+# the same value, the file reads back whole, and the swap header is
+# mkswap's page again, byte for byte (same UUID), still in use as swap.
 # vm-kernel: vmlinux
 # vm-modules: virtio_pci virtio_blk
 # vm-disks: 256M
@@ -16,15 +16,7 @@
 # vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
-mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
-swapon /dev/vda || fail "swapon /dev/vda failed"
-swap_page0 /run/page0.mkswap
-value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkfifo /run/ask /run/answer
-# (its output away from the log's pipe, or a fail would wait on it)
-sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
-holder=$!
-ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
+swap_and_holder
 [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
 head -c 4194304 /dev/urandom >/dev/shm/precious
 before=$(sha256sum /dev/shm/precious | cut -d' ' -f1)
@@ -37,6 +29,9 @@ echo "back: fridge-image-writer exited with $rc"
 cat /run/write.out
 [ $rc -eq 0 ] || fail "fridge-image-writer --write exited with $rc"
 [ "$(val /run/write.out resumed)" = 1 ] || fail "the writer did not come back resumed (no resumed=1)"
+# the write's figures, which the restored system learns from the page the write left it
+[ "$(val /run/write.out raw_bytes)" -gt 0 ] 2>/dev/null || fail "the restored writer does not know the write's figures"
+echo "FIGURE uhib-two-boot: raw_bytes=$(val /run/write.out raw_bytes) compressed_bytes=$(val /run/write.out compressed_bytes) write_ms=$(val /run/write.out write_ms) mib_per_s=$(val /run/write.out mib_per_s)"
 got=$(ask)
 [ "$got" = "$holder $value" ] || fail "the holder answers \"$got\", not \"$holder $value\""
 echo 3 >/proc/sys/vm/drop_caches

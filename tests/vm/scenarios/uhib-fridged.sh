@@ -1,0 +1,21 @@
+# Scenario 13 (issue 17): fridge-driven hibernation with fridge's own
+# writer. fridged runs with HibernateWriter=fridge (the .pre.sh);
+# fridge-image-writer --serve listens where fridged looks
+# (/run/fridge/image-writer.sock, the guest's state directory), as
+# fridge-image-writer.socket has it on an installed system. Boot 1:
+# `fridgectl hibernate`: fridged sets resume (254:0, /dev/vda), asks the
+# writer, which finds the device from /sys/power/resume, freezes, writes
+# the image and powers off. Boot 2 runs fridge-resume on /dev/vda; this
+# script goes on in boot 1's world: the same cycle ends done with the
+# writer's figures (kept for the restored system in a swap page) in its
+# message, the holder answers with its value, the swap header is mkswap's
+# page again.
+# vm-kernel: vmlinux
+# vm-modules: virtio_pci virtio_blk
+# vm-disks: 256M
+# vm-resume: vda
+# vm-resume-tool: fridge-resume
+# vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
+# vm-timeout: 220
+. /usr/lib/vm/uhib-lib.sh
+fridged_writer_cycle uhib-fridged
