@@ -12,7 +12,8 @@
 #   /dev/snapshot frees them (snapshot_release: free_all_swap_pages).
 # - fridge: fridge-image-writer --write --after=unfreeze: read, compress,
 #   checksum, write, map, header and signature synced (raw_bytes over
-#   write_ms); its read/compress/output split is printed too.
+#   write_ms); its read/compress/output split is printed too, and that of
+#   a --discard run (read and compress, no device).
 # Each run starts alike: swapoff, mkswap, swapon, resume pointed at the disk.
 # vm-kernel: vmlinux
 # vm-modules: virtio_pci virtio_blk
@@ -66,6 +67,10 @@ fridge_run() { # DISK
 kernel_run vda; fridge_run vda
 fridge_run vda; kernel_run vda
 kernel_run vda; fridge_run vda
+# where fridge's time goes without the device: --discard reads and
+# compresses the same image and writes nothing
+fridge-image-writer --snapshot=/dev/snapshot --discard >/run/d.out 2>/run/d.err || { cat /run/d.err; fail "--discard failed"; }
+echo "fridge --discard: $(val /run/d.out write_ms) ms (reading $(val /run/d.out read_ms), compressing $(val /run/d.out compress_ms))"
 set -- $(cat /run/f.sizes)
 k=$(median </run/kernel.mibs); f=$(median </run/fridge.mibs)
 echo "kernel runs (MiB/s): $(tr '\n' ' ' </run/kernel.mibs)"

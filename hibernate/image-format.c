@@ -80,7 +80,7 @@ int fridge_image_header_encode(const FridgeImageHeader *h, uint8_t *buf, size_t 
         put64(buf + OFF_COMPRESSED, h->compressed_bytes);
         put64(buf + OFF_BLOCK_COUNT, h->block_count);
         put64(buf + OFF_MAP_OFFSET, h->map_offset);
-        put32(buf + OFF_ZSTD_LEVEL, h->zstd_level);
+        put32(buf + OFF_ZSTD_LEVEL, (uint32_t) h->zstd_level);
         memcpy(buf + OFF_RELEASE, h->kernel_release, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(buf + OFF_KVERSION, h->kernel_version, FRIDGE_IMAGE_KERNEL_MAX);
         put64(buf + OFF_CHECKSUM, XXH64(buf, OFF_CHECKSUM, 0));
@@ -110,7 +110,7 @@ int fridge_image_header_decode(const uint8_t *buf, size_t size, FridgeImageHeade
                 .compressed_bytes = get64(buf + OFF_COMPRESSED),
                 .block_count = get64(buf + OFF_BLOCK_COUNT),
                 .map_offset = get64(buf + OFF_MAP_OFFSET),
-                .zstd_level = get32(buf + OFF_ZSTD_LEVEL),
+                .zstd_level = (int32_t) get32(buf + OFF_ZSTD_LEVEL),
         };
         memcpy(h.kernel_release, buf + OFF_RELEASE, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(h.kernel_version, buf + OFF_KVERSION, FRIDGE_IMAGE_KERNEL_MAX);

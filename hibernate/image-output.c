@@ -26,7 +26,7 @@ int image_output_init(ImageOutput *o, int dev, int snap, uint32_t page_size, uin
         *o = (ImageOutput) { .dev = dev, .snap = snap, .page_size = page_size, .swap_offset = swap_offset };
         /* O_DIRECT wants buffers aligned to the page */
         if (posix_memalign((void **) &o->cur, page_size, page_size) != 0 ||
-            posix_memalign((void **) &o->run, page_size, (size_t) RUN_MAX * page_size) != 0)
+            posix_memalign((void **) &o->run, page_size, (size_t) (RUN_MAX + 1) * page_size) != 0)
                 return say_errno(ENOMEM, "buffers for the device");
         return 0;
 }
@@ -83,19 +83,30 @@ static int map_append(ImageOutput *o, uint64_t page) {
         return 0;
 }
 
-/* cur is full: onto an allocated page, with the run when it follows on */
+/* The page being filled: the slot after the run's pages, so a full page
+ * joins the run where it is, copied only when the run is flushed first */
+static uint8_t *filling(ImageOutput *o) {
+        return o->run + o->run_pages * o->page_size;
+}
+
+/* The filling page is full: onto an allocated page, with the run when it
+ * follows on */
 static int page_done(ImageOutput *o) {
         uint64_t page = 0;
+        uint8_t *full = filling(o);
         int r = alloc_page(o, &page);
-        if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages)))
+        if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages))) {
                 r = run_flush(o);
+                if (r == 0)
+                        memcpy(o->run, full, o->page_size);
+        }
         if (r == 0)
                 r = map_append(o, page);
         if (r < 0)
                 return r;
         if (o->run_pages == 0)
                 o->run_start = page;
-        memcpy(o->run + o->run_pages++ * o->page_size, o->cur, o->page_size);
+        o->run_pages++;
         o->fill = 0;
         return 0;
 }
@@ -104,7 +115,7 @@ int image_output_put(ImageOutput *o, const uint8_t *data, size_t len) {
         o->bytes += len;
         while (len > 0) {
                 size_t n = o->page_size - o->fill < len ? o->page_size - o->fill : len;
-                memcpy(o->cur + o->fill, data, n);
+                memcpy(filling(o) + o->fill, data, n);
                 o->fill += n, data += n, len -= n;
                 if (o->fill == o->page_size) {
                         int r = page_done(o);
@@ -167,7 +178,7 @@ static int write_header_and_signature(ImageOutput *o, const FridgeImageHeader *h
 int image_output_finish(ImageOutput *o, FridgeImageHeader *h) {
         int r = 0;
         if (o->fill > 0) {
-                memset(o->cur + o->fill, 0, o->page_size - o->fill);
+                memset(filling(o) + o->fill, 0, o->page_size - o->fill);
                 o->fill = o->page_size;
                 r = page_done(o);
         }

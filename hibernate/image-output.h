@@ -19,9 +19,10 @@ typedef struct ImageOutput {
         int snap;                /* /dev/snapshot, which hands out the pages */
         uint32_t page_size;
         uint64_t swap_offset;    /* pages from the device's start to the swap header */
-        uint8_t *cur;            /* the page being filled */
-        size_t fill;             /* bytes in cur */
-        uint8_t *run;            /* full pages waiting, on consecutive device pages */
+        uint8_t *cur;            /* a page for the header and the signature */
+        size_t fill;             /* bytes in the page being filled, after run's */
+        uint8_t *run;            /* full pages waiting, on consecutive device pages,
+                                  * then the page being filled */
         size_t run_pages;
         uint64_t run_start;      /* device page of run's first */
         uint64_t *map;           /* device page of each page of the stream */

@@ -109,6 +109,35 @@ static void test_round_trip(void) {
         image_clear(&img);
 }
 
+/* The writer's fast (negative) zstd level: its header says so, and a
+ * block made at it comes back whole, as one at level 1 does */
+static void test_fast_level(void) {
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        FridgeImageHeader h = { .page_size = PAGE, .block_pages = BLOCK_PAGES, .image_pages = BLOCK_PAGES,
+                                .block_count = 1, .zstd_level = -20, .kernel_release = "6.1.0-test" }, back;
+        uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
+        g_assert_cmpint(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), ==, 0);
+        g_assert_cmpint(fridge_image_header_decode(buf, sizeof(buf), &back, err, sizeof(err)), ==, 0);
+        g_assert_cmpint(back.zstd_level, ==, -20);
+
+        g_autofree uint8_t *pages = make_pages(), *block = g_malloc(fridge_image_block_bound(BLOCK_PAGES * PAGE)),
+                           *out = g_malloc(BLOCK_PAGES * PAGE);
+        const int levels[] = { FRIDGE_IMAGE_ZSTD_LEVEL, -20, 1 };
+        for (size_t k = 0; k < G_N_ELEMENTS(levels); k++) {
+                size_t n = 0, used = 0, raw = 0;
+                g_assert_cmpint(fridge_image_block_encode(&h, NULL, 0, pages, BLOCK_PAGES * PAGE, levels[k], block,
+                                                          fridge_image_block_bound(BLOCK_PAGES * PAGE), &n, err,
+                                                          sizeof(err)),
+                                ==, 0);
+                g_assert_cmpuint(n, <, BLOCK_PAGES * PAGE); /* zeros and text shrink at any level */
+                g_assert_cmpint(fridge_image_block_decode(&h, 0, block, n, &used, out, BLOCK_PAGES * PAGE, &raw, err,
+                                                          sizeof(err)),
+                                ==, 0);
+                g_assert_cmpuint(raw, ==, BLOCK_PAGES * PAGE);
+                g_assert_true(memcmp(out, pages, raw) == 0);
+        }
+}
+
 /* A source that hands out at most step bytes a call (as the device does,
  * through the map, page by page), and fails after fail_at bytes */
 typedef struct Trickle {
@@ -273,6 +302,7 @@ static void test_encode_refuses(void) {
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/image-format/round-trip", test_round_trip);
+        g_test_add_func("/image-format/fast-level", test_fast_level);
         g_test_add_func("/image-format/flipped-bit", test_flipped_bit);
         g_test_add_func("/image-format/stream-read", test_stream_read);
         g_test_add_func("/image-format/truncated", test_truncated);
