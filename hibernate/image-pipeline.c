@@ -55,7 +55,7 @@ static void *worker_run(void *arg) {
         Batch *b = p->cur;
         for (size_t i = w->id; w->r == 0 && i < b->nblocks; i += p->workers)
                 w->r = fridge_image_block_encode(p->h, p->cctx[w->id], b->first + i, b->raw + i * p->room,
-                                                 b->raw_len[i], FRIDGE_IMAGE_ZSTD_LEVEL, b->out + i * p->bound,
+                                                 b->raw_len[i], p->h->level, b->out + i * p->bound,
                                                  p->bound, &b->out_len[i], w->err, sizeof(w->err));
         return NULL;
 }

@@ -152,7 +152,7 @@ static void figures_print(FILE *out, const ImageFigures *f) {
 
 static int header_init(FridgeImageHeader *h) {
         *h = (FridgeImageHeader) { .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .block_pages = WRITER_BLOCK_PAGES,
-                                   .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL };
+                                   .compressor = FRIDGE_IMAGE_COMPRESSOR, .level = FRIDGE_IMAGE_LEVEL };
         if (fridge_image_header_set_kernel(h) < 0 || getrandom(&h->image_id, sizeof(h->image_id), 0) < 0)
                 return say("uname or getrandom failed: %m\n"), -1;
         return 0;
