@@ -58,7 +58,9 @@ kernel_run() { # DISK
 fridge_run() { # DISK
   swap_fresh "$1"
   fridge-image-writer --snapshot=/dev/snapshot --write --after=unfreeze --resume-device="/dev/$1" \
-    >/run/f.out 2>/run/f.err || { cat /run/f.err; fail "fridge-image-writer --write exited with $?"; }
+    >/run/f.out 2>/run/f.err
+  rc=$?
+  [ $rc -eq 0 ] || { cat /run/f.err; fail "fridge-image-writer --write exited with $rc"; }
   raw=$(val /run/f.out raw_bytes); comp=$(val /run/f.out compressed_bytes); ms=$(val /run/f.out write_ms)
   echo "fridge /dev/$1: $raw bytes raw, $comp compressed, $(val /run/f.out threads) threads, $ms ms (reading $(val /run/f.out read_ms), compressing $(val /run/f.out compress_ms), waiting for the device $(val /run/f.out output_ms))"
   awk -v b="$raw" -v ms="$ms" 'BEGIN { printf "%.1f\n", (ms > 0 ? b / 1048576 / (ms / 1000) : 0) }' >>/run/fridge.mibs
@@ -69,7 +71,7 @@ fridge_run vda; kernel_run vda
 kernel_run vda; fridge_run vda
 # where fridge's time goes without the device: --discard reads and
 # compresses the same image and writes nothing
-fridge-image-writer --snapshot=/dev/snapshot --discard >/run/d.out 2>/run/d.err || { cat /run/d.err; fail "--discard failed"; }
+fridge-image-writer --snapshot=/dev/snapshot --discard >/run/d.out 2>/run/d.err || { cat /run/d.err; fail "fridge-image-writer --discard failed"; }
 echo "fridge --discard: $(val /run/d.out write_ms) ms (reading $(val /run/d.out read_ms), compressing $(val /run/d.out compress_ms))"
 set -- $(cat /run/f.sizes)
 k=$(median </run/kernel.mibs); f=$(median </run/fridge.mibs)

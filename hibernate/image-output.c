@@ -35,6 +35,7 @@ void image_output_done(ImageOutput *o) {
         free(o->cur);
         free(o->run);
         free(o->map);
+        free(o->ready);
         *o = (ImageOutput) {};
 }
 
@@ -59,6 +60,36 @@ static int alloc_page(ImageOutput *o, uint64_t *ret) {
                 return say_errno(EIO, "SNAPSHOT_ALLOC_SWAP_PAGE gave a page that is not one");
         *ret = (uint64_t) off / o->page_size;
         return 0;
+}
+
+int image_output_reserve(ImageOutput *o, uint64_t len) {
+        uint64_t want = (o->reserved_bytes + len) / o->page_size - o->reserved_bytes / o->page_size;
+        if (o->ready_pos == o->ready_len)
+                o->ready_pos = o->ready_len = 0;
+        if (o->ready_len + want > o->ready_cap) {
+                size_t cap = o->ready_len + want;
+                uint64_t *m = realloc(o->ready, cap * sizeof(*m));
+                if (!m)
+                        return say_errno(ENOMEM, "the pages handed out ahead");
+                o->ready = m, o->ready_cap = cap;
+        }
+        for (uint64_t k = 0; k < want; k++) {
+                int r = alloc_page(o, &o->ready[o->ready_len]);
+                if (r < 0)
+                        return r;
+                o->ready_len++;
+        }
+        o->reserved_bytes += len;
+        return 0;
+}
+
+/* The next page of the stream: handed out ahead, or now */
+static int next_page(ImageOutput *o, uint64_t *ret) {
+        if (o->ready_pos < o->ready_len) {
+                *ret = o->ready[o->ready_pos++];
+                return 0;
+        }
+        return alloc_page(o, ret);
 }
 
 static int run_flush(ImageOutput *o) {
@@ -94,7 +125,7 @@ static uint8_t *filling(ImageOutput *o) {
 static int page_done(ImageOutput *o) {
         uint64_t page = 0;
         uint8_t *full = filling(o);
-        int r = alloc_page(o, &page);
+        int r = next_page(o, &page);
         if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages))) {
                 r = run_flush(o);
                 if (r == 0)

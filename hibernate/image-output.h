@@ -28,11 +28,20 @@ typedef struct ImageOutput {
         uint64_t *map;           /* device page of each page of the stream */
         uint64_t map_len, map_cap;
         uint64_t bytes;          /* of the stream, so far */
+        uint64_t *ready;         /* pages handed out ahead (image_output_reserve) */
+        size_t ready_len, ready_pos, ready_cap;
+        uint64_t reserved_bytes; /* of the stream, their pages handed out */
 } ImageOutput;
 
 /* dev open O_RDWR|O_DIRECT on the resume device; snap after SNAPSHOT_SET_SWAP_AREA */
 int image_output_init(ImageOutput *o, int dev, int snap, uint32_t page_size, uint64_t swap_offset);
 void image_output_done(ImageOutput *o);
+/* Has the kernel hand out now the pages the next len bytes of the stream
+ * fill, so that image_output_put, on another thread, never calls into
+ * /dev/snapshot: the snapshot device's reads take the kernel's
+ * system_transition_mutex, and its ioctls only try it (EBUSY while a
+ * read holds it). */
+int image_output_reserve(ImageOutput *o, uint64_t len);
 /* Appends bytes of the stream; a negative errno, said on stderr */
 int image_output_put(ImageOutput *o, const uint8_t *data, size_t len);
 /* Pads and writes the last page, writes the map (h's map_offset set),

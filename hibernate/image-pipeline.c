@@ -154,12 +154,21 @@ static void *emitter_run(void *arg) {
         return NULL;
 }
 
-static void emitter_start(Emitter *e, const Batch *b) {
+/* The batch's pages asked for here, on the thread that reads the
+ * snapshot device (see image_output_reserve), then the batch out */
+static int emitter_start(Emitter *e, const Batch *b) {
+        uint64_t len = 0;
+        for (size_t i = 0; i < b->nblocks; i++)
+                len += b->out_len[i];
+        int r = e->out ? image_output_reserve(e->out, len) : 0;
+        if (r < 0)
+                return r;
         e->b = b;
         e->r = 0;
         e->running = pthread_create(&e->thread, NULL, emitter_run, e) == 0;
         if (!e->running) /* no thread to be had: the batch goes out now */
                 emitter_run(e);
+        return 0;
 }
 
 /* Waits for the batch going out; its result, or the one that went out inline */
@@ -218,7 +227,8 @@ static int pipeline_loop(int snap, Pipeline *p, ImageOutput *out, ImageConsole *
                 if (r < 0 || p->cur->nblocks == 0)
                         return r;
                 first += p->cur->nblocks;
-                emitter_start(&e, p->cur);
+                if ((r = emitter_start(&e, p->cur)) < 0)
+                        return r;
         }
 }
 
