@@ -39,7 +39,7 @@ typedef struct Pipeline {
         unsigned workers;
         Batch batch[2];
         Batch *cur;                  /* the one being read and compressed */
-        ZSTD_CCtx *cctx[WORKERS_MAX]; /* one a thread, kept: a fresh one clears megabytes */
+        ZSTD_CCtx *cctx[WORKERS_MAX]; /* zstd's: one a thread, kept (a fresh one clears megabytes) */
 } Pipeline;
 
 typedef struct Worker {
@@ -246,7 +246,7 @@ int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageCo
         Pipeline p = { .h = h, .room = (size_t) h->block_pages * h->page_size, .workers = workers_count() };
         p.bound = fridge_image_block_bound(p.room);
         int r = batches_alloc(&p);
-        for (unsigned i = 0; r == 0 && i < p.workers; i++)
+        for (unsigned i = 0; r == 0 && h->compressor == FRIDGE_IMAGE_ZSTD && i < p.workers; i++)
                 if (!(p.cctx[i] = ZSTD_createCCtx()))
                         r = (say("out of memory for zstd\n"), -ENOMEM);
         uint64_t t0 = now(CLOCK_MONOTONIC);
