@@ -12,6 +12,7 @@
 /* XXH64_state_t on the stack, not from malloc */
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
+#include <lz4.h>
 #include <zstd.h>
 
 /* The header's fields on disk: offsets are the format, so they are spelt */
@@ -26,7 +27,8 @@ enum {
         OFF_COMPRESSED = 40,
         OFF_BLOCK_COUNT = 48,
         OFF_MAP_OFFSET = 56,
-        OFF_ZSTD_LEVEL = 64,
+        OFF_LEVEL = 64,
+        OFF_COMPRESSOR = 68,
         OFF_RELEASE = 72,
         OFF_KVERSION = OFF_RELEASE + FRIDGE_IMAGE_KERNEL_MAX,
         OFF_CHECKSUM = FRIDGE_IMAGE_HEADER_SIZE - 8,
@@ -56,6 +58,9 @@ static int header_validate(const FridgeImageHeader *h, char *err, size_t errlen)
                 return fail(-EBADMSG, err, errlen,
                             "image header: %" PRIu64 " blocks do not hold %" PRIu64 " pages at %u pages a block",
                             h->block_count, h->image_pages, h->block_pages);
+        if (h->compressor >= _FRIDGE_IMAGE_COMPRESSOR_MAX)
+                return fail(-EPROTO, err, errlen, "image header: compressor %u is not one this reader knows (zstd, lz4)",
+                            h->compressor);
         if (!string_ok(h->kernel_release, sizeof(h->kernel_release)) || !*h->kernel_release ||
             !string_ok(h->kernel_version, sizeof(h->kernel_version)))
                 return fail(-EBADMSG, err, errlen, "image header: the kernel's identity is missing or not terminated");
@@ -80,7 +85,8 @@ int fridge_image_header_encode(const FridgeImageHeader *h, uint8_t *buf, size_t 
         put64(buf + OFF_COMPRESSED, h->compressed_bytes);
         put64(buf + OFF_BLOCK_COUNT, h->block_count);
         put64(buf + OFF_MAP_OFFSET, h->map_offset);
-        put32(buf + OFF_ZSTD_LEVEL, h->zstd_level);
+        put32(buf + OFF_LEVEL, (uint32_t) h->level);
+        put32(buf + OFF_COMPRESSOR, h->compressor);
         memcpy(buf + OFF_RELEASE, h->kernel_release, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(buf + OFF_KVERSION, h->kernel_version, FRIDGE_IMAGE_KERNEL_MAX);
         put64(buf + OFF_CHECKSUM, XXH64(buf, OFF_CHECKSUM, 0));
@@ -110,7 +116,8 @@ int fridge_image_header_decode(const uint8_t *buf, size_t size, FridgeImageHeade
                 .compressed_bytes = get64(buf + OFF_COMPRESSED),
                 .block_count = get64(buf + OFF_BLOCK_COUNT),
                 .map_offset = get64(buf + OFF_MAP_OFFSET),
-                .zstd_level = get32(buf + OFF_ZSTD_LEVEL),
+                .level = (int32_t) get32(buf + OFF_LEVEL),
+                .compressor = get32(buf + OFF_COMPRESSOR),
         };
         memcpy(h.kernel_release, buf + OFF_RELEASE, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(h.kernel_version, buf + OFF_KVERSION, FRIDGE_IMAGE_KERNEL_MAX);
@@ -140,7 +147,26 @@ int fridge_image_header_set_kernel(FridgeImageHeader *h) {
 }
 
 size_t fridge_image_block_bound(size_t raw_len) {
-        return FRIDGE_IMAGE_BLOCK_HEADER_SIZE + ZSTD_compressBound(raw_len);
+        size_t z = ZSTD_compressBound(raw_len), l = (size_t) LZ4_compressBound((int) raw_len);
+        return FRIDGE_IMAGE_BLOCK_HEADER_SIZE + (z > l ? z : l);
+}
+
+/* raw into dst with h's compressor: its size, or 0 with err said */
+static size_t block_compress(const FridgeImageHeader *h, ZSTD_CCtx *cctx, uint64_t index, const void *raw,
+                             size_t raw_len, int level, uint8_t *dst, size_t room, char *err, size_t errlen) {
+        if (h->compressor == FRIDGE_IMAGE_LZ4) {
+                int n = LZ4_compress_fast(raw, (char *) dst, (int) raw_len, room > INT32_MAX ? INT32_MAX : (int) room,
+                                          level);
+                if (n <= 0)
+                        fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": lz4 found no room", index);
+                return n <= 0 ? 0 : (size_t) n;
+        }
+        size_t n = cctx ? ZSTD_compressCCtx(cctx, dst, room, raw, raw_len, level)
+                        : ZSTD_compress(dst, room, raw, raw_len, level);
+        if (!ZSTD_isError(n))
+                return n;
+        fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": zstd: %s", index, ZSTD_getErrorName(n));
+        return 0;
 }
 
 static uint64_t block_hash(const FridgeImageHeader *h, const uint8_t *block, size_t comp_len) {
@@ -161,10 +187,9 @@ int fridge_image_block_encode(const FridgeImageHeader *h, ZSTD_CCtx *cctx, uint6
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": no room for its header", index);
         uint8_t *dst = out + FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
         size_t room = out_size - FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
-        size_t n = cctx ? ZSTD_compressCCtx(cctx, dst, room, raw, raw_len, level)
-                        : ZSTD_compress(dst, room, raw, raw_len, level);
-        if (ZSTD_isError(n))
-                return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": zstd: %s", index, ZSTD_getErrorName(n));
+        size_t n = block_compress(h, cctx, index, raw, raw_len, level, dst, room, err, errlen);
+        if (n == 0)
+                return -ENOBUFS;
         memset(out, 0, FRIDGE_IMAGE_BLOCK_HEADER_SIZE);
         put32(out + BOFF_MAGIC, BLOCK_MAGIC);
         put32(out + BOFF_RAW, (uint32_t) raw_len);
@@ -210,10 +235,18 @@ static int block_decode(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t in
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": %u raw bytes, room for %zu", index, raw,
                             out_size);
         const uint8_t *src = in + FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
-        size_t n = dctx ? ZSTD_decompressDCtx(dctx, out, raw, src, comp) : ZSTD_decompress(out, raw, src, comp);
-        if (ZSTD_isError(n) || n != raw)
-                return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: zstd: %s", index,
-                            ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
+        if (h->compressor == FRIDGE_IMAGE_LZ4) {
+                int n = LZ4_decompress_safe((const char *) src, (char *) out, (int) comp, (int) raw);
+                if (n < 0 || (uint32_t) n != raw)
+                        return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: lz4: %s", index,
+                                    n < 0 ? "malformed" : "wrong length");
+        } else {
+                size_t n = dctx ? ZSTD_decompressDCtx(dctx, out, raw, src, comp)
+                                : ZSTD_decompress(out, raw, src, comp);
+                if (ZSTD_isError(n) || n != raw)
+                        return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: zstd: %s", index,
+                                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
+        }
         *ret_used = FRIDGE_IMAGE_BLOCK_HEADER_SIZE + comp;
         *ret_raw_len = raw;
         return 0;

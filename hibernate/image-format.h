@@ -3,8 +3,8 @@
 
 /* fridge's hibernation image, as fridge-image-writer lays it out and
  * fridge-resume reads it back: one header, then blocks of up to
- * block_pages pages of the kernel's snapshot, each compressed with zstd
- * and carrying an xxhash64 of itself. Pure functions over buffers: no
+ * block_pages pages of the kernel's snapshot, each compressed with the
+ * header's compressor (zstd or lz4) and carrying an xxhash64 of itself. Pure functions over buffers: no
  * device, no /dev/snapshot, so every refusal can be tested on a buffer.
  *
  * Everything on disk is little-endian. A function that refuses says why in
@@ -28,8 +28,20 @@
 #define FRIDGE_IMAGE_BLOCK_PAGES_MAX 1024u
 #define FRIDGE_IMAGE_PAGE_SIZE_MIN 4096u
 #define FRIDGE_IMAGE_PAGE_SIZE_MAX 65536u
-/* zstd level 1: see docs/ARCHITECTURE.md (hibernate/) for the measurement */
-#define FRIDGE_IMAGE_ZSTD_LEVEL 1
+/* The blocks' compressor, recorded in the header (0, what version 1 images
+ * before it have there, is zstd) */
+typedef enum FridgeImageCompressor {
+        FRIDGE_IMAGE_ZSTD = 0,
+        FRIDGE_IMAGE_LZ4 = 1,
+        _FRIDGE_IMAGE_COMPRESSOR_MAX,
+} FridgeImageCompressor;
+/* What the writer uses: see docs/ARCHITECTURE.md (hibernate/) for the
+ * measurement. zstd level 1 made the write compression-bound under qemu's
+ * TCG at half the kernel's speed. The level (zstd's, negative for its fast
+ * ones; lz4's acceleration) does not matter to the reader: the header
+ * records it for the figures only. */
+#define FRIDGE_IMAGE_COMPRESSOR FRIDGE_IMAGE_LZ4
+#define FRIDGE_IMAGE_LEVEL 4
 /* The room every err argument is given */
 #define FRIDGE_IMAGE_ERR_MAX 256u
 
@@ -41,7 +53,9 @@ typedef struct FridgeImageHeader {
         uint64_t compressed_bytes; /* the blocks as written, with their headers */
         uint64_t block_count;
         uint64_t map_offset;       /* byte offset on the device of the first map page */
-        uint32_t zstd_level;       /* what the writer used, for the figures */
+        int32_t level;             /* what the writer used, for the figures: zstd's level
+                                    * (its fast ones negative) or lz4's acceleration */
+        uint32_t compressor;       /* FridgeImageCompressor */
         char kernel_release[FRIDGE_IMAGE_KERNEL_MAX]; /* uname -r */
         char kernel_version[FRIDGE_IMAGE_KERNEL_MAX]; /* uname -v */
 } FridgeImageHeader;
@@ -60,8 +74,9 @@ int fridge_image_header_set_kernel(FridgeImageHeader *h);
 /* The most room block_encode needs for raw_len bytes */
 size_t fridge_image_block_bound(size_t raw_len);
 /* Compresses raw (at most block_pages pages) as block number index of the
- * image h into out; *ret_len is its size with its header. cctx: a context
- * kept across blocks (a fresh one clears megabytes of tables), or NULL. */
+ * image h into out with h's compressor; *ret_len is its size with its
+ * header. cctx: a zstd context kept across blocks (a fresh one clears
+ * megabytes of tables), or NULL. level: zstd's level or lz4's acceleration. */
 int fridge_image_block_encode(const FridgeImageHeader *h, ZSTD_CCtx *cctx, uint64_t index, const void *raw,
                               size_t raw_len, int level, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
                               size_t errlen);

@@ -26,7 +26,7 @@ int image_output_init(ImageOutput *o, int dev, int snap, uint32_t page_size, uin
         *o = (ImageOutput) { .dev = dev, .snap = snap, .page_size = page_size, .swap_offset = swap_offset };
         /* O_DIRECT wants buffers aligned to the page */
         if (posix_memalign((void **) &o->cur, page_size, page_size) != 0 ||
-            posix_memalign((void **) &o->run, page_size, (size_t) RUN_MAX * page_size) != 0)
+            posix_memalign((void **) &o->run, page_size, (size_t) (RUN_MAX + 1) * page_size) != 0)
                 return say_errno(ENOMEM, "buffers for the device");
         return 0;
 }
@@ -35,6 +35,7 @@ void image_output_done(ImageOutput *o) {
         free(o->cur);
         free(o->run);
         free(o->map);
+        free(o->ready);
         *o = (ImageOutput) {};
 }
 
@@ -61,6 +62,36 @@ static int alloc_page(ImageOutput *o, uint64_t *ret) {
         return 0;
 }
 
+int image_output_reserve(ImageOutput *o, uint64_t len) {
+        uint64_t want = (o->reserved_bytes + len) / o->page_size - o->reserved_bytes / o->page_size;
+        if (o->ready_pos == o->ready_len)
+                o->ready_pos = o->ready_len = 0;
+        if (o->ready_len + want > o->ready_cap) {
+                size_t cap = o->ready_len + want;
+                uint64_t *m = realloc(o->ready, cap * sizeof(*m));
+                if (!m)
+                        return say_errno(ENOMEM, "the pages handed out ahead");
+                o->ready = m, o->ready_cap = cap;
+        }
+        for (uint64_t k = 0; k < want; k++) {
+                int r = alloc_page(o, &o->ready[o->ready_len]);
+                if (r < 0)
+                        return r;
+                o->ready_len++;
+        }
+        o->reserved_bytes += len;
+        return 0;
+}
+
+/* The next page of the stream: handed out ahead, or now */
+static int next_page(ImageOutput *o, uint64_t *ret) {
+        if (o->ready_pos < o->ready_len) {
+                *ret = o->ready[o->ready_pos++];
+                return 0;
+        }
+        return alloc_page(o, ret);
+}
+
 static int run_flush(ImageOutput *o) {
         if (o->run_pages == 0)
                 return 0;
@@ -83,19 +114,30 @@ static int map_append(ImageOutput *o, uint64_t page) {
         return 0;
 }
 
-/* cur is full: onto an allocated page, with the run when it follows on */
+/* The page being filled: the slot after the run's pages, so a full page
+ * joins the run where it is, copied only when the run is flushed first */
+static uint8_t *filling(ImageOutput *o) {
+        return o->run + o->run_pages * o->page_size;
+}
+
+/* The filling page is full: onto an allocated page, with the run when it
+ * follows on */
 static int page_done(ImageOutput *o) {
         uint64_t page = 0;
-        int r = alloc_page(o, &page);
-        if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages)))
+        uint8_t *full = filling(o);
+        int r = next_page(o, &page);
+        if (r == 0 && (o->run_pages == RUN_MAX || (o->run_pages > 0 && page != o->run_start + o->run_pages))) {
                 r = run_flush(o);
+                if (r == 0)
+                        memcpy(o->run, full, o->page_size);
+        }
         if (r == 0)
                 r = map_append(o, page);
         if (r < 0)
                 return r;
         if (o->run_pages == 0)
                 o->run_start = page;
-        memcpy(o->run + o->run_pages++ * o->page_size, o->cur, o->page_size);
+        o->run_pages++;
         o->fill = 0;
         return 0;
 }
@@ -104,7 +146,7 @@ int image_output_put(ImageOutput *o, const uint8_t *data, size_t len) {
         o->bytes += len;
         while (len > 0) {
                 size_t n = o->page_size - o->fill < len ? o->page_size - o->fill : len;
-                memcpy(o->cur + o->fill, data, n);
+                memcpy(filling(o) + o->fill, data, n);
                 o->fill += n, data += n, len -= n;
                 if (o->fill == o->page_size) {
                         int r = page_done(o);
@@ -167,7 +209,7 @@ static int write_header_and_signature(ImageOutput *o, const FridgeImageHeader *h
 int image_output_finish(ImageOutput *o, FridgeImageHeader *h) {
         int r = 0;
         if (o->fill > 0) {
-                memset(o->cur + o->fill, 0, o->page_size - o->fill);
+                memset(filling(o) + o->fill, 0, o->page_size - o->fill);
                 o->fill = o->page_size;
                 r = page_done(o);
         }

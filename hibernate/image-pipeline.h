@@ -15,6 +15,10 @@
 
 typedef struct ImageFigures {
         uint64_t raw_bytes, compressed_bytes, blocks, usec;
+        /* where usec went: the main thread reading /dev/snapshot, waiting
+         * for the compression, waiting for the device (time the writes
+         * overlapped with the rest is not counted) */
+        uint64_t read_usec, compress_usec, output_usec;
         unsigned threads;
 } ImageFigures;
 

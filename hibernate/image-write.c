@@ -38,7 +38,7 @@ __attribute__((format(printf, 3, 4))) static void set_outcome(ImageWriteResult *
 
 int image_write_header_init(FridgeImageHeader *h) {
         *h = (FridgeImageHeader) { .page_size = (uint32_t) sysconf(_SC_PAGESIZE), .block_pages = WRITER_BLOCK_PAGES,
-                                   .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL };
+                                   .compressor = FRIDGE_IMAGE_COMPRESSOR, .level = FRIDGE_IMAGE_LEVEL };
         if (fridge_image_header_set_kernel(h) < 0 || getrandom(&h->image_id, sizeof(h->image_id), 0) < 0)
                 return say("uname or getrandom failed: %m\n"), -1;
         return 0;

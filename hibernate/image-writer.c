@@ -142,8 +142,9 @@ static void figures_print(FILE *out, const ImageFigures *f) {
         double mib = (double) f->raw_bytes / (1 << 20), s = (double) f->usec / 1e6;
         fprintf(out,
                 "raw_bytes=%" PRIu64 "\ncompressed_bytes=%" PRIu64 "\nblocks=%" PRIu64 "\nthreads=%u\nwrite_ms=%" PRIu64
-                "\nmib_per_s=%.1f\nratio=%.2f\n",
-                f->raw_bytes, f->compressed_bytes, f->blocks, f->threads, f->usec / 1000, s > 0 ? mib / s : 0.0,
+                "\nread_ms=%" PRIu64 "\ncompress_ms=%" PRIu64 "\noutput_ms=%" PRIu64 "\nmib_per_s=%.1f\nratio=%.2f\n",
+                f->raw_bytes, f->compressed_bytes, f->blocks, f->threads, f->usec / 1000, f->read_usec / 1000,
+                f->compress_usec / 1000, f->output_usec / 1000, s > 0 ? mib / s : 0.0,
                 f->compressed_bytes ? (double) f->raw_bytes / (double) f->compressed_bytes : 0.0);
         fflush(out);
 }

@@ -33,14 +33,28 @@ static uint8_t *make_pages(void) {
         return p;
 }
 
+/* A compressor and its level: every one the reader takes */
+typedef struct Codec {
+        FridgeImageCompressor compressor;
+        int level;
+        const char *name;
+} Codec;
+static const Codec writer_codec = { FRIDGE_IMAGE_COMPRESSOR, FRIDGE_IMAGE_LEVEL, "writer" };
+static const Codec codecs[] = {
+        { FRIDGE_IMAGE_ZSTD, 1, "zstd-1" },
+        { FRIDGE_IMAGE_ZSTD, -20, "zstd-fast-20" },
+        { FRIDGE_IMAGE_LZ4, 1, "lz4-1" },
+        { FRIDGE_IMAGE_LZ4, 8, "lz4-8" },
+};
+
 /* A context kept across blocks, as the writer keeps one a thread */
-static void image_make(Image *img) {
+static void image_make_with(Image *img, const Codec *codec) {
         char err[FRIDGE_IMAGE_ERR_MAX];
         ZSTD_CCtx *cctx = ZSTD_createCCtx();
         *img = (Image) {
                 .h = { .page_size = PAGE, .block_pages = BLOCK_PAGES, .image_id = 0x1234abcdULL,
                        .image_pages = PAGES, .block_count = 3, .map_offset = 8 * PAGE,
-                       .zstd_level = FRIDGE_IMAGE_ZSTD_LEVEL, .kernel_release = "6.1.0-test",
+                       .compressor = codec->compressor, .level = codec->level, .kernel_release = "6.1.0-test",
                        .kernel_version = "#1 SMP Debian 6.1.0" },
                 .pages = make_pages(),
                 .stream = g_malloc(3 * fridge_image_block_bound(BLOCK_PAGES * PAGE)),
@@ -48,7 +62,7 @@ static void image_make(Image *img) {
         for (uint64_t i = 0; i < img->h.block_count; i++) {
                 size_t raw = MIN(BLOCK_PAGES, PAGES - i * BLOCK_PAGES) * PAGE, n;
                 g_assert_cmpint(fridge_image_block_encode(&img->h, cctx, i, img->pages + i * BLOCK_PAGES * PAGE, raw,
-                                                          FRIDGE_IMAGE_ZSTD_LEVEL, img->stream + img->len,
+                                                          codec->level, img->stream + img->len,
                                                           fridge_image_block_bound(raw), &n, err, sizeof(err)),
                                 ==, 0);
                 img->len += n;
@@ -56,6 +70,11 @@ static void image_make(Image *img) {
         ZSTD_freeCCtx(cctx);
         img->h.compressed_bytes = img->len;
         g_assert_cmpint(fridge_image_header_encode(&img->h, img->header, sizeof(img->header), err, sizeof(err)), ==, 0);
+}
+
+/* With the writer's compressor */
+static void image_make(Image *img) {
+        image_make_with(img, &writer_codec);
 }
 
 static void image_clear(Image *img) {
@@ -88,9 +107,9 @@ static void assert_refused(int r, int want, const char *err, const char *says) {
                 g_error("the refusal \"%s\" does not say \"%s\"", err, says);
 }
 
-static void test_round_trip(void) {
+static void test_round_trip(gconstpointer codec) {
         Image img;
-        image_make(&img);
+        image_make_with(&img, codec);
         char err[FRIDGE_IMAGE_ERR_MAX] = "";
         g_autoptr(GByteArray) out = g_byte_array_new();
         g_assert_cmpint(image_read(&img, img.len, out, err), ==, 0);
@@ -107,6 +126,25 @@ static void test_round_trip(void) {
         g_assert_cmpuint(h.image_id, ==, 0x1234abcdULL);
         g_assert_cmpuint(h.compressed_bytes, ==, img.len);
         image_clear(&img);
+}
+
+/* The header says which compressor made the blocks, with its level (a
+ * fast zstd level is negative); one this reader does not know is refused */
+static void test_compressor_in_header(void) {
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        FridgeImageHeader h = { .page_size = PAGE, .block_pages = BLOCK_PAGES, .image_pages = BLOCK_PAGES,
+                                .block_count = 1, .kernel_release = "6.1.0-test" }, back;
+        uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
+        for (size_t i = 0; i < G_N_ELEMENTS(codecs); i++) {
+                h.compressor = codecs[i].compressor, h.level = codecs[i].level;
+                g_assert_cmpint(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), ==, 0);
+                g_assert_cmpint(fridge_image_header_decode(buf, sizeof(buf), &back, err, sizeof(err)), ==, 0);
+                g_assert_cmpint(back.compressor, ==, codecs[i].compressor);
+                g_assert_cmpint(back.level, ==, codecs[i].level);
+        }
+        h.compressor = _FRIDGE_IMAGE_COMPRESSOR_MAX;
+        assert_refused(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), -EPROTO, err,
+                       "compressor 2 is not one this reader knows");
 }
 
 /* A source that hands out at most step bytes a call (as the device does,
@@ -152,9 +190,9 @@ static void test_stream_read(void) {
         image_clear(&img);
 }
 
-static void test_flipped_bit(void) {
+static void test_flipped_bit(gconstpointer codec) {
         Image img;
-        image_make(&img);
+        image_make_with(&img, codec);
         char err[FRIDGE_IMAGE_ERR_MAX] = "";
         /* one bit in every byte of the stream, one at a time: each is caught */
         for (size_t i = 0; i < img.len; i += 97) {
@@ -272,8 +310,15 @@ static void test_encode_refuses(void) {
 
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
-        g_test_add_func("/image-format/round-trip", test_round_trip);
-        g_test_add_func("/image-format/flipped-bit", test_flipped_bit);
+        g_test_add_data_func("/image-format/round-trip/writer", &writer_codec, test_round_trip);
+        g_test_add_data_func("/image-format/flipped-bit/writer", &writer_codec, test_flipped_bit);
+        for (size_t i = 0; i < G_N_ELEMENTS(codecs); i++) {
+                g_autofree char *rt = g_strdup_printf("/image-format/round-trip/%s", codecs[i].name);
+                g_autofree char *fb = g_strdup_printf("/image-format/flipped-bit/%s", codecs[i].name);
+                g_test_add_data_func(rt, &codecs[i], test_round_trip);
+                g_test_add_data_func(fb, &codecs[i], test_flipped_bit);
+        }
+        g_test_add_func("/image-format/compressor-in-header", test_compressor_in_header);
         g_test_add_func("/image-format/stream-read", test_stream_read);
         g_test_add_func("/image-format/truncated", test_truncated);
         g_test_add_func("/image-format/other-kernel", test_other_kernel);

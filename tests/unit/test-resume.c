@@ -60,7 +60,7 @@ static size_t blocks_make(FridgeImageHeader *h, uint8_t *stream) {
         char err[FRIDGE_IMAGE_ERR_MAX];
         for (uint64_t b = 0; b < h->block_count; b++) {
                 size_t n, chunk = MIN(32u, IMAGE_PAGES - b * 32) * PAGE;
-                g_assert_cmpint(fridge_image_block_encode(h, NULL, b, raw + b * 32 * PAGE, chunk, 1, stream + len,
+                g_assert_cmpint(fridge_image_block_encode(h, NULL, b, raw + b * 32 * PAGE, chunk, h->level, stream + len,
                                                           fridge_image_block_bound(chunk), &n, err, sizeof(err)), ==, 0);
                 len += n;
         }
@@ -74,7 +74,8 @@ static Area area_make(const char *release) {
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(ftruncate(fd, (off_t) DEVICE_PAGES * PAGE), ==, 0);
         FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 99, .image_pages = IMAGE_PAGES,
-                                .block_count = 3, .map_offset = MAP_AT * PAGE, .zstd_level = 1 };
+                                .block_count = 3, .map_offset = MAP_AT * PAGE,
+                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
         g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
         if (release)
                 g_strlcpy(h.kernel_release, release, sizeof(h.kernel_release));

@@ -8,7 +8,7 @@ FRIDGE_PACKAGES=(
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3 bindfs
   libumockdev-dev umockdev
   # hibernate/: the image's compression and checksums
-  libzstd-dev libxxhash-dev
+  libzstd-dev liblz4-dev libxxhash-dev
   dbus libxml2-utils librsvg2-bin imagemagick
   systemd groff-base man-db
   # po/: xgettext, msgfmt, msgcmp (the .mo files, the merged polkit policy

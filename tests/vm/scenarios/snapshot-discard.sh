@@ -1,6 +1,6 @@
 # Scenario 9 (issue 17): fridge-image-writer --discard on the guest's real
 # /dev/snapshot: the kernel makes the image (SNAPSHOT_CREATE_IMAGE), the
-# writer reads every page of it into fridge's format (zstd blocks, each
+# writer reads every page of it into fridge's format (compressed blocks, each
 # checksummed), then throws it away (SNAPSHOT_FREE, SNAPSHOT_UNFREEZE), the
 # path an abort takes. Nothing is written to a disk. Then user space runs
 # on: a background process counts again, fridged answers, a tmpfs file
