@@ -36,11 +36,11 @@ aborted_at() {
     --console=/dev/ttyS0 >/run/write.out 2>/run/write.err
   rc=$?
   cat /run/write.err
-  [ $rc -ne 0 ] || fail "the write with Esc at $1 completed: the key came too late (the write ended before the host saw the bar there and typed it)"
+  [ $rc -ne 0 ] || fail "the write with Esc at $1 completed (exit 0, an image on /dev/vda): the Esc did not stop it, or came too late (after the writer's last look at the console)"
   [ $rc -eq 3 ] || fail "fridge-image-writer with Esc at $1 exited with $rc, not 3 (aborted by Esc)"
   grep -q 'aborted: Esc' /run/write.err || fail "the writer does not say Esc aborted it at $1"
   lines=$(grep -c ' of [0-9]* MiB$' /run/write.err)
-  echo "FIGURE: Esc at $1: aborted after $lines progress lines ($(grep ' of [0-9]* MiB$' /run/write.err | tail -n1 | sed 's/.*: //' | grep . || echo "none")"
+  echo "FIGURE: Esc at $1: aborted after $lines progress lines ($(grep ' of [0-9]* MiB$' /run/write.err | tail -n1 | sed 's/.*: //' | grep . || echo "none"))"
   [ "$lines" -ge "$2" ] || fail "Esc at $1 aborted after $lines progress lines, before the point the host saw ($2)"
   [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer after Esc at $1"
   swap_page0 /run/page0.after
