@@ -68,8 +68,28 @@ fi
 # scenario's "# vm-resume-tool: NAME") let that tool resume it, as an
 # initramfs would. On success this never returns: the first boot's memory,
 # scenario included, takes over.
+# After a power cut ("# vm-power-cut"), a resume that returns is what the
+# scenario checks: the boot goes on, the scenario runs again from its top
+# with FRIDGE_VM_BOOT=2 and the resume's exit status and output.
 resume_disk=$(sed -n 's/.*fridge\.resume=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 resume_tool=$(sed -n 's/^# vm-resume-tool: *//p' /scenario | head -n1)
+FRIDGE_VM_BOOT=$(sed -n 's/.*fridge\.boot=\([0-9]*\).*/\1/p' /proc/cmdline)
+export FRIDGE_VM_BOOT=${FRIDGE_VM_BOOT:-1}
+if [ -n "$resume_disk" ] && grep -qw fridge.power-cut /proc/cmdline; then
+  echo "after a power cut: resuming from /dev/$resume_disk${resume_tool:+ with $resume_tool}, if there is an image"
+  if [ -n "$resume_tool" ]; then
+    ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=4 "$resume_tool" --device="/dev/$resume_disk" \
+      --snapshot=/dev/snapshot >/run/resume.out 2>&1
+    FRIDGE_VM_RESUME_RC=$?
+  else
+    cat "/sys/class/block/$resume_disk/dev" >/sys/power/resume 2>/run/resume.out
+    FRIDGE_VM_RESUME_RC=$?
+  fi
+  export FRIDGE_VM_RESUME_RC
+  cat /run/resume.out
+  echo "nothing resumed (exit status $FRIDGE_VM_RESUME_RC); the boot goes on"
+  resume_disk=
+fi
 if [ -n "$resume_disk" ] && [ -n "$resume_tool" ]; then
   echo "resuming from /dev/$resume_disk with $resume_tool"
   # the image needs most of the memory: no sanitizer quarantine holding freed blocks

@@ -23,7 +23,20 @@
 # /sys/power/resume).
 # "# vm-serial-keys: PATTERN" (the first time the console shows PATTERN, a
 # grep regex, the host types Esc on the serial line: the guest reads it on
-# /dev/ttyS0).
+# /dev/ttyS0; several such lines type one Esc each, in their order, each
+# pattern looked for only in what the console showed after the previous
+# Esc), "# vm-memory: MIB" (the guest's memory, 256 by default),
+# "# vm-power-cut: PATTERN" (a power cut: the first time the first boot's
+# console shows PATTERN, a grep regex, the host SIGKILLs that qemu at once,
+# no sync and no power-off, and boots the same disks again with
+# "fridge.boot=2 fridge.power-cut" on the kernel's command line; with
+# "# vm-resume: DISK" that second boot first tries to resume from /dev/DISK
+# as above, and when nothing is resumed it goes on, the resume's exit status
+# in $FRIDGE_VM_RESUME_RC and its output in /run/resume.out; the scenario
+# runs again from its top with FRIDGE_VM_BOOT=2, so it keeps on its disks
+# whatever that boot must know: the first boot's /run is gone. The first
+# boot ending before PATTERN showed fails the test: no power cut happened.
+# Every scenario sees FRIDGE_VM_BOOT, 1 in a first boot).
 # NAME.pre.sh next to the scenario, if any, runs in /init before fridged
 # starts (for its config).
 # Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
@@ -92,7 +105,9 @@ disks=$(header vm-disks)
 binaries=$(header vm-binaries)
 power_button=$(header vm-power-button)
 resume_disk=$(header vm-resume)
-serial_keys=$(header vm-serial-keys)
+serial_keys=$(sed -n "s/^# vm-serial-keys: *//p" "$scenario")   # one pattern a line
+memory=$(header vm-memory); memory=${memory:-256}
+power_cut=$(header vm-power-cut)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
 [ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
 case $kind in
@@ -138,7 +153,7 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 
 log=$T/console.log
-qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 256 -smp 1 -nodefaults -no-reboot
+qemu=(qemu-system-x86_64 -accel tcg -machine pc -m "$memory" -smp 1 -nodefaults -no-reboot
       -display none -vga none "${dargs[@]}"
       -kernel "$kernel" -initrd "$T/initramfs.gz")
 cmdline="console=ttyS0 panic=-1 quiet $append"
@@ -159,7 +174,7 @@ echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramf
 # console is appended to $log, so the second boot's follows the first's.
 hung=0
 boot() {
-  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer=
+  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter=
   if [ "$power_button" = yes ]; then
     rm -f "$T/mon.in" "$T/mon.out"
     mkfifo "$T/mon.in" "$T/mon.out"
@@ -180,6 +195,10 @@ boot() {
     type_esc &
     typer=$!
   fi
+  if [ -n "$power_cut" ] && [ "${1:-}" = "" ]; then
+    cut_power &
+    cutter=$!
+  fi
   if [ "$power_button" = yes ]; then
     cat "$T/mon.out" >"$T/monitor.log" &
     press_power_button &
@@ -198,15 +217,29 @@ boot() {
   qemu_pid=
   [ -z "$presser" ] || { kill "$presser" 2>/dev/null; wait "$presser" 2>/dev/null || true; }
   [ -z "$typer" ] || { kill "$typer" 2>/dev/null || true; wait "$typer" 2>/dev/null || true; }
+  [ -z "$cutter" ] || { kill "$cutter" 2>/dev/null || true; wait "$cutter" 2>/dev/null || true; }
   [ -z "$reader" ] || wait "$reader" 2>/dev/null || true   # ends with qemu
   cat "$T/boot.log" >>"$log"
 }
-# Esc on the serial line, once, when the console shows the scenario's pattern
+# Esc on the serial line once per pattern, in order, each when the console
+# shows it after the previous Esc (an earlier write's bar does not count)
 type_esc() {
   exec 6>"$T/ser.in"
-  until grep -q -- "$serial_keys" "$T/boot.log" 2>/dev/null; do sleep 0.05; done
-  printf '\033' >&6
-  echo "typed Esc on the serial line" >>"$T/qemu.out"
+  local pattern from=1
+  while IFS= read -r pattern; do
+    until tail -c "+$from" "$T/boot.log" 2>/dev/null | grep -q -- "$pattern"; do sleep 0.02; done
+    printf '\033' >&6
+    from=$(($(stat -c %s "$T/boot.log") + 1))
+    echo "typed Esc on the serial line (the console showed \"$pattern\")" >>"$T/qemu.out"
+  done <<<"$serial_keys"
+}
+# A power cut: SIGKILL of this boot's qemu the moment the console shows the
+# pattern (what the guest wrote to its disks stays: they are files on the host)
+cut_power() {
+  until grep -q -- "$power_cut" "$T/boot.log" 2>/dev/null; do sleep 0.02; done
+  kill -KILL "$qemu_pid"
+  : >"$T/power-cut"
+  echo "power cut: qemu SIGKILLed when the console showed \"$power_cut\"" >>"$T/qemu.out"
 }
 # The guest says when it is about to sleep; a press before it is asleep
 # would be a wakeup event that aborts the cycle, so wait, then retry.
@@ -224,11 +257,23 @@ press_power_button() {
 qrc=0
 boot
 first_boot_result=$(grep -o 'FRIDGE-RESULT: .*' "$log" | head -n1 || true)
-if [ $hung -eq 0 ] && [ -n "$resume_disk" ] && [ -z "$first_boot_result" ]; then
+if [ $hung -eq 0 ] && [ -n "$power_cut" ] && [ -z "$first_boot_result" ]; then
+  if [ ! -f "$T/power-cut" ]; then
+    tr -d '\r' <"$log"; cat "$T/qemu.out"
+    echo "FAIL: $name: the first boot ended before its console showed \"$power_cut\": no power cut happened"
+    exit 1
+  fi
+  echo "scenario $name: power cut in the first boot (the console showed \"$power_cut\"); booting the same disks again"
+  t_resume=$(date +%s.%N)
+  echo "=== second boot (after the power cut${resume_disk:+; resume from /dev/$resume_disk})" >>"$log"
+  qrc=0
+  boot "fridge.boot=2 fridge.power-cut${resume_disk:+ fridge.resume=$resume_disk}"
+  echo "second boot to power-off: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s"
+elif [ $hung -eq 0 ] && [ -n "$resume_disk" ] && [ -z "$first_boot_result" ]; then
   echo "scenario $name: first boot powered off without a result; booting again to resume from /dev/$resume_disk"
   t_resume=$(date +%s.%N)
   echo "=== second boot (resume from /dev/$resume_disk)" >>"$log"
-  boot "fridge.resume=$resume_disk"
+  boot "fridge.boot=2 fridge.resume=$resume_disk"
   echo "second boot to power-off: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s"
 fi
 t2=$(date +%s.%N)
@@ -253,7 +298,7 @@ if [ $hung -eq 1 ]; then
   echo "FAIL: $name: no power-off within ${timeout}s (qemu killed); marker: ${marker:-none}"
   exit 1
 fi
-if [ -n "$resume_disk" ] && [ "$first_boot_result" = "FRIDGE-RESULT: PASS" ]; then
+if [ -n "$resume_disk" ] && [ -z "$power_cut" ] && [ "$first_boot_result" = "FRIDGE-RESULT: PASS" ]; then
   show_console
   echo "FAIL: $name: the first boot passed without powering off to hibernate: nothing was resumed"
   exit 1
