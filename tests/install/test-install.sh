@@ -47,6 +47,7 @@ $VENDORDIR/classes.d/50-default.conf
 $VENDORDIR/classes.d/60-desktop.conf
 $MANDIR/man8/fridged.8
 $MANDIR/man8/fridge-resume.8
+$MANDIR/man8/fridge-image-writer.8
 $MANDIR/man1/fridgectl.1
 $MANDIR/man1/fridge-agent.1
 $MANDIR/man5/fridge.conf.5
