@@ -19,15 +19,8 @@
 # vm-serial-keys: \[##################
 # vm-timeout: 300
 . /usr/lib/vm/uhib-lib.sh
-mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
-swapon /dev/vda || fail "swapon /dev/vda failed"
-swap_page0 /run/page0.mkswap
+swap_and_holder
 head -c 134217728 /dev/urandom >/dev/shm/fill || fail "cannot fill tmpfs"
-value=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkfifo /run/ask /run/answer
-sh -c 'v=$1; while read -r q </run/ask; do echo "$$ $v" >/run/answer; done' holder "$value" >/dev/null 2>&1 &
-holder=$!
-ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
 # aborted_at POINT TENTHS: a write the host's Esc stops at POINT, after
 # at least TENTHS of its progress lines
 aborted_at() {
