@@ -24,6 +24,7 @@ typedef struct HistoryRow {
         uint64_t id, start_usec, slept_usec;
         const char *kind, *result, *error, *phase, *message, *wake_source; /* borrowed from the reply */
         char **warnings;                /* owned */
+        ImageWrite image;               /* a hibernation's; its writer borrowed */
 } HistoryRow;
 
 /* The keys of ListCycles' dictionaries the table shows */
@@ -41,6 +42,12 @@ static const struct {
         { "phase",       's', offsetof(HistoryRow, phase) },
         { "message",     's', offsetof(HistoryRow, message) },
         { "wake-source", 's', offsetof(HistoryRow, wake_source) },
+        { "image-writer",        's', offsetof(HistoryRow, image.writer) },
+        { "image-raw-bytes",     't', offsetof(HistoryRow, image.raw_bytes) },
+        { "image-written-bytes", 't', offsetof(HistoryRow, image.written_bytes) },
+        { "image-usec",          't', offsetof(HistoryRow, image.usec) },
+        { "image-done-bytes",    't', offsetof(HistoryRow, image.done_bytes) },
+        { "image-total-bytes",   't', offsetof(HistoryRow, image.total_bytes) },
 };
 
 static int read_warnings(sd_bus_message *m, HistoryRow *row) {
@@ -94,6 +101,9 @@ static void print_row(const HistoryRow *r) {
                 printf("%s%s%s: %s\n", strempty(r->phase), isempty(r->phase) ? "" : ": ", error_short(r->error),
                        strempty(r->message));
         /* under the row, where the eye goes on: what went wrong beside the result */
+        _cleanup_free_ char *image = image_write_line(&r->image);
+        if (image)
+                printf("%6s %s\n", "", image);
         for (char **w = r->warnings; w && *w; w++)
                 printf("%6s %s %s\n", "", _("warning:"), *w);
 }

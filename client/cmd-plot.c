@@ -43,6 +43,9 @@ static const struct {
         { "slept-usec", 't', offsetof(PlotTimeline, slept_usec) },
         { "wake-reason", 's', offsetof(PlotTimeline, wake_reason) },
         { "cgroups-dropped", 'u', offsetof(PlotTimeline, cgroups_dropped) },
+        { "image-raw-bytes", 't', offsetof(PlotTimeline, image_raw_bytes) },
+        { "image-written-bytes", 't', offsetof(PlotTimeline, image_written_bytes) },
+        { "image-usec", 't', offsetof(PlotTimeline, image_usec) },
 };
 
 static int read_info_entry(sd_bus_message *m, PlotTimeline *t) {

@@ -27,6 +27,18 @@ char *format_duration(uint64_t usec);
 /* "resumed after 3.2 s (wake: rtc)" */
 char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason);
 
+/* A hibernation's image write, as ListCycles' image-* keys tell it */
+typedef struct ImageWrite {
+        const char *writer;             /* "fridge", "kernel"; NULL or "": none */
+        uint64_t raw_bytes, written_bytes, usec;
+        uint64_t done_bytes, total_bytes;
+} ImageWrite;
+
+/* "image: 78.0 MiB written as 13.7 MiB (5.7x) in 1.2 s, 65 MiB/s";
+ * "image: the write stopped at 2 of 4 MiB"; "image: written by the
+ * kernel"; NULL when there is nothing to say (or OOM). */
+char *image_write_line(const ImageWrite *w);
+
 /* FreezeTimeout's message, "cgroups did not freeze within N ms: A; B",
  * as "cgroups did not freeze within N ms\n  A\n  B": one indented line
  * per blocker. NULL when the message does not have that form (or OOM). */

@@ -38,6 +38,7 @@ typedef struct PlotTimeline {
         uint64_t slept_usec;
         const char *wake_reason;
         uint32_t cgroups_dropped;
+        uint64_t image_raw_bytes, image_written_bytes, image_usec; /* fridge's image write; 0: none */
         const PlotPhase *phases;
         size_t n_phases;
         const PlotCgroup *cgroups;

@@ -22,6 +22,22 @@ static int append_warnings(sd_bus_message *reply, char **warnings) {
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* The image write's keys, from history.c's table */
+static int append_image(sd_bus_message *reply, const HistoryCycle *c) {
+        for (size_t i = 0; i < history_image_keys_count; i++) {
+                const HistoryImageKey *k = &history_image_keys[i];
+                const void *field = (const char *) c + k->offset;
+                const char signature[2] = { k->type, 0 };
+                int r = k->type == 's' ? sd_bus_message_append(reply, "{sv}", k->bus_key, signature,
+                                                                strempty(*(char *const *) field))
+                                       : sd_bus_message_append(reply, "{sv}", k->bus_key, signature,
+                                                                *(const uint64_t *) field);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int append_entry(sd_bus_message *reply, const HistoryCycle *c) {
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r < 0)
@@ -44,6 +60,8 @@ static int append_entry(sd_bus_message *reply, const HistoryCycle *c) {
         if (r < 0)
                 return r;
         r = append_warnings(reply, c->warnings);
+        if (r >= 0)
+                r = append_image(reply, c);
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 

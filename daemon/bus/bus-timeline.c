@@ -27,7 +27,7 @@ int bus_cycle_visible(Bus *b, sd_bus_message *msg, uid_t owner, sd_bus_error *er
 }
 
 static int append_info(sd_bus_message *reply, const Timeline *t) {
-        return sd_bus_message_append(reply, "a{sv}", 8,
+        return sd_bus_message_append(reply, "a{sv}", 11,
                                      "id", "t", t->id,
                                      "kind", "s", t->kind,
                                      "result", "s", t->result,
@@ -35,7 +35,10 @@ static int append_info(sd_bus_message *reply, const Timeline *t) {
                                      "end-usec", "t", t->end,
                                      "slept-usec", "t", t->slept_usec,
                                      "wake-reason", "s", t->wake_reason,
-                                     "cgroups-dropped", "u", t->cgroups_dropped);
+                                     "cgroups-dropped", "u", t->cgroups_dropped,
+                                     "image-raw-bytes", "t", t->image_raw_bytes,
+                                     "image-written-bytes", "t", t->image_written_bytes,
+                                     "image-usec", "t", t->image_usec);
 }
 
 static int append_phases(sd_bus_message *reply, const Timeline *t) {

@@ -46,8 +46,8 @@ typedef struct UserspaceRequest {
         pthread_mutex_t lock;           /* guards what the loop reads while enter runs: */
         uint64_t done, total;           /*   the writer's progress */
         bool cancelled;                 /*   a Cancel was sent */
+        WriterMessage outcome;          /*   the writer's result (enter writes it under the lock too) */
         /* results, read after enter returned */
-        WriterMessage outcome;
         bool fell_back;                 /* the writer was unavailable: the kernel wrote the image */
         char *unavailable;              /* why */
 } UserspaceRequest;
@@ -190,7 +190,9 @@ static int writer_run(UserspaceRequest *u, char *err, size_t errlen) {
                 if (r < 0)
                         return r;
                 if (is_result(m.type)) {
+                        pthread_mutex_lock(&u->lock);
                         u->outcome = m;
+                        pthread_mutex_unlock(&u->lock);
                         return 0;
                 }
                 if (m.type == WRITER_MSG_PROGRESS) {
@@ -231,8 +233,10 @@ static int userspace_write(PowerSysfsRequest *s) {
                 return -ECANCELED;
         int r = writer_run(u, err, sizeof(err));
         if (r < 0) {
+                pthread_mutex_lock(&u->lock);
                 u->outcome = (WriterMessage) { .type = WRITER_MSG_FAILED };
                 snprintf(u->outcome.message, sizeof(u->outcome.message), "fridge-image-writer: %s", err);
+                pthread_mutex_unlock(&u->lock);
                 return -EIO;
         }
         switch (u->outcome.type) {
@@ -283,6 +287,26 @@ static char *userspace_notes(const PowerRequest *r) {
                                secs > 0 ? mib / secs : 0.0);
 }
 
+/* After enter: fridge's figures of a done write, how far a stopped one
+ * got, or that the kernel wrote it (its figures are its own) */
+static void userspace_image_write(const PowerRequest *r, PowerImageWrite *ret) {
+        UserspaceRequest *u = (UserspaceRequest *) r;
+        pthread_mutex_lock(&u->lock);
+        if (u->fell_back)
+                ret->writer = "kernel";
+        else if (u->fd >= 0 || u->outcome.type != WRITER_MSG_HIBERNATE) { /* it was asked */
+                ret->writer = "fridge";
+                ret->done_bytes = u->done;
+                ret->total_bytes = u->total;
+        }
+        if (!u->fell_back && u->outcome.type == WRITER_MSG_RESUMED) {
+                ret->raw_bytes = u->outcome.raw;
+                ret->written_bytes = u->outcome.written;
+                ret->usec = u->outcome.usec;
+        }
+        pthread_mutex_unlock(&u->lock);
+}
+
 /* From the loop. The line reaches the writer before any freeze that
  * could follow (fridged runs, so user space is not frozen): the writer
  * reads it before it writes a page, or right after its freeze */
@@ -326,6 +350,7 @@ const PowerBackend power_backend_userspace = {
         .transient = power_sysfs_transient,
         .summary = userspace_summary,
         .notes = userspace_notes,
+        .image_write = userspace_image_write,
         .free = userspace_free,
         .cancel = userspace_cancel,
         .progress = userspace_progress,

@@ -146,6 +146,13 @@ char *power_request_notes(const PowerRequest *r) {
         return r->backend->notes ? r->backend->notes(r) : NULL;
 }
 
+PowerImageWrite power_request_image_write(const PowerRequest *r) {
+        PowerImageWrite w = {};
+        if (r->backend->image_write)
+                r->backend->image_write(r, &w);
+        return w;
+}
+
 const char *power_request_backend_name(const PowerRequest *r) {
         return r->backend->name;
 }

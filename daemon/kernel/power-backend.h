@@ -74,6 +74,16 @@ typedef struct PowerRequest {
         const char *entry_value;        /* "mem" */
 } PowerRequest;
 
+/* Who wrote a hibernation image, and what it took: the backend's account
+ * of its kernel phase, kept with the cycle's result (history, ListCycles) */
+typedef struct PowerImageWrite {
+        const char *writer;             /* "fridge" or "kernel" (fridge's could not run); NULL: none */
+        uint64_t raw_bytes;             /* the image before compression; 0: not reported */
+        uint64_t written_bytes;         /* what went to the swap */
+        uint64_t usec;                  /* the write's time */
+        uint64_t done_bytes, total_bytes; /* the last progress: how far a stopped write got */
+} PowerImageWrite;
+
 struct PowerBackend {
         const char *name;
         /* Whether it is the one for a cycle of `kind` (pm_test: a test run) */
@@ -114,6 +124,11 @@ struct PowerBackend {
         char *(*summary)(const PowerRequest *r);
         /* After enter succeeded: what the backend wants logged, or NULL */
         char *(*notes)(const PowerRequest *r);
+        /* The image write's account (*ret zeroed first): after enter
+         * returned, done or not, and from the loop while enter runs (how far
+         * a write the cycle stops got). NULL: the backend writes no image of
+         * its own. */
+        void (*image_write)(const PowerRequest *r, PowerImageWrite *ret);
         void (*free)(PowerRequest *r);
 
         /* Hooks for a backend whose enter is long user-space work (writing
@@ -172,6 +187,8 @@ CycleResult power_request_describe_failure(const PowerRequest *r, FridgeError *r
 const char *power_request_transient(const PowerRequest *r);
 char *power_request_summary(const PowerRequest *r);
 char *power_request_notes(const PowerRequest *r);
+/* The backend's image_write, or a zeroed one */
+PowerImageWrite power_request_image_write(const PowerRequest *r);
 const char *power_request_backend_name(const PowerRequest *r);
 
 /* While enter runs, from the loop. Cancel: 0 when enter will return

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,9 +36,20 @@ HistoryCycle *history_cycle_free(HistoryCycle *c) {
         g_free(c->message);
         g_free(c->wake_source);
         g_strfreev(c->warnings);
+        g_free(c->image_writer);
         g_free(c);
         return NULL;
 }
+
+const HistoryImageKey history_image_keys[] = {
+        { "ImageWriter",       "image-writer",        's', offsetof(HistoryCycle, image_writer) },
+        { "ImageRawBytes",     "image-raw-bytes",     't', offsetof(HistoryCycle, image_raw_bytes) },
+        { "ImageWrittenBytes", "image-written-bytes", 't', offsetof(HistoryCycle, image_written_bytes) },
+        { "ImageUsec",         "image-usec",          't', offsetof(HistoryCycle, image_usec) },
+        { "ImageDoneBytes",    "image-done-bytes",    't', offsetof(HistoryCycle, image_done_bytes) },
+        { "ImageTotalBytes",   "image-total-bytes",   't', offsetof(HistoryCycle, image_total_bytes) },
+};
+const size_t history_image_keys_count = G_N_ELEMENTS(history_image_keys);
 
 static void cycle_destroy(gpointer c) {
         history_cycle_free(c);
@@ -65,6 +77,16 @@ void history_cycle_to_keyfile(const HistoryCycle *c, GKeyFile *kf) {
         if (c->warnings && *c->warnings)
                 g_key_file_set_string_list(kf, HISTORY_GROUP, "Warnings", (const char *const *) c->warnings,
                                            g_strv_length(c->warnings));
+        if (isempty(c->image_writer)) /* no image write: the keys stay out, as in an older file */
+                return;
+        for (size_t i = 0; i < history_image_keys_count; i++) {
+                const HistoryImageKey *k = &history_image_keys[i];
+                const void *field = (const char *) c + k->offset;
+                if (k->type == 's')
+                        set_string(kf, k->file_key, *(char *const *) field);
+                else
+                        g_key_file_set_uint64(kf, HISTORY_GROUP, k->file_key, *(const uint64_t *) field);
+        }
 }
 
 /* A key of the group as a whole number in [min, max] */
@@ -84,6 +106,20 @@ static bool get_string(GKeyFile *kf, const char *key, char **ret) {
         return *ret != NULL;
 }
 
+/* Optional, each of them (older files have none); one that is there must parse */
+static bool get_image_keys(GKeyFile *kf, HistoryCycle *c) {
+        for (size_t i = 0; i < history_image_keys_count; i++) {
+                const HistoryImageKey *k = &history_image_keys[i];
+                void *field = (char *) c + k->offset;
+                if (!g_key_file_has_key(kf, HISTORY_GROUP, k->file_key, NULL))
+                        continue;
+                if (k->type == 's' ? !get_string(kf, k->file_key, (char **) field)
+                                   : !get_number(kf, k->file_key, 0, UINT64_MAX, (guint64 *) field))
+                        return false;
+        }
+        return true;
+}
+
 int history_cycle_from_keyfile(GKeyFile *kf, HistoryCycle **ret) {
         g_autoptr(HistoryCycle) c = g_new0(HistoryCycle, 1);
         guint64 uid, pid;
@@ -101,6 +137,10 @@ int history_cycle_from_keyfile(GKeyFile *kf, HistoryCycle **ret) {
         c->uid = uid == (guint64) -1 ? (uid_t) -1 : (uid_t) uid;
         c->pid = (pid_t) pid;
         c->warnings = g_key_file_get_string_list(kf, HISTORY_GROUP, "Warnings", NULL, NULL); /* optional */
+        if (!get_image_keys(kf, c))
+                return -EBADMSG;
+        if (!c->image_writer)
+                c->image_writer = g_strdup("");
         *ret = g_steal_pointer(&c);
         return 0;
 }
@@ -257,6 +297,7 @@ static HistoryCycle *cycle_copy(const HistoryCycle *c) {
         n->message = g_strdup(c->message ? c->message : "");
         n->wake_source = g_strdup(c->wake_source ? c->wake_source : "");
         n->warnings = g_strdupv(c->warnings);
+        n->image_writer = g_strdup(c->image_writer ? c->image_writer : "");
         return n;
 }
 

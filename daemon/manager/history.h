@@ -34,7 +34,23 @@ typedef struct HistoryCycle {
         uint64_t slept_usec;    /* time asleep; 0 when it did not sleep */
         char *wake_source;      /* LastWakeReason's format; "" when it did not sleep */
         char **warnings;        /* what fridge could not do, though the cycle went on; NULL: none */
+        /* A hibernation's image write (the power backend's PowerImageWrite) */
+        char *image_writer;     /* "fridge", "kernel"; NULL or "": none told (a file of an older fridged) */
+        uint64_t image_raw_bytes, image_written_bytes, image_usec; /* 0: not reported */
+        uint64_t image_done_bytes, image_total_bytes;              /* the write's last progress */
 } HistoryCycle;
+
+/* The image write's keys, optional in the key file and sent by ListCycles
+ * whatever the file had: each once here, for the file and the bus */
+typedef struct HistoryImageKey {
+        const char *file_key;   /* in [Cycle]: "ImageRawBytes" */
+        const char *bus_key;    /* in ListCycles' dictionary: "image-raw-bytes" */
+        char type;              /* 's' (char *) or 't' (uint64_t) */
+        size_t offset;          /* in HistoryCycle */
+} HistoryImageKey;
+
+extern const HistoryImageKey history_image_keys[];
+extern const size_t history_image_keys_count;
 
 HistoryCycle *history_cycle_free(HistoryCycle *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HistoryCycle, history_cycle_free)

@@ -60,6 +60,12 @@ void manager_history_add_cycle(Manager *m, const Cycle *c) {
                 .slept_usec = slept ? c->slept_usec : 0,
                 .wake_source = slept ? c->wake_reason : (char *) "",
                 .warnings = c->warnings,
+                .image_writer = (char *) c->image.writer,
+                .image_raw_bytes = c->image.raw_bytes,
+                .image_written_bytes = c->image.written_bytes,
+                .image_usec = c->image.usec,
+                .image_done_bytes = c->image.done_bytes,
+                .image_total_bytes = c->image.total_bytes,
         };
         g_autoptr(GKeyFile) kf = g_key_file_new();
         /* ---- the other groups of the cycle's file ----

@@ -87,6 +87,7 @@ typedef struct Cycle {
         bool kernel_stuck;              /* its watchdog fired: the return is logged too */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
+        PowerImageWrite image;          /* the kernel phase's image write, as its backend tells it */
         Freezer *freezer;               /* borrowed from the manager, NULL without cgroup v2 */
         char *client_cgroup;            /* ui for this cycle */
         PidRef client;                  /* the client that started it: its terminal is ui too */

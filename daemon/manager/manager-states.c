@@ -516,6 +516,7 @@ static void kernel_done(int r, void *data, void *userdata) {
 
         c->power_request = NULL;
         kernel_watchdog_returned(m, req);
+        c->image = power_request_image_write(req); /* the last attempt's */
         if (r < 0) {
                 if (manager_retry_kernel(m, req))
                         return;

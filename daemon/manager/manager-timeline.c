@@ -71,6 +71,7 @@ void manager_timeline_flush_end(Manager *m) {
 
 /* The finished cycle's timeline joins the kept ones, the oldest going */
 void manager_timeline_keep(Manager *m, Cycle *c) {
+        timeline_image(c->timeline, c->image.raw_bytes, c->image.written_bytes, c->image.usec);
         timeline_finish(c->timeline, cycle_result_to_string(c->result), now(CLOCK_MONOTONIC));
         if (!m->timelines)
                 m->timelines = g_queue_new();

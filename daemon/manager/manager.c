@@ -26,8 +26,10 @@ void cycle_options_clear(CycleOptions *o) {
 static void cycle_stop_work(Cycle *c) {
         if (c->freezer)
                 freezer_cancel_stage(c->freezer);
-        if (c->power_request)
+        if (c->power_request) {
+                c->image = power_request_image_write(c->power_request); /* how far a stopped write got */
                 (void) power_request_cancel(c->power_request);
+        }
         worker_abandon(TAKE_PTR(c->worker));
         c->power_request = NULL;
         manager_cycle_work_done(c);

@@ -168,6 +168,12 @@ void timeline_kernel(Timeline *t, uint64_t slept_usec, const char *wake_reason) 
         t->wake_reason = g_strdup(wake_reason ? wake_reason : "");
 }
 
+void timeline_image(Timeline *t, uint64_t raw_bytes, uint64_t written_bytes, uint64_t usec) {
+        t->image_raw_bytes = raw_bytes;
+        t->image_written_bytes = written_bytes;
+        t->image_usec = usec;
+}
+
 void timeline_finish(Timeline *t, const char *result, uint64_t monotonic) {
         timeline_phase(t, NULL, monotonic);
         t->end = offset(t, monotonic);
@@ -227,6 +233,11 @@ void timeline_to_keyfile(const Timeline *t, GKeyFile *kf) {
 
         set_time(kf, "Kernel", "SleptUsec", t->slept_usec);
         g_key_file_set_string(kf, "Kernel", "WakeReason", t->wake_reason);
+        if (t->image_raw_bytes == 0)
+                return;
+        set_time(kf, "Kernel", "ImageRawBytes", t->image_raw_bytes);
+        set_time(kf, "Kernel", "ImageWrittenBytes", t->image_written_bytes);
+        set_time(kf, "Kernel", "ImageUsec", t->image_usec);
 }
 
 /* Reads a file that may be damaged or written by hand: the first problem
@@ -372,6 +383,9 @@ int timeline_from_keyfile(GKeyFile *kf, Timeline **ret) {
         t->slept_usec = get_time(&r, "Kernel", "SleptUsec");
         g_free(t->wake_reason);
         t->wake_reason = get_string(&r, "Kernel", "WakeReason");
+        if (g_key_file_has_key(kf, "Kernel", "ImageRawBytes", NULL)) /* an older file has none */
+                timeline_image(t, get_time(&r, "Kernel", "ImageRawBytes"), get_time(&r, "Kernel", "ImageWrittenBytes"),
+                               get_time(&r, "Kernel", "ImageUsec"));
         if (r.bad)
                 return -EBADMSG;
         *ret = g_steal_pointer(&t);

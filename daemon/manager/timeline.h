@@ -64,6 +64,8 @@ typedef struct Timeline {
         bool last_provisional;          /* the last sample is off the stride: the next replaces it */
         uint64_t slept_usec;            /* the kernel phase's sleep, 0 when none */
         char *wake_reason;              /* "" when it did not sleep */
+        /* fridge's image write in the kernel phase, 0 when none finished */
+        uint64_t image_raw_bytes, image_written_bytes, image_usec;
 } Timeline;
 
 int timeline_new(uint64_t id, const char *kind, uint64_t start_realtime, uint64_t start_monotonic,
@@ -77,11 +79,14 @@ void timeline_cgroup(Timeline *t, const char *name, const char *stage, TimelineC
                      uint64_t monotonic);
 void timeline_flush_sample(Timeline *t, uint64_t kib, uint64_t monotonic);
 void timeline_kernel(Timeline *t, uint64_t slept_usec, const char *wake_reason);
+/* The image write's figures: before compression, on the swap, its time */
+void timeline_image(Timeline *t, uint64_t raw_bytes, uint64_t written_bytes, uint64_t usec);
 /* Closes the open phase */
 void timeline_finish(Timeline *t, const char *result, uint64_t monotonic);
 
 /* Groups [Timeline], [Phases], [Cgroups], [Flush] and [Kernel] of `kf`
- * (replacing them): one cycle's file of the history. */
+ * (replacing them): one cycle's file of the history. [Kernel]'s Image*
+ * keys are there only for an image write, and optional when read. */
 void timeline_to_keyfile(const Timeline *t, GKeyFile *kf);
 /* -EBADMSG when a group or key is missing or malformed (logged, naming
  * it), or holds more than the bounds allow. */

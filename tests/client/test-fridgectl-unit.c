@@ -834,6 +834,21 @@ static void test_labels_and_durations(void) {
         g_assert_cmpstr(g, ==, "resumed after 1.5 s (wake: rtc)");
 }
 
+/* A hibernation's image write, one line: done, stopped, the kernel's, none */
+static void test_image_write_line(void) {
+        ImageWrite done = { .writer = "fridge", .raw_bytes = 78 * 1048576ULL, .written_bytes = 14365491,
+                            .usec = 1200000 };
+        ImageWrite stopped = { .writer = "fridge", .done_bytes = 2 * 1048576, .total_bytes = 4 * 1048576 };
+        ImageWrite kernel = { .writer = "kernel" }, none = {}, early = { .writer = "fridge" };
+        g_autofree char *a = image_write_line(&done), *b = image_write_line(&stopped),
+                        *c = image_write_line(&kernel), *d = image_write_line(&none), *e = image_write_line(&early);
+        g_assert_cmpstr(a, ==, "image: 78.0 MiB written as 13.7 MiB (5.7x) in 1.2 s, 65 MiB/s");
+        g_assert_cmpstr(b, ==, "image: the write stopped at 2 of 4 MiB");
+        g_assert_cmpstr(c, ==, "image: written by the kernel");
+        g_assert_null(d);
+        g_assert_null(e);
+}
+
 /* ---- keys ---- */
 
 static void test_lone_escape(void) {
@@ -883,6 +898,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/plan/json", test_plan_json);
         g_test_add_func("/keys/lone-escape", test_lone_escape);
         g_test_add_func("/args/history", test_args_history);
+        g_test_add_func("/text/image-write", test_image_write_line);
 
         return g_test_run();
 }

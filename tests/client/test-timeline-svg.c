@@ -131,6 +131,23 @@ static void test_document(void) {
         g_assert_cmpuint(g_strv_length(paths), ==, 3);
 }
 
+/* fridge's image write labels the kernel phase with its sizes and speed */
+static void test_image_write(void) {
+        PlotTimeline t = sample_timeline();
+        t.kind = "hibernate";
+        t.image_raw_bytes = 78 * 1048576ULL;
+        t.image_written_bytes = 14365491;
+        t.image_usec = 1200000;
+        g_autofree char *svg = render(&t);
+        g_autofree char *texts = parse_texts(svg);
+        g_assert_nonnull(strstr(texts, "wake source: rtc0 on 00:04 (rtc_cmos) <alarm>; image 78.0 MiB written as "
+                                       "13.7 MiB, 65 MiB/s"));
+        /* without it, nothing is said */
+        PlotTimeline none = sample_timeline();
+        g_autofree char *plain = render(&none);
+        g_assert_null(strstr(plain, "MiB/s"));
+}
+
 /* A cycle still running, with nothing frozen and no flush yet */
 static void test_running_empty(void) {
         static const PlotPhase one[] = { { "prepare", 0, PLOT_NEVER } };
@@ -176,5 +193,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/timeline-svg/running-empty", test_running_empty);
         g_test_add_func("/timeline-svg/format-usec", test_format_usec);
         g_test_add_func("/timeline-svg/huge-span", test_huge_span);
+        g_test_add_func("/timeline-svg/image-write", test_image_write);
         return g_test_run();
 }

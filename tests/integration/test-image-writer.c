@@ -190,6 +190,15 @@ static uint64_t hibernate(Harness *h) {
         return cycle;
 }
 
+/* `fridgectl [--json] history` says `has` */
+static void history_says(Harness *h, bool json, const char *has) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 10000, &out, json ? "--json" : "history", json ? "history" : NULL, NULL),
+                        ==, 0);
+        if (!strstr(out, has))
+                g_error("fridgectl%s history does not say '%s':\n%s", json ? " --json" : "", has, out);
+}
+
 static bool log_has(Harness *h, const char *line) {
         g_auto(GStrv) lines = harness_fakesys_log_lines(h);
         for (char **l = lines; *l; l++)
@@ -232,6 +241,12 @@ static void test_writes_with_progress(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\n");
         g_assert_true(log_has(h, "power/resume 7:0 ok"));
         g_assert_false(log_has(h, "power/state"));
+        /* the figures are the cycle's record, not only its message */
+        history_says(h, false, "image: 8.0 MiB written as 2.0 MiB (4.0x) in 0.5 s, 16 MiB/s");
+        history_says(h, true, "\"image-writer\":\"fridge\"");
+        history_says(h, true, "\"image-raw-bytes\":8388608");
+        history_says(h, true, "\"image-written-bytes\":2097152");
+        history_says(h, true, "\"image-usec\":500000");
         writer_free(w);
 }
 
@@ -253,6 +268,10 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         g_autofree char *heard = writer_heard(w);
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
         g_assert_false(log_has(h, "power/state"));
+        /* how far it got */
+        history_says(h, false, "image: the write stopped at 2 of 4 MiB");
+        history_says(h, true, "\"image-done-bytes\":2097152");
+        history_says(h, true, "\"image-total-bytes\":4194304");
         writer_free(w);
 }
 
@@ -269,6 +288,8 @@ static void test_unavailable_falls_back(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(result, ==, "done");
         g_assert_true(log_has(h, "power/state disk"));
         g_assert_nonnull(strstr(message, "the kernel wrote the image: /dev/snapshot: No such file or directory"));
+        history_says(h, false, "image: written by the kernel");
+        history_says(h, true, "\"image-writer\":\"kernel\"");
         writer_free(w);
 }
 

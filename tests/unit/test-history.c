@@ -132,6 +132,69 @@ static void test_unknown_uid(void) {
         g_assert_cmpuint(back->uid, ==, (uid_t) -1);
 }
 
+/* A hibernation's image write comes back whole, through the store */
+static void test_image_round_trip(void) {
+        Dir d;
+        dir_open(&d);
+        g_autoptr(History) h = NULL;
+        g_assert_cmpint(history_open(d.fd, d.path, 10, &h), ==, 0);
+        HistoryCycle c = sample(4);
+        c.kind = (char *) "hibernate";
+        c.image_writer = (char *) "fridge";
+        c.image_raw_bytes = 81788928;
+        c.image_written_bytes = 14365491;
+        c.image_usec = 1200000;
+        c.image_done_bytes = 14000000;
+        c.image_total_bytes = 14365491;
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_assert_cmpint(history_add(h, &c, kf, NULL), ==, 0);
+        h = history_free(h);
+
+        g_assert_cmpint(history_open(d.fd, d.path, 10, &h), ==, 0);
+        g_assert_cmpuint(history_count(h), ==, 1);
+        const HistoryCycle *back = history_get(h, 0);
+        g_assert_cmpstr(back->image_writer, ==, "fridge");
+        g_assert_cmpuint(back->image_raw_bytes, ==, 81788928);
+        g_assert_cmpuint(back->image_written_bytes, ==, 14365491);
+        g_assert_cmpuint(back->image_usec, ==, 1200000);
+        g_assert_cmpuint(back->image_done_bytes, ==, 14000000);
+        g_assert_cmpuint(back->image_total_bytes, ==, 14365491);
+        g_autoptr(GKeyFile) on_disk = NULL;
+        g_assert_cmpint(history_load(h, 4, &on_disk), ==, 0);
+        g_assert_cmpuint(g_key_file_get_uint64(on_disk, HISTORY_GROUP, "ImageRawBytes", NULL), ==, 81788928);
+        g_assert_cmpstr(warnings->str, ==, "");
+        h = history_free(h);
+        dir_close(&d);
+}
+
+/* Without an image write the keys stay out of the file, and a file of an
+ * older fridged (none of them) loads with none told */
+static void test_image_keys_optional(void) {
+        HistoryCycle c = sample(5);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        history_cycle_to_keyfile(&c, kf);
+        for (size_t i = 0; i < history_image_keys_count; i++)
+                g_assert_false(g_key_file_has_key(kf, HISTORY_GROUP, history_image_keys[i].file_key, NULL));
+        g_autoptr(HistoryCycle) back = NULL;
+        g_assert_cmpint(history_cycle_from_keyfile(kf, &back), ==, 0);
+        g_assert_cmpstr(back->image_writer, ==, "");
+        g_assert_cmpuint(back->image_raw_bytes, ==, 0);
+        g_assert_cmpuint(back->image_total_bytes, ==, 0);
+
+        /* the kernel's write: the writer alone, figures 0 */
+        c.image_writer = (char *) "kernel";
+        history_cycle_to_keyfile(&c, kf);
+        g_autoptr(HistoryCycle) kernel = NULL;
+        g_assert_cmpint(history_cycle_from_keyfile(kf, &kernel), ==, 0);
+        g_assert_cmpstr(kernel->image_writer, ==, "kernel");
+        g_assert_cmpuint(kernel->image_usec, ==, 0);
+
+        /* one that is there must be a number */
+        g_key_file_set_string(kf, HISTORY_GROUP, "ImageUsec", "soon");
+        g_autoptr(HistoryCycle) bad = NULL;
+        g_assert_cmpint(history_cycle_from_keyfile(kf, &bad), ==, -EBADMSG);
+}
+
 static void test_bound(void) {
         Dir d;
         dir_open(&d);
@@ -233,6 +296,8 @@ int main(int argc, char **argv) {
         log_set_sink(sink, NULL);
         g_test_add_func("/history/round-trip", test_round_trip);
         g_test_add_func("/history/unknown-uid", test_unknown_uid);
+        g_test_add_func("/history/image-round-trip", test_image_round_trip);
+        g_test_add_func("/history/image-keys-optional", test_image_keys_optional);
         g_test_add_func("/history/bound", test_bound);
         g_test_add_func("/history/bound-per-uid", test_bound_per_uid);
         g_test_add_func("/history/malformed", test_malformed);

@@ -147,6 +147,9 @@ static void assert_same(const Timeline *a, const Timeline *b) {
         }
         g_assert_cmpuint(a->slept_usec, ==, b->slept_usec);
         g_assert_cmpstr(a->wake_reason, ==, b->wake_reason);
+        g_assert_cmpuint(a->image_raw_bytes, ==, b->image_raw_bytes);
+        g_assert_cmpuint(a->image_written_bytes, ==, b->image_written_bytes);
+        g_assert_cmpuint(a->image_usec, ==, b->image_usec);
 }
 
 static GKeyFile *through_text(GKeyFile *kf) {
@@ -178,6 +181,34 @@ static void test_round_trip(void) {
         g_autoptr(Timeline) back2 = NULL;
         g_assert_cmpint(timeline_from_keyfile(text2, &back2), ==, 0);
         assert_same(empty, back2);
+}
+
+/* fridge's image write comes back; a file without it (older, or a
+ * suspend) loads with none */
+static void test_image_round_trip(void) {
+        g_autoptr(Timeline) t = sample_timeline();
+        g_autoptr(GKeyFile) plain = g_key_file_new();
+        timeline_to_keyfile(t, plain);
+        g_assert_false(g_key_file_has_key(plain, "Kernel", "ImageRawBytes", NULL));
+
+        timeline_image(t, 81788928, 14365491, 1200000);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        timeline_to_keyfile(t, kf);
+        g_autoptr(GKeyFile) text = through_text(kf);
+        g_autoptr(Timeline) back = NULL;
+        g_assert_cmpint(timeline_from_keyfile(text, &back), ==, 0);
+        assert_same(t, back);
+        g_assert_cmpuint(back->image_raw_bytes, ==, 81788928);
+
+        g_autoptr(Timeline) none = NULL;
+        g_assert_cmpint(timeline_from_keyfile(plain, &none), ==, 0);
+        g_assert_cmpuint(none->image_raw_bytes, ==, 0);
+        g_assert_cmpuint(none->image_usec, ==, 0);
+
+        /* one that is there must be a number */
+        g_key_file_set_value(text, "Kernel", "ImageUsec", "soon");
+        g_autoptr(Timeline) bad = NULL;
+        g_assert_cmpint(timeline_from_keyfile(text, &bad), ==, -EBADMSG);
 }
 
 /* Each edit of a good file must be refused */
@@ -240,5 +271,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/timeline/samples-thinned", test_samples_thinned);
         g_test_add_func("/timeline/round-trip", test_round_trip);
         g_test_add_func("/timeline/malformed", test_malformed);
+        g_test_add_func("/timeline/image-round-trip", test_image_round_trip);
         return g_test_run();
 }
