@@ -179,6 +179,10 @@ static void on_cycle_finished(Cycle *c, const char *result, const char *error, c
                 .pm_test = c->args->sleep.pm_test,
         };
 
+        /* fridge's image write is the cycle's record: asked of the history */
+        if (strcmp(c->kind, "hibernate") == 0 && c->out.mode != OUTPUT_QUIET)
+                o.image = history_image_write(c->bus, c->id);
+
         output_finished(&c->out, &v, &o);
         cycle_end(c, exit_code_for_finished(result, error));
 }

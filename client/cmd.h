@@ -6,6 +6,7 @@
 #include <systemd/sd-bus.h>
 
 #include "args.h"
+#include "cycle-text.h"
 
 int cmd_status(const Args *a, sd_bus *bus);
 int cmd_sleep(const Args *a, sd_bus *bus);
@@ -19,5 +20,9 @@ int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);
 int cmd_can_sleep(const Args *a, sd_bus *bus);
 int cmd_history(const Args *a, sd_bus *bus);
+/* The image write of cycle `id`, just finished, from ListCycles(1): its
+ * writer (static) is NULL when the history has none to tell (another
+ * cycle came first, no write, an error) */
+ImageWrite history_image_write(sd_bus *bus, uint64_t id);
 /* needs no bus */
 int cmd_cat_config(const Args *a);

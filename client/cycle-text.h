@@ -7,26 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct CycleOutcome {
-        const char *result;             /* done|aborted|failed|dry-run */
-        const char *error;              /* D-Bus error name or "" */
-        const char *message;
-        bool cancel_requested;          /* this client asked to cancel */
-        bool resumed;                   /* a Resumed signal was seen */
-        uint64_t slept_usec;
-        const char *wake_reason;
-        const char *pm_test;            /* the --pm-test level, or NULL */
-} CycleOutcome;
-
-/* "flush: flushing 212 MiB"; just one of the two when the other is empty. */
-char *cycle_label(const char *phase, const char *text);
-
-/* "3.2 s", "12 min 5 s", "2 h 7 min". */
-char *format_duration(uint64_t usec);
-
-/* "resumed after 3.2 s (wake: rtc)" */
-char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason);
-
 /* A hibernation's image write, as ListCycles' image-* keys tell it */
 typedef struct ImageWrite {
         const char *writer;             /* "fridge", "kernel"; NULL or "": none */
@@ -38,6 +18,28 @@ typedef struct ImageWrite {
  * "image: the write stopped at 2 of 4 MiB"; "image: written by the
  * kernel"; NULL when there is nothing to say (or OOM). */
 char *image_write_line(const ImageWrite *w);
+
+typedef struct CycleOutcome {
+        const char *result;             /* done|aborted|failed|dry-run */
+        const char *error;              /* D-Bus error name or "" */
+        const char *message;
+        bool cancel_requested;          /* this client asked to cancel */
+        bool resumed;                   /* a Resumed signal was seen */
+        uint64_t slept_usec;
+        const char *wake_reason;
+        const char *pm_test;            /* the --pm-test level, or NULL */
+        ImageWrite image;               /* a hibernation's, from the history; writer NULL: none */
+} CycleOutcome;
+
+/* "flush: flushing 212 MiB"; just one of the two when the other is empty. */
+char *cycle_label(const char *phase, const char *text);
+
+/* "3.2 s", "12 min 5 s", "2 h 7 min". */
+char *format_duration(uint64_t usec);
+
+/* "resumed after 3.2 s (wake: rtc)" */
+char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason);
+
 
 /* FreezeTimeout's message, "cgroups did not freeze within N ms: A; B",
  * as "cgroups did not freeze within N ms\n  A\n  B": one indented line

@@ -187,8 +187,20 @@ void output_cancel_refused(Output *o, const CycleView *v, const char *error, con
                 draw_bar(o, v);
 }
 
+/* ListCycles' image-* keys, when there was a write */
+static void json_add_image(JsonObject *j, const ImageWrite *w) {
+        if (isempty(w->writer))
+                return;
+        json_object_add_string(j, "image-writer", w->writer);
+        json_object_add_u64(j, "image-raw-bytes", w->raw_bytes);
+        json_object_add_u64(j, "image-written-bytes", w->written_bytes);
+        json_object_add_u64(j, "image-usec", w->usec);
+        json_object_add_u64(j, "image-done-bytes", w->done_bytes);
+        json_object_add_u64(j, "image-total-bytes", w->total_bytes);
+}
+
 void output_finished(Output *o, const CycleView *v, const CycleOutcome *outcome) {
-        _cleanup_free_ char *line = NULL;
+        _cleanup_free_ char *line = NULL, *image = NULL;
         JsonObject j;
 
         if (o->mode == OUTPUT_JSON) {
@@ -196,18 +208,24 @@ void output_finished(Output *o, const CycleView *v, const CycleOutcome *outcome)
                 json_object_add_string(&j, "result", outcome->result);
                 json_object_add_string(&j, "error", outcome->error);
                 json_object_add_string(&j, "message", outcome->message);
+                json_add_image(&j, &outcome->image);
                 json_end(o, &j);
                 return;
         }
         if (o->mode == OUTPUT_QUIET)
                 return;
         line = cycle_final_line(outcome);
+        image = image_write_line(&outcome->image);
         if (!outcome->result || strcmp(outcome->result, "failed") != 0) {
                 print_line(o, line ? line : strempty(outcome->result));
+                if (image)
+                        print_line(o, image);
                 return;
         }
         /* Why a cycle failed is an error: stderr, the bar gone first */
         output_clear(o);
         fflush(stdout);
         fprintf(stderr, "%s\n", line ? line : strempty(outcome->result));
+        if (image)
+                fprintf(stderr, "%s\n", image);
 }

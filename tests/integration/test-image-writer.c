@@ -250,6 +250,36 @@ static void test_writes_with_progress(Fixture *f, gconstpointer data) {
         writer_free(w);
 }
 
+/* `fridgectl [--json] hibernate`'s finished line is followed by the write's
+ * figures, which it asks of the history */
+static void fridgectl_hibernate_says(Fixture *f, bool json, const char *const *has) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        Writer *w = writer_start(h, SCRIPT_WRITE);
+        writer_let_go(w);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 20000, &out, json ? "--json" : "hibernate", json ? "hibernate" : NULL,
+                                          NULL), ==, 0);
+        for (; *has; has++)
+                if (!strstr(out, *has))
+                        g_error("fridgectl%s hibernate does not say '%s':\n%s", json ? " --json" : "", *has, out);
+        writer_free(w);
+}
+
+static void test_fridgectl_says_image(Fixture *f, gconstpointer data) {
+        const char *const lines[] = { "done: resumed after ",
+                                      "\nimage: 8.0 MiB written as 2.0 MiB (4.0x) in 0.5 s, 16 MiB/s\n", NULL };
+        fridgectl_hibernate_says(f, false, lines);
+}
+
+static void test_fridgectl_json_image(Fixture *f, gconstpointer data) {
+        const char *const has[] = { "\"event\":\"finished\"", "\"image-writer\":\"fridge\"",
+                                    "\"image-raw-bytes\":8388608", "\"image-written-bytes\":2097152",
+                                    "\"image-usec\":500000", NULL };
+        fridgectl_hibernate_says(f, true, has);
+}
+
 /* Cancel while it writes reaches the writer; the cycle ends cancelled */
 static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         if (!have_loop0())
@@ -546,6 +576,8 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         ADD("writes-with-progress", test_writes_with_progress);
         ADD("cancel-reaches-writer", test_cancel_reaches_writer);
+        ADD("fridgectl-says-image", test_fridgectl_says_image);
+        ADD("fridgectl-json-image", test_fridgectl_json_image);
         ADD("unavailable-falls-back", test_unavailable_falls_back);
         ADD("not-listening", test_not_listening);
         ADD("writer-hangs-up", test_writer_hangs_up);
