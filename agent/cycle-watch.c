@@ -209,3 +209,15 @@ void cycle_watch_cancel(CycleWatch *w, uint64_t cycle) {
                                g_variant_new("(t)", cycle), NULL, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
                                G_MAXINT, w->cancel_calls, on_cancel_reply, call);
 }
+
+ImageWrite cycle_watch_image_write(CycleWatch *w, uint64_t cycle) {
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(w->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
+                                                            FRIDGE_INTERFACE, "ListCycles", g_variant_new("(u)", 1u),
+                                                            G_VARIANT_TYPE("(aa{sv})"), G_DBUS_CALL_FLAGS_NONE, 1000,
+                                                            NULL, NULL);
+        g_autoptr(GVariant) cycles = r ? g_variant_get_child_value(r, 0) : NULL;
+        if (!cycles || g_variant_n_children(cycles) == 0)
+                return (ImageWrite) {};
+        g_autoptr(GVariant) entry = g_variant_get_child_value(cycles, 0);
+        return text_image_write(entry, cycle);
+}

@@ -33,3 +33,9 @@ const AgentCycle *cycle_watch_cycle(const CycleWatch *w);
 /* Cancel(cycle), with polkit allowed to ask; a refusal is logged and
  * reported through cancel_refused */
 void cycle_watch_cancel(CycleWatch *w, uint64_t cycle);
+
+/* The image write of `cycle`, just finished, from ListCycles(1): a
+ * blocking call of at most a second, once per hibernation (fridged has
+ * stored the entry before it sent CycleFinished). writer NULL: none told,
+ * or the caller may not see the cycle. */
+ImageWrite cycle_watch_image_write(CycleWatch *w, uint64_t cycle);

@@ -122,7 +122,11 @@ static void on_finished(void *userdata, uint64_t cycle, const char *result, cons
                 return;
         }
         g_autofree char *summary = text_result_summary(a->kind, result, error);
-        g_autofree char *body = text_result_body(result, error, message, a->slept_usec, a->wake_reason);
+        g_autofree char *result_body = text_result_body(result, error, message, a->slept_usec, a->wake_reason);
+        /* fridge's image write: its figures are the cycle's record */
+        ImageWrite image = g_strcmp0(a->kind, "hibernate") == 0 ? cycle_watch_image_write(a->watch, cycle)
+                                                                : (ImageWrite) {};
+        g_autofree char *body = text_body_with_image(result_body, &image);
         NotifyRequest req = {
                 .summary = summary, .body = body, .value = -1, .urgency = text_result_urgency(result),
                 .expire_ms = -1,

@@ -153,3 +153,34 @@ char *text_result_body(const char *result, const char *error, const char *messag
 uint8_t text_result_urgency(const char *result) {
         return g_strcmp0(result, "failed") == 0 ? 2 : 1;
 }
+
+ImageWrite text_image_write(GVariant *entry, uint64_t cycle) {
+        static const struct {
+                const char *key;
+                size_t offset;
+        } numbers[] = {
+                { "image-raw-bytes", G_STRUCT_OFFSET(ImageWrite, raw_bytes) },
+                { "image-written-bytes", G_STRUCT_OFFSET(ImageWrite, written_bytes) },
+                { "image-usec", G_STRUCT_OFFSET(ImageWrite, usec) },
+                { "image-done-bytes", G_STRUCT_OFFSET(ImageWrite, done_bytes) },
+                { "image-total-bytes", G_STRUCT_OFFSET(ImageWrite, total_bytes) },
+        };
+        ImageWrite w = {};
+        guint64 id = 0;
+        const char *writer = NULL;
+        if (!g_variant_lookup(entry, "id", "t", &id) || id != cycle ||
+            !g_variant_lookup(entry, "image-writer", "&s", &writer))
+                return w;
+        w.writer = image_writer_name(writer);
+        for (size_t i = 0; i < G_N_ELEMENTS(numbers); i++)
+                (void) g_variant_lookup(entry, numbers[i].key, "t", G_STRUCT_MEMBER_P(&w, numbers[i].offset));
+        return w;
+}
+
+char *text_body_with_image(const char *body, const ImageWrite *w) {
+        g_autofree char *line = image_write_line(w); /* malloc'd: same allocator as GLib's */
+        if (!line)
+                return g_strdup(body);
+        g_autofree char *escaped = g_markup_escape_text(line, -1);
+        return g_strdup_printf("%s\n%s", body, escaped);
+}

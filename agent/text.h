@@ -5,8 +5,11 @@
  * no bus, no clock; the unit test reads it. Bodies are the Notifications
  * spec's markup: fridged's texts (cgroup names) are escaped. */
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "image-text.h"
 
 /* A cycle as fridged's properties describe it (all strings owned) */
 typedef struct AgentCycle {
@@ -45,3 +48,10 @@ char *text_result_body(const char *result, const char *error, const char *messag
                        const char *wake_reason);
 /* The urgency hint: 2 (critical) for a failure, else 1 */
 uint8_t text_result_urgency(const char *result);
+
+/* The image write of cycle `cycle` from one ListCycles entry (a{sv});
+ * writer NULL when the entry is another cycle's or tells none */
+ImageWrite text_image_write(GVariant *entry, uint64_t cycle);
+/* body (markup) with the image write's line under it; a copy of body
+ * when there is none */
+char *text_body_with_image(const char *body, const ImageWrite *w);

@@ -134,15 +134,6 @@ static int print_table(const Args *a, sd_bus_message *reply) {
         return sd_bus_message_exit_container(reply);
 }
 
-/* The reply's borrowed writer as one of ours, to outlive it */
-static const char *static_writer(const char *writer) {
-        static const char *const writers[] = { "fridge", "kernel" };
-        for (size_t i = 0; i < ELEMENTSOF(writers); i++)
-                if (writer && strcmp(writer, writers[i]) == 0)
-                        return writers[i];
-        return NULL;
-}
-
 ImageWrite history_image_write(sd_bus *bus, uint64_t id) {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_bus_message_ sd_bus_message *reply = NULL;
@@ -156,7 +147,7 @@ ImageWrite history_image_write(sd_bus *bus, uint64_t id) {
         strv_free(row.warnings);
         if (r < 0 || row.id != id)
                 return (ImageWrite) {};
-        row.image.writer = static_writer(row.image.writer);
+        row.image.writer = image_writer_name(row.image.writer);
         return row.image;
 }
 

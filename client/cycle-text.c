@@ -50,31 +50,6 @@ char *cycle_resumed_line(uint64_t slept_usec, const char *wake_reason) {
         return strdup_printf(_("resumed after %s (wake: %s)"), d, isempty(wake_reason) ? _("unknown") : wake_reason);
 }
 
-#define MIB (1024.0 * 1024.0)
-
-char *image_write_line(const ImageWrite *w) {
-        if (isempty(w->writer))
-                return NULL;
-        if (strcmp(w->writer, "fridge") != 0)
-                return strdup(_("image: written by the kernel"));
-        if (w->raw_bytes == 0 || w->written_bytes == 0) {
-                if (w->total_bytes == 0)
-                        return NULL;
-                /* Translators: MiB written so far, MiB in all */
-                return strdup_printf(_("image: the write stopped at %llu of %llu MiB"),
-                                     (unsigned long long) (w->done_bytes >> 20),
-                                     (unsigned long long) (w->total_bytes >> 20));
-        }
-        _cleanup_free_ char *d = format_duration(w->usec);
-        if (!d)
-                return NULL;
-        double raw = (double) w->raw_bytes / MIB, secs = (double) w->usec / 1e6;
-        /* Translators: MiB before and after compression, the ratio, the time ("1.2 s"), MiB per second */
-        return strdup_printf(_("image: %.1f MiB written as %.1f MiB (%.1fx) in %s, %.0f MiB/s"), raw,
-                             (double) w->written_bytes / MIB, (double) w->raw_bytes / (double) w->written_bytes, d,
-                             secs > 0 ? raw / secs : 0.0);
-}
-
 static char *done_line(const CycleOutcome *o) {
         _cleanup_free_ char *r = NULL;
 

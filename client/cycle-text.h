@@ -7,17 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A hibernation's image write, as ListCycles' image-* keys tell it */
-typedef struct ImageWrite {
-        const char *writer;             /* "fridge", "kernel"; NULL or "": none */
-        uint64_t raw_bytes, written_bytes, usec;
-        uint64_t done_bytes, total_bytes;
-} ImageWrite;
-
-/* "image: 78.0 MiB written as 13.7 MiB (5.7x) in 1.2 s, 65 MiB/s";
- * "image: the write stopped at 2 of 4 MiB"; "image: written by the
- * kernel"; NULL when there is nothing to say (or OOM). */
-char *image_write_line(const ImageWrite *w);
+#include "image-text.h"
 
 typedef struct CycleOutcome {
         const char *result;             /* done|aborted|failed|dry-run */

@@ -104,6 +104,30 @@ static void test_result(void) {
         g_assert_cmpuint(text_result_urgency("done"), ==, 1);
 }
 
+/* A hibernation's image write under the result: read from the cycle's
+ * ListCycles entry, and only from that cycle's */
+static void test_image_write(void) {
+        g_autoptr(GVariantBuilder) b = g_variant_builder_new(G_VARIANT_TYPE("a{sv}"));
+        g_variant_builder_add(b, "{sv}", "id", g_variant_new_uint64(9));
+        g_variant_builder_add(b, "{sv}", "image-writer", g_variant_new_string("fridge"));
+        g_variant_builder_add(b, "{sv}", "image-raw-bytes", g_variant_new_uint64(78 * 1048576ULL));
+        g_variant_builder_add(b, "{sv}", "image-written-bytes", g_variant_new_uint64(14365491));
+        g_variant_builder_add(b, "{sv}", "image-usec", g_variant_new_uint64(1200000));
+        g_autoptr(GVariant) entry = g_variant_ref_sink(g_variant_builder_end(b));
+
+        ImageWrite w = text_image_write(entry, 9);
+        g_assert_cmpstr(w.writer, ==, "fridge");
+        g_assert_cmpuint(w.raw_bytes, ==, 78 * 1048576ULL);
+        g_autofree char *body = text_body_with_image("Slept for 5 s; woken by <b>.", &w);
+        g_assert_cmpstr(body, ==, "Slept for 5 s; woken by <b>.\n"
+                                  "image: 78.0 MiB written as 13.7 MiB (5.7x) in 1.2 s, 65 MiB/s");
+
+        ImageWrite other = text_image_write(entry, 10);
+        g_assert_null(other.writer);
+        g_autofree char *plain = text_body_with_image("Slept.", &other);
+        g_assert_cmpstr(plain, ==, "Slept.");
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/agent-text/summary", test_summary);
@@ -111,5 +135,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/agent-text/value", test_value);
         g_test_add_func("/agent-text/duration", test_duration);
         g_test_add_func("/agent-text/result", test_result);
+        g_test_add_func("/agent-text/image-write", test_image_write);
         return g_test_run();
 }
