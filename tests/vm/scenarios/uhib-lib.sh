@@ -49,7 +49,8 @@ fctl_hibernate() {
 # fridged_writer_cycle NAME: `fridgectl hibernate` through fridged with
 # HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
 # fridged's socket, across two boots; the cycle must end done with the
-# writer's figures (a FIGURE line for NAME), the holder and the swap
+# writer's figures (a FIGURE line for NAME) in its message, its finished
+# event's image-* keys and `fridgectl history`, the holder and the swap
 # header as they were
 fridged_writer_cycle() {
   swap_and_holder
@@ -62,6 +63,14 @@ fridged_writer_cycle() {
     || fail "the cycle's message has no figures of fridge's writer"
   grep -q 'the kernel wrote the image' /run/out.json && fail "the kernel's writer wrote the image"
   sed -n "s/.*\(image written by fridge[^\"]*\).*/FIGURE $1: \1/p" /run/out.json | head -n1
+  # the figures are the cycle's record too: the finished event, the history
+  grep -q '"image-writer":"fridge","image-raw-bytes":[1-9][0-9]*,"image-written-bytes":[1-9][0-9]*,"image-usec":[1-9]' \
+    /run/out.json || fail "the finished event has no image-* figures of fridge's writer"
+  fctl --no-pager history >/run/history.txt
+  cat /run/history.txt
+  grep -q ' image: [0-9.]* MiB written as [0-9.]* MiB ([0-9.]*x) in [0-9.]* s, [0-9]* MiB/s$' /run/history.txt \
+    || fail "fridgectl history has no image line for cycle 1"
+  sed -n "s/^ *\(image: .*\)/FIGURE $1 history: \1/p" /run/history.txt | head -n1
   [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer with its value after the resume"
   swap_page0 /run/page0.after
   cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
