@@ -17,11 +17,7 @@
 # vm-keyboard-keys: writing the image to /dev/vda
 # vm-timeout: 200
 . /usr/lib/vm/uhib-lib.sh
-[ -c /dev/tty0 ] && [ -r /sys/class/tty/tty0/active ] \
-  || fail "the guest has no VTs (no /dev/tty0 or /sys/class/tty/tty0/active): CONFIG_VT off?"
-exec 7<>/dev/tty1
-before=$(cat /sys/class/tty/tty0/active)
-echo "VT in front: $before; allocated: $(ls /sys/class/vc | grep -v a | tr '\n' ' ')"
+vt_session
 swap_and_holder
 # incompressible: the write lasts past the key
 head -c 67108864 /dev/urandom >/dev/shm/fill || fail "cannot fill tmpfs"
@@ -31,30 +27,19 @@ write_vt() {
     --console=vt >/run/write.out 2>"$1"
   rc=$?
 }
-in_front_again() {
-  now=$(cat /sys/class/tty/tty0/active)
-  [ "$now" = "$before" ] || fail "after the $1 write $now is in front, not $before"
-}
 # its log on the serial line, where the host sees when to press Esc
 write_vt /dev/ttyS0
 [ $rc -ne 0 ] || fail "the write completed (exit 0): Esc on the keyboard never reached the writer's VT"
 [ $rc -eq 3 ] || fail "fridge-image-writer exited with $rc, not 3 (aborted by Esc on its VT)"
-in_front_again aborted
+now=$(cat /sys/class/tty/tty0/active)
+[ "$now" = "$vt_before" ] || fail "after the aborted write $now is in front, not $vt_before"
 [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer after the abort"
 swap_page0 /run/page0.after
 cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's after the abort"
 write_vt /run/write.err
 cat /run/write.err
 [ $rc -eq 0 ] || fail "the write with no key exited with $rc"
-taken=$(sed -n 's/.*console: the progress bar on \(tty[0-9]*\) .*/\1/p' /run/write.err | head -n1)
-[ -n "$taken" ] || fail "the writer's log names no VT it drew on"
-[ "$taken" != "$before" ] || fail "the writer drew on $before, the VT in front: no switch"
-grep -q "console: back on $before; $taken deallocated" /run/write.err \
-  || fail "the writer's log does not say it switched back to $before and deallocated $taken"
-in_front_again completed
-# the kernel's own word: a VT's vcs device exists while it is allocated
-[ ! -e "/sys/class/vc/vcs${taken#tty}" ] || fail "$taken is still allocated after the write"
-echo "VT: the bar on $taken, $before in front before and after"
+vt_back "completed" /run/write.err
 swap_page0 /run/page0.image
 [ "$(swap_sig /run/page0.image)" = FRIDGEIMG1 ] || fail "the write left no image"
 [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer after the write"
