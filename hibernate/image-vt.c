@@ -43,14 +43,15 @@ static bool in_front(int tty0, int vt) {
         return ioctl(tty0, VT_GETSTATE, &st) == 0 && st.v_active == vt;
 }
 
-/* VT_WAITACTIVE cannot be bounded: VT_GETSTATE, polled */
-static bool wait_front(int tty0, int vt) {
+/* VT_WAITACTIVE cannot be bounded: VT_GETSTATE, polled; the ms it took
+ * (to the poll's step), or -1 */
+static int wait_front(int tty0, int vt) {
         for (int waited = 0; waited < SWITCH_WAIT_MS; waited += SWITCH_STEP_MS) {
                 if (in_front(tty0, vt))
-                        return true;
+                        return waited;
                 nanosleep(&(struct timespec) { 0, SWITCH_STEP_MS * 1000000L }, NULL);
         }
-        return in_front(tty0, vt);
+        return in_front(tty0, vt) ? SWITCH_WAIT_MS : -1;
 }
 
 /* The switch its owner never answered is withdrawn (VT_RELDISP 0, the
@@ -104,7 +105,8 @@ static int vt_open(ImageVt *vt, int n) {
         return vt->fd;
 }
 
-/* The VT brought to the front; a negative errno with the reason said */
+/* The VT brought to the front: the ms that took, or a negative errno with
+ * the reason said */
 static int vt_switch(ImageVt *vt, int tty0, int from) {
         if (ioctl(tty0, VT_ACTIVATE, vt->vt) < 0) {
                 int e = errno;
@@ -112,11 +114,12 @@ static int vt_switch(ImageVt *vt, int tty0, int from) {
                     "switching is locked)\n", from, vt->vt, strerror(e), from);
                 return -e;
         }
-        if (wait_front(tty0, vt->vt))
-                return 0;
+        int ms = wait_front(tty0, vt->vt);
+        if (ms >= 0)
+                return ms;
         switch_withdraw(from);
         if (in_front(tty0, vt->vt)) /* answered after all */
-                return 0;
+                return SWITCH_WAIT_MS;
         say("tty%d was not given up within %d ms (its owner did not answer the switch to tty%d)\n", from,
             SWITCH_WAIT_MS, vt->vt);
         return -ETIMEDOUT;
@@ -147,17 +150,19 @@ int image_vt_take(ImageVt *vt) {
                 say("cannot open /dev/tty%d: %s; writing without a progress bar\n", p.vt, strerror(-r));
                 return r;
         }
-        if (p.kind == VT_PLAN_SWITCH) {
-                r = vt_switch(vt, tty0, seen.active);
-                if (r < 0) {
-                        vt_close(vt);
-                        (void) vt_deallocate(tty0, p.vt);
-                        say("writing without a progress bar\n");
-                        return r;
-                }
-                vt->previous = seen.active;
+        if (p.kind == VT_PLAN_STAY) {
+                say("the progress bar on tty%d (in front)\n", vt->vt);
+                return vt->fd;
         }
-        say("the progress bar on tty%d (tty%d was in front)\n", vt->vt, seen.active);
+        r = vt_switch(vt, tty0, seen.active);
+        if (r < 0) {
+                vt_close(vt);
+                (void) vt_deallocate(tty0, p.vt);
+                say("writing without a progress bar\n");
+                return r;
+        }
+        vt->previous = seen.active;
+        say("the progress bar on tty%d (tty%d was in front; switched in %d ms)\n", vt->vt, seen.active, r);
         return vt->fd;
 }
 
@@ -176,7 +181,7 @@ void image_vt_release(ImageVt *vt) {
                 say("could not switch back to tty%d (%m): tty%d stays in front\n", vt->previous, vt->vt);
                 return;
         }
-        if (!wait_front(tty0, vt->previous)) {
+        if (wait_front(tty0, vt->previous) < 0) {
                 say("tty%d did not come back to front within %d ms: tty%d stays\n", vt->previous, SWITCH_WAIT_MS,
                     vt->vt);
                 return;

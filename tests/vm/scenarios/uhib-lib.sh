@@ -69,6 +69,7 @@ vt_back() {
   [ "$now" = "$vt_before" ] || fail "$1: $now is in front, not $vt_before"
   [ ! -e "/sys/class/vc/vcs${vt_taken#tty}" ] || fail "$1: $vt_taken is still allocated"
   echo "VT: $1: the bar on $vt_taken, $vt_before in front before and after"
+  echo "FIGURE: VT switch before the freeze ($1): $(sed -n 's/.*switched in \([0-9]*\) ms.*/\1/p' "$2" | tail -n1) ms"
 }
 # fridged_writer_cycle NAME [vt]: `fridgectl hibernate` through fridged with
 # HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
