@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "image-vt.h"
 #include "time-util.h"
 
 #define BAR_WIDTH 20
@@ -17,10 +18,8 @@
 #define KEY_BACKSPACE 0x7f
 #define KEY_CTRL_H 0x08
 
-int image_console_open(ImageConsole *c, const char *path) {
-        *c = (ImageConsole) { .fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) };
-        if (c->fd < 0)
-                return -errno;
+/* Raw and non-blocking, what was typed before thrown away */
+static void console_raw(ImageConsole *c) {
         if (tcgetattr(c->fd, &c->saved) == 0) {
                 struct termios t = c->saved;
                 t.c_lflag &= ~(tcflag_t) (ICANON | ECHO | ISIG);
@@ -30,7 +29,29 @@ int image_console_open(ImageConsole *c, const char *path) {
         }
         (void) tcflush(c->fd, TCIFLUSH); /* a key typed before the write is not for it */
         c->t0 = now(CLOCK_MONOTONIC);
+}
+
+int image_console_open(ImageConsole *c, const char *path) {
+        if (strcmp(path, IMAGE_CONSOLE_VT) == 0) {
+                *c = (ImageConsole) { .fd = -1, .want_vt = true, .vt = IMAGE_VT_NONE };
+                return 0;
+        }
+        *c = (ImageConsole) { .fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), .vt = IMAGE_VT_NONE };
+        if (c->fd < 0)
+                return -errno;
+        console_raw(c);
         return 0;
+}
+
+void image_console_show(ImageConsole *c) {
+        if (!c->want_vt || c->fd >= 0)
+                return;
+        c->fd = image_vt_take(&c->vt);
+        if (c->fd < 0)
+                return;
+        console_raw(c);
+        /* a VT of its own: cleared, and a word on what this is */
+        dprintf(c->fd, "\033[H\033[2Jfridge: hibernating: writing the memory's image to disk\r\n\r\n");
 }
 
 void image_console_close(ImageConsole *c) {
@@ -39,7 +60,10 @@ void image_console_close(ImageConsole *c) {
         (void) !write(c->fd, "\r\n", 2);
         if (c->saved_ok)
                 (void) tcsetattr(c->fd, TCSANOW, &c->saved);
-        close(c->fd);
+        if (c->want_vt)
+                image_vt_release(&c->vt); /* closes it */
+        else
+                close(c->fd);
         c->fd = -1;
 }
 

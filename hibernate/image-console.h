@@ -3,7 +3,8 @@
 
 /* The writer's own console while user space is frozen (issue 17): nothing
  * else runs to draw a progress bar or take a key, so the writer draws it
- * itself on a text console or serial line (--console=TTY): MiB written of
+ * itself on a text console or serial line (--console=TTY), or on a VT of
+ * its own it brings to the front (--console=vt, image-vt.c): MiB written of
  * the total, MiB/s, time left; and reads the keys there: Esc or Backspace
  * aborts the write. Keys typed before the write began are dropped, so a
  * stale Esc does not abort it. */
@@ -13,7 +14,11 @@
 #include <stdint.h>
 #include <termios.h>
 
+#include "image-vt.h"
 #include "writer-protocol.h"
+
+/* --console=vt: not a path */
+#define IMAGE_CONSOLE_VT "vt"
 
 /* In --serve, fridged's connection is a console too: the progress goes
  * there as lines that never wait (dropped when they do not fit: once user
@@ -22,6 +27,8 @@ typedef struct ImageConsole {
         int fd;                 /* the tty, or -1 */
         struct termios saved;
         bool saved_ok;
+        bool want_vt;           /* --console=vt: taken by image_console_show */
+        ImageVt vt;             /* the VT taken (its fd is fd) */
         uint64_t t0, drawn;     /* CLOCK_MONOTONIC usec: start, last bar */
         bool has_peer;
         int peer;               /* fridged's connection (has_peer) */
@@ -29,9 +36,14 @@ typedef struct ImageConsole {
         bool peer_cancelled;    /* the abort was its cancel, not a key */
 } ImageConsole;
 
-/* Opens and sets the line raw and non-blocking; a negative errno */
+/* Opens and sets the line raw and non-blocking; a negative errno. "vt"
+ * (IMAGE_CONSOLE_VT) is only noted: image_console_show takes the VT. */
 int image_console_open(ImageConsole *c, const char *path);
-/* The line as it was, the bar ended with a newline */
+/* Just before the freeze: --console=vt's VT taken and brought to the
+ * front, once; without one the write goes on without a bar */
+void image_console_show(ImageConsole *c);
+/* The line as it was, the bar ended with a newline; --console=vt's VT
+ * given back, the one in front before in front again */
 void image_console_close(ImageConsole *c);
 /* The write begins: MiB/s and time left count from here */
 void image_console_start(ImageConsole *c);

@@ -193,6 +193,9 @@ static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter a
                 return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
         ImageWriteResult res;
         image_write_run(snap, &j, &res);
+        /* --console=vt: the VT in front before is in front again by the
+         * time fridged tells the desktop it resumed */
+        image_console_close(con);
         reply_outcome(c, &res);
 }
 

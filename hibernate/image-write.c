@@ -259,6 +259,9 @@ void image_write_run(int fd, const ImageWriteJob *j, ImageWriteResult *res) {
                 return;
         if (j->console && image_console_peer_cancelled(j->console))
                 return set_outcome(res, IMAGE_WRITE_CANCELLED, "fridged cancelled the write before the freeze");
+        /* a compositor gives its VT up only while it runs */
+        if (j->console)
+                image_console_show(j->console);
         uint64_t figures_page = figures_page_alloc(fd, h.page_size);
         int in_suspend = -1, r = image_write_freeze_and_create(fd, &in_suspend);
         if (r < 0) {

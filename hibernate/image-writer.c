@@ -61,7 +61,7 @@ typedef struct Args {
         const char *sysfs;         /* --serve: where /sys/power is read */
         const char *resume_device;
         const char *header_kernel; /* tests: a header from another kernel */
-        const char *console;       /* the bar and the keys while frozen */
+        const char *console;       /* the bar and the keys while frozen: a tty, or "vt" */
         uint64_t resume_offset;
         ImageAfter after;
 } Args;
@@ -223,9 +223,11 @@ static void usage(FILE *f) {
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
                    "                          left valid on the device and the system running)\n"
-                   "  --console=TTY           draw the progress bar there while user space is\n"
+                   "  --console=TTY|vt        draw the progress bar there while user space is\n"
                    "                          frozen; Esc or Backspace there aborts the write\n"
-                   "                          (exit status 3, no image, the system runs on)\n"
+                   "                          (exit status 3, no image, the system runs on);\n"
+                   "                          vt: a free virtual terminal, brought to the front\n"
+                   "                          before the freeze, the one in front before after\n"
                    "  --header-kernel=RELEASE (tests) the kernel release the header names, for\n"
                    "                          an image fridge-resume must refuse\n");
 }

@@ -81,8 +81,13 @@ fi
 # The generated files name the installed binaries
 grep -qx "ExecStart=$FRIDGED_PATH" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStart is not $FRIDGED_PATH"
 grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStopPost"
-grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot" \
+grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot --console=vt" \
         "$dest$UNITDIR/fridge-image-writer.service" || fail "fridge-image-writer.service: ExecStart"
+# the bar on a VT of its own: the VTs' devices, and the capability their switch needs
+grep -qx "DeviceAllow=char-tty rw" "$dest$UNITDIR/fridge-image-writer.service" \
+        || fail "fridge-image-writer.service: no DeviceAllow=char-tty rw for --console=vt"
+grep -q "^CapabilityBoundingSet=.*CAP_SYS_TTY_CONFIG" "$dest$UNITDIR/fridge-image-writer.service" \
+        || fail "fridge-image-writer.service: no CAP_SYS_TTY_CONFIG for --console=vt's VT switch"
 # where fridged (--state-dir's default, /run/fridge) looks for the writer
 grep -qx "ListenStream=/run/fridge/image-writer.sock" "$dest$UNITDIR/fridge-image-writer.socket" \
         || fail "fridge-image-writer.socket does not listen where fridged connects"

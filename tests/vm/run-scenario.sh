@@ -25,7 +25,10 @@
 # grep regex, the host types Esc on the serial line: the guest reads it on
 # /dev/ttyS0; several such lines type one Esc each, in their order, each
 # pattern looked for only in what the console showed after the previous
-# Esc), "# vm-memory: MIB" (the guest's memory, 256 by default),
+# Esc), "# vm-keyboard-keys: PATTERN" (the same, but Esc pressed on the
+# guest's PS/2 keyboard through qemu's monitor (sendkey esc): the kernel
+# gives it to the VT in front, so only a reader there sees it),
+# "# vm-memory: MIB" (the guest's memory, 256 by default),
 # "# vm-power-cut: PATTERN" (a power cut: the first time the first boot's
 # console shows PATTERN, a grep regex, the host SIGKILLs that qemu at once,
 # no sync and no power-off, and boots the same disks again with
@@ -106,6 +109,7 @@ binaries=$(header vm-binaries)
 power_button=$(header vm-power-button)
 resume_disk=$(header vm-resume)
 serial_keys=$(sed -n "s/^# vm-serial-keys: *//p" "$scenario")   # one pattern a line
+keyboard_keys=$(sed -n "s/^# vm-keyboard-keys: *//p" "$scenario")   # likewise
 memory=$(header vm-memory); memory=${memory:-256}
 power_cut=$(header vm-power-cut)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
@@ -174,8 +178,8 @@ echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramf
 # console is appended to $log, so the second boot's follows the first's.
 hung=0
 boot() {
-  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter=
-  if [ "$power_button" = yes ]; then
+  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter= presser_keys=
+  if [ "$power_button" = yes ] || [ -n "$keyboard_keys" ]; then
     rm -f "$T/mon.in" "$T/mon.out"
     mkfifo "$T/mon.in" "$T/mon.out"
     mon=(-chardev "pipe,id=mon,path=$T/mon" -mon chardev=mon,mode=readline)
@@ -192,17 +196,21 @@ boot() {
   if [ -n "$serial_keys" ]; then
     cat "$T/ser.out" >"$T/boot.log" &
     reader=$!
-    type_esc &
+    press_esc "$serial_keys" "$T/ser.in" '\033' "on the serial line" &
     typer=$!
   fi
   if [ -n "$power_cut" ] && [ "${1:-}" = "" ]; then
     cut_power &
     cutter=$!
   fi
+  [ ${#mon[@]} -eq 0 ] || { cat "$T/mon.out" >"$T/monitor.log" & }
   if [ "$power_button" = yes ]; then
-    cat "$T/mon.out" >"$T/monitor.log" &
     press_power_button &
     presser=$!
+  fi
+  if [ -n "$keyboard_keys" ]; then
+    press_esc "$keyboard_keys" "$T/mon.in" 'sendkey esc\n' "on the keyboard" &
+    presser_keys=$!
   fi
   local end=$((SECONDS + timeout))
   while kill -0 "$qemu_pid" 2>/dev/null; do
@@ -217,21 +225,25 @@ boot() {
   qemu_pid=
   [ -z "$presser" ] || { kill "$presser" 2>/dev/null; wait "$presser" 2>/dev/null || true; }
   [ -z "$typer" ] || { kill "$typer" 2>/dev/null || true; wait "$typer" 2>/dev/null || true; }
+  [ -z "$presser_keys" ] || { kill "$presser_keys" 2>/dev/null || true; wait "$presser_keys" 2>/dev/null || true; }
   [ -z "$cutter" ] || { kill "$cutter" 2>/dev/null || true; wait "$cutter" 2>/dev/null || true; }
   [ -z "$reader" ] || wait "$reader" 2>/dev/null || true   # ends with qemu
   cat "$T/boot.log" >>"$log"
 }
-# Esc on the serial line once per pattern, in order, each when the console
-# shows it after the previous Esc (an earlier write's bar does not count)
-type_esc() {
-  exec 6>"$T/ser.in"
+# Esc once per pattern of PATTERNS, in order, each when the console shows
+# it after the previous Esc (an earlier write's bar does not count): BYTES
+# (printf %b) written to FIFO, on the serial line or to the monitor
+# (vm-keyboard-keys: sendkey, the PS/2 keyboard)
+# Usage: press_esc PATTERNS FIFO BYTES WHERE
+press_esc() {
+  exec 6>"$2"
   local pattern from=1
   while IFS= read -r pattern; do
     until tail -c "+$from" "$T/boot.log" 2>/dev/null | grep -q -- "$pattern"; do sleep 0.02; done
-    printf '\033' >&6
+    printf '%b' "$3" >&6
     from=$(($(stat -c %s "$T/boot.log") + 1))
-    echo "typed Esc on the serial line (the console showed \"$pattern\")" >>"$T/qemu.out"
-  done <<<"$serial_keys"
+    echo "typed Esc $4 (the console showed \"$pattern\")" >>"$T/qemu.out"
+  done <<<"$1"
 }
 # A power cut: SIGKILL of this boot's qemu the moment the console shows the
 # pattern (what the guest wrote to its disks stays: they are files on the host)

@@ -24,11 +24,12 @@ swap_and_holder() {
   holder=$!
 }
 ask() { echo "?" >/run/ask; read -r a </run/answer; echo "$a"; }
-# serve_writer: fridge-image-writer --serve where fridged looks for it
-# ($writer), its bar and keys on the serial line; fridged sees it
+# serve_writer [CONSOLE LOG]: fridge-image-writer --serve where fridged
+# looks for it ($writer), its bar and keys on the serial line (or on
+# CONSOLE, its log in LOG); fridged sees it
 serve_writer() {
   fridge-image-writer --serve --snapshot=/dev/snapshot --listen=/run/fridge/image-writer.sock \
-    --console=/dev/ttyS0 2>/dev/ttyS0 &
+    --console="${1:-/dev/ttyS0}" 2>"${2:-/dev/ttyS0}" &
   writer=$!
   i=0
   while [ ! -S /run/fridge/image-writer.sock ]; do
@@ -46,16 +47,48 @@ fctl_hibernate() {
   echo "fridgectl hibernate exited with $rc"
   cat /run/out.json
 }
-# fridged_writer_cycle NAME: `fridgectl hibernate` through fridged with
+# vt_session: tty1 held open, as a compositor or a getty holds the VT in
+# front; $vt_before: the VT in front
+vt_session() {
+  [ -c /dev/tty0 ] && [ -r /sys/class/tty/tty0/active ] \
+    || fail "the guest has no VTs (no /dev/tty0 or /sys/class/tty/tty0/active): CONFIG_VT off?"
+  exec 7<>/dev/tty1
+  vt_before=$(cat /sys/class/tty/tty0/active)
+  echo "VT in front: $vt_before"
+}
+# vt_back WHEN LOG: the writer's LOG says it drew on another VT ($vt_taken)
+# and switched back, the VT in front is $vt_before again, $vt_taken is
+# deallocated (a VT's vcs device exists while it is allocated)
+vt_back() {
+  vt_taken=$(sed -n 's/.*console: the progress bar on \(tty[0-9]*\) .*/\1/p' "$2" | tail -n1)
+  [ -n "$vt_taken" ] || fail "$1: the writer's log names no VT it drew on"
+  [ "$vt_taken" != "$vt_before" ] || fail "$1: the writer drew on $vt_before, the VT in front: no switch"
+  grep -q "console: back on $vt_before; $vt_taken deallocated" "$2" \
+    || fail "$1: the writer's log does not say it switched back to $vt_before and deallocated $vt_taken"
+  now=$(cat /sys/class/tty/tty0/active)
+  [ "$now" = "$vt_before" ] || fail "$1: $now is in front, not $vt_before"
+  [ ! -e "/sys/class/vc/vcs${vt_taken#tty}" ] || fail "$1: $vt_taken is still allocated"
+  echo "VT: $1: the bar on $vt_taken, $vt_before in front before and after"
+  echo "FIGURE: VT switch before the freeze ($1): $(sed -n 's/.*switched in \([0-9]*\) ms.*/\1/p' "$2" | tail -n1) ms"
+}
+# fridged_writer_cycle NAME [vt]: `fridgectl hibernate` through fridged with
 # HibernateWriter=fridge (NAME.pre.sh) and fridge-image-writer --serve on
 # fridged's socket, across two boots; the cycle must end done with the
 # writer's figures (a FIGURE line for NAME) in its message, its finished
 # event's image-* keys and `fridgectl history`, the holder and the swap
-# header as they were
+# header as they were. vt: the writer on --console=vt, as its unit runs
+# it: in the restored system the VT in front before is in front again by
+# the time fridged says it resumed
 fridged_writer_cycle() {
   swap_and_holder
-  serve_writer
+  if [ "${2:-}" = vt ]; then
+    vt_session
+    serve_writer vt /run/writer.err
+  else
+    serve_writer
+  fi
   fctl_hibernate
+  [ "${2:-}" != vt ] || { cat /run/writer.err; vt_back "resumed" /run/writer.err; }
   [ $rc -eq 0 ] || fail "fridgectl hibernate exited with $rc"
   grep -q '"event":"finished","cycle":1,"result":"done"' /run/out.json || fail "cycle 1 did not finish done"
   grep -q '"event":"resumed","cycle":1' /run/out.json || fail "no Resumed for cycle 1"
