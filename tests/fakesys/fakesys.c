@@ -337,6 +337,8 @@ int main(int argc, char **argv)
         r = fuse_run(argv[0], argv[optind], allow_other, "fakesys", &fs_ops,
                      &(FuseRunWaits){ &fakesys.lock, &fakesys.cond, &fakesys.quitting });
         g_string_free(fakesys.log, TRUE);
+        for (int i = F_EXTRA_FIRST; i < N_FILES; i++)
+                g_free((char *)fakesys_files[i].path);
         return r;
 }
 
