@@ -43,6 +43,17 @@ static void print_writer(FILE *f, const char *writer, const char *reason) {
                 print_field(f, "HibernateWriter", writer);
 }
 
+/* Whether the hibernation image's device is encrypted, with the notice
+ * when it is not; nothing when the pre-flight chose no device */
+static void print_encrypted(FILE *f, const char *encrypted, const char *warning) {
+        if (!encrypted || !*encrypted)
+                return;
+        if (warning && *warning)
+                fprintf(f, "%16s: %s (%s)\n", "ResumeEncrypted", encrypted, warning);
+        else
+                print_field(f, "ResumeEncrypted", encrypted);
+}
+
 static void print_kinds(FILE *f, char **kinds) {
         fprintf(f, "%16s:", "SupportedKinds");
         if (!kinds || !*kinds)
@@ -86,6 +97,7 @@ static void print_human(FILE *f, const FridgeProps *p) {
         print_can(f, "CanHibernate", p->can_hibernate, p->can_hibernate_reason);
         print_can(f, "CanHybridSleep", p->can_hybrid_sleep, p->can_hybrid_sleep_reason);
         print_writer(f, p->hibernate_writer, p->hibernate_writer_reason);
+        print_encrypted(f, p->hibernate_encrypted, p->hibernate_warning);
         print_kinds(f, p->supported_kinds);
         print_field(f, "LastResult", p->last_result);
         print_field(f, "LastWakeReason", p->last_wake_reason);

@@ -32,6 +32,8 @@ static const PropSpec prop_table[] = {
         P("CanHybridSleepReason", 's', can_hybrid_sleep_reason, 0),
         P("HibernateWriter",      's', hibernate_writer,        0),
         P("HibernateWriterReason", 's', hibernate_writer_reason, 0),
+        P("HibernateEncrypted",   's', hibernate_encrypted,     0),
+        P("HibernateWarning",     's', hibernate_warning,       0),
         P("SupportedKinds",       'a', supported_kinds,         0),
         P("CycleSettings",        'a', cycle_settings,          0),
         P("LastResult",           's', last_result,             0),

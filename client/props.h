@@ -22,6 +22,8 @@ typedef struct FridgeProps {
         char *can_hybrid_sleep_reason;
         char *hibernate_writer;        /* "fridge", "kernel", "tuxonice" */
         char *hibernate_writer_reason; /* why not fridge's, when configured */
+        char *hibernate_encrypted;     /* the image's device: "yes", "no", "unknown", "" */
+        char *hibernate_warning;       /* the notice when it is "no" */
         char **supported_kinds;
         char **cycle_settings;  /* "name=value": what the running cycle obeys */
         char *last_result;

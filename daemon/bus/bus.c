@@ -185,6 +185,17 @@ static int property_get_hibernate_writer(sd_bus *bus, const char *path, const ch
                                                                                          : writer);
 }
 
+/* HibernateEncrypted, HibernateWarning */
+static int property_get_hibernate_encrypted(sd_bus *bus, const char *path, const char *interface,
+                                            const char *property, sd_bus_message *reply, void *userdata,
+                                            sd_bus_error *error) {
+        Bus *b = userdata;
+        g_autofree char *warning = NULL;
+        const char *encrypted = manager_hibernate_encrypted(b->manager, current_call(b), &warning);
+        return sd_bus_message_append(reply, "s", g_str_equal(property, "HibernateWarning") ? (warning ? warning : "")
+                                                                                           : encrypted);
+}
+
 static int property_get_supported_kinds(sd_bus *bus, const char *path, const char *interface,
                                         const char *property, sd_bus_message *reply, void *userdata,
                                         sd_bus_error *error) {
@@ -295,6 +306,8 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("CanHybridSleepReason", "s", property_get_can, 0, 0),
         SD_BUS_PROPERTY("HibernateWriter", "s", property_get_hibernate_writer, 0, 0),
         SD_BUS_PROPERTY("HibernateWriterReason", "s", property_get_hibernate_writer, 0, 0),
+        SD_BUS_PROPERTY("HibernateEncrypted", "s", property_get_hibernate_encrypted, 0, 0),
+        SD_BUS_PROPERTY("HibernateWarning", "s", property_get_hibernate_encrypted, 0, 0),
         SD_BUS_PROPERTY("SupportedKinds", "as", property_get_supported_kinds, 0, 0),
         SD_BUS_PROPERTY("LastResult", "s", property_get_last_result, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("LastWakeReason", "s", property_get_last_wake_reason, 0,

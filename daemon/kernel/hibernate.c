@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "hibernate.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -17,8 +19,75 @@ HibernateTarget *hibernate_target_free(HibernateTarget *t) {
         g_free(t->reason);
         g_free(t->device);
         g_free(t->set_resume);
+        g_free(t->warning);
         g_free(t);
         return NULL;
+}
+
+const char *hibernate_encryption_to_string(HibernateEncryption e) {
+        static const char *const names[] = {
+                [HIBERNATE_ENCRYPTION_UNKNOWN] = "unknown",
+                [HIBERNATE_ENCRYPTION_NO] = "no",
+                [HIBERNATE_ENCRYPTION_YES] = "yes",
+        };
+        return names[e];
+}
+
+/* Deeper than any real stack (LVM on LUKS on a partition on RAID is 4) */
+#define CRYPT_DEPTH_MAX 16
+
+static HibernateEncryption encryption_of(int dev_fd, unsigned depth);
+
+/* What the devices in slaves/ rest on: the weakest of them (an LVM volume
+ * spanning a plain disk and a LUKS one has pages on the plain one); no
+ * slaves: NO */
+static HibernateEncryption encryption_of_slaves(int dev_fd, unsigned depth) {
+        DIR *d = opendir_at(dev_fd, "slaves");
+        if (!d)
+                return errno == ENOENT ? HIBERNATE_ENCRYPTION_NO : HIBERNATE_ENCRYPTION_UNKNOWN;
+        HibernateEncryption all = HIBERNATE_ENCRYPTION_YES;
+        unsigned n = 0;
+        struct dirent *de;
+        while (all != HIBERNATE_ENCRYPTION_NO && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                _cleanup_close_ int fd = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                HibernateEncryption e = fd < 0 ? HIBERNATE_ENCRYPTION_UNKNOWN : encryption_of(fd, depth + 1);
+                if (e < all)
+                        all = e;
+                n++;
+        }
+        closedir(d);
+        return n == 0 ? HIBERNATE_ENCRYPTION_NO : all;
+}
+
+/* A block device's sysfs directory: dm-crypt itself (dm/uuid "CRYPT-…", as
+ * cryptsetup names its mappings), or what it rests on: its slaves, and for
+ * a partition its disk (the parent directory) */
+static HibernateEncryption encryption_of(int dev_fd, unsigned depth) {
+        if (depth > CRYPT_DEPTH_MAX)
+                return HIBERNATE_ENCRYPTION_UNKNOWN;
+        g_autofree char *uuid = NULL;
+        int r = read_file_at(dev_fd, "dm/uuid", &uuid);
+        if (r >= 0 && g_str_has_prefix(uuid, "CRYPT-"))
+                return HIBERNATE_ENCRYPTION_YES;
+        if (r < 0 && r != -ENOENT)
+                return HIBERNATE_ENCRYPTION_UNKNOWN;
+        if (faccessat(dev_fd, "partition", F_OK, 0) == 0) {
+                _cleanup_close_ int disk = openat(dev_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                return disk < 0 ? HIBERNATE_ENCRYPTION_UNKNOWN : encryption_of(disk, depth + 1);
+        }
+        return encryption_of_slaves(dev_fd, depth);
+}
+
+HibernateEncryption hibernate_device_encryption(int sysfs_fd, unsigned major, unsigned minor) {
+        g_autofree char *path = g_strdup_printf("sys/dev/block/%u:%u", major, minor);
+        _cleanup_close_ int fd = openat(sysfs_fd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                log_debug("Cannot open /%s: %s", path, errno_text(-errno));
+                return HIBERNATE_ENCRYPTION_UNKNOWN;
+        }
+        return encryption_of(fd, 0);
 }
 
 static HibernateTarget *not_ready(HibernateTarget *t, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -152,6 +221,7 @@ struct HibernateChoice {
         char *key;              /* what the choice was made from: choice_key() */
         char *device;           /* the chosen swap's path; NULL: none */
         char *reason;           /* why none */
+        HibernateEncryption encrypted; /* the chosen swap's device's */
 };
 
 HibernateChoice *hibernate_choice_free(HibernateChoice *c) {
@@ -182,26 +252,45 @@ static const SwapEntry *swap_named(GPtrArray *swaps, const char *path) {
         return NULL;
 }
 
-/* choose_swap(), or the choice kept in *cache when nothing it depends on
- * has moved since */
-static const SwapEntry *choose_swap_cached(HibernateTarget *t, GPtrArray *swaps, dev_t resume,
+/* The device the image of swap `s` lands on, for the notice */
+static HibernateEncryption swap_encryption(int sysfs_fd, const SwapEntry *s) {
+        dev_t d = 0;
+        if (swap_devnum(s, &d) < 0)
+                return HIBERNATE_ENCRYPTION_UNKNOWN;
+        HibernateEncryption e = hibernate_device_encryption(sysfs_fd, major(d), minor(d));
+        log_debug("Hibernation pre-flight: %s on %u:%u, encrypted: %s", s->path, major(d), minor(d),
+                  hibernate_encryption_to_string(e));
+        return e;
+}
+
+/* choose_swap() and swap_encryption(), or the choice kept in *cache when
+ * nothing it depends on has moved since */
+static const SwapEntry *choose_swap_cached(HibernateTarget *t, int sysfs_fd, GPtrArray *swaps, dev_t resume,
                                            const char *configured, HibernateChoice **cache) {
         g_autofree char *key = choice_key(swaps, resume, configured);
         HibernateChoice *c = cache ? *cache : NULL;
         if (c && g_str_equal(c->key, key)) {
                 if (c->reason)
                         not_ready(t, "%s", c->reason);
+                t->encrypted = c->encrypted;
                 return c->device ? swap_named(swaps, c->device) : NULL;
         }
         log_debug("Hibernation pre-flight: choosing the swap afresh");
         const SwapEntry *s = choose_swap(t, swaps, resume, configured);
+        t->encrypted = s ? swap_encryption(sysfs_fd, s) : HIBERNATE_ENCRYPTION_UNKNOWN;
         if (cache) {
                 hibernate_choice_free(*cache);
                 *cache = g_new0(HibernateChoice, 1);
                 **cache = (HibernateChoice) { .key = g_steal_pointer(&key), .device = s ? g_strdup(s->path) : NULL,
-                                              .reason = g_strdup(t->reason) };
+                                              .reason = g_strdup(t->reason), .encrypted = t->encrypted };
         }
         return s;
+}
+
+/* The notice for a plain resume device: hibernation goes ahead */
+static char *plain_warning(const SwapEntry *s) {
+        return g_strdup_printf("the resume device %s%s is not encrypted: a plain copy of memory (keys, passwords, "
+                               "open documents) will be written to it", s->is_partition ? "" : "holding ", s->path);
 }
 
 static HibernateTarget *target_copy(const HibernateTarget *t) {
@@ -209,6 +298,7 @@ static HibernateTarget *target_copy(const HibernateTarget *t) {
         n->reason = g_strdup(t->reason);
         n->device = g_strdup(t->device);
         n->set_resume = g_strdup(t->set_resume);
+        n->warning = g_strdup(t->warning);
         return n;
 }
 
@@ -233,10 +323,12 @@ static HibernateTarget *check(int sysfs_fd, int proc_fd, const char *resume_devi
                 return not_ready(g_steal_pointer(&t), "no swap space is active (/proc/swaps lists none) to write "
                                  "the image to");
 
-        const SwapEntry *s = choose_swap_cached(t, swaps, resume, resume_device, cache);
+        const SwapEntry *s = choose_swap_cached(t, sysfs_fd, swaps, resume, resume_device, cache);
         if (!s)
                 return g_steal_pointer(&t);
         t->device = g_strdup(s->path);
+        if (t->encrypted == HIBERNATE_ENCRYPTION_NO)
+                t->warning = plain_warning(s);
         check_size(t, proc_fd, s);
         dev_t d = 0;
         if (!t->reason && s->is_partition && swap_devnum(s, &d) >= 0 && d != resume)

@@ -251,6 +251,8 @@ void manager_pm_keep_release(Manager *m, const char *why);
 /* At the hook's pre: a freeze root frozen already (systemd-sleep froze
  * user.slice itself) is logged and kept in the cycle's warnings */
 void manager_check_sleep_frozen(Manager *m);
+/* Appends to the cycle's warnings (takes `warning`) */
+void cycle_add_warning(Cycle *c, char *warning);
 /* A hook cycle of the sleep the kept level was for: it owns it now */
 void manager_pm_keep_adopt(Manager *m, Cycle *c);
 PowerContext manager_power_context(const Manager *m, const Config *config);

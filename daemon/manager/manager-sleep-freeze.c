@@ -31,7 +31,7 @@ char *manager_sleep_freeze_status(const Manager *m) {
         return sleep_freeze_status(m->sleep_conf_root, m->systemd_version);
 }
 
-static void cycle_add_warning(Cycle *c, char *warning) {
+void cycle_add_warning(Cycle *c, char *warning) {
         guint n = c->warnings ? g_strv_length(c->warnings) : 0;
         c->warnings = g_renew(char *, c->warnings, n + 2);
         c->warnings[n] = warning;

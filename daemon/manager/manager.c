@@ -287,6 +287,23 @@ static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
 
 /* ---- the API ---- */
 
+/* A hibernation whose image goes to a plain device goes ahead, with the
+ * pre-flight's notice logged and in the cycle's warnings. TuxOnIce writes
+ * where its own settings say; a test run or a dry run writes no image. */
+static void cycle_note_image_device(Manager *m, Cycle *c) {
+        if (c->kind == SLEEP_SUSPEND || c->settings->pm_test || c->settings->dry_run)
+                return;
+        PowerContext ctx = manager_power_context(m, m->config);
+        if (power_backend_select(&ctx, c->kind, false) == &power_backend_tuxonice)
+                return;
+        g_autofree char *warning = NULL;
+        (void) manager_hibernate_encrypted(m, 0, &warning);
+        if (!warning)
+                return;
+        log_warning("Cycle %" G_GUINT64_FORMAT ": %s", c->id, warning);
+        cycle_add_warning(c, g_steal_pointer(&warning));
+}
+
 /* The new running cycle; it starts from the loop. Its settings are
  * resolved here, once: `opts` is consumed. */
 Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, CycleOptions *opts) {
@@ -324,6 +341,7 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(c->state));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, settings_field,
                          state_field, NULL);
+        cycle_note_image_device(m, c);
         manager_record_next_id(m);
         return c;
 }
@@ -682,6 +700,13 @@ const char *manager_hibernate_writer(Manager *m, char **ret_reason) {
         }
         PowerContext ctx = manager_power_context(m, m->config);
         return power_backend_hibernate_writer(&ctx, ret_reason);
+}
+
+const char *manager_hibernate_encrypted(Manager *m, uint64_t call, char **ret_warning) {
+        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device,
+                                                        &m->hibernate, call);
+        *ret_warning = g_steal_pointer(&t->warning);
+        return t->device ? hibernate_encryption_to_string(t->encrypted) : "";
 }
 
 char **manager_supported_kinds(Manager *m, uint64_t call) {

@@ -248,6 +248,10 @@ const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **
  * "tuxonice"; *ret_reason (owned) says why not fridge's writer when the
  * configuration asks for it, else NULL. */
 const char *manager_hibernate_writer(Manager *m, char **ret_reason);
+/* Whether the hibernation pre-flight's device is encrypted: "yes", "no",
+ * "unknown", or "" when it chose none; *ret_warning (owned) is the notice
+ * for a plain one, else NULL. `call` as for manager_can(). */
+const char *manager_hibernate_encrypted(Manager *m, uint64_t call, char **ret_warning);
 /* The kinds with manager_can() "yes" or "no" (offered by this kernel). */
 char **manager_supported_kinds(Manager *m, uint64_t call);
 bool manager_is_busy(const Manager *m);

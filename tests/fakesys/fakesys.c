@@ -235,6 +235,20 @@ static void init_files(void)
         fakesys_render_alarm();
 }
 
+/* --file=PATH=VALUE: a read-only file below sys/ */
+static bool add_file(const char *arg)
+{
+        static int next = F_EXTRA_FIRST;
+        const char *eq = strchr(arg, '=');
+
+        if (!eq || eq == arg || arg[0] == '/' || next == N_FILES)
+                return false;
+        fakesys_files[next] = (struct sysfile){ .path = g_strndup(arg, eq - arg), .kind = K_STAT, .mode = 0444,
+                                                .present = true };
+        set_value(next++, eq + 1);
+        return true;
+}
+
 static void usage(FILE *out, const char *argv0)
 {
         fprintf(out,
@@ -245,13 +259,15 @@ static void usage(FILE *out, const char *argv0)
                 "  --pm-test=WORDS     (default \"[none] core processors platform devices freezer\")\n"
                 "  --sleep-ms=N        simulated sleep length (default 100)\n"
                 "  --tuxonice          also a TuxOnIce power/tuxonice tree\n"
+                "  --file=PATH=VALUE   also a read-only file sys/PATH (up to 8)\n"
                 "  --no-pm-test --no-mem-sleep --no-rtc --no-wakeup-count --allow-other\n",
                 argv0);
 }
 
 static bool parse_options(int argc, char **argv, bool *allow_other)
 {
-        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_NOWC, O_ALLOW, O_HELP, O_TOI };
+        enum { O_STATES = 256, O_MEM, O_DISK, O_PMTEST, O_SLEEP, O_NOPM, O_NOMEM, O_NORTC, O_NOWC, O_ALLOW, O_HELP, O_TOI,
+               O_FILE };
         static const struct option opts[] = {
                 { "states", required_argument, NULL, O_STATES },
                 { "mem-sleep", required_argument, NULL, O_MEM },
@@ -264,6 +280,7 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 { "no-wakeup-count", no_argument, NULL, O_NOWC },
                 { "allow-other", no_argument, NULL, O_ALLOW },
                 { "tuxonice", no_argument, NULL, O_TOI },
+                { "file", required_argument, NULL, O_FILE },
                 { "help", no_argument, NULL, O_HELP },
                 {}
         };
@@ -291,8 +308,12 @@ static bool parse_options(int argc, char **argv, bool *allow_other)
                 case O_NOWC: fakesys_files[F_WAKEUP_COUNT].present = false; break;
                 case O_ALLOW: *allow_other = true; break;
                 case O_TOI:
-                        for (int i = F_TOI_FIRST; i < N_FILES; i++)
+                        for (int i = F_TOI_FIRST; i < F_EXTRA_FIRST; i++)
                                 fakesys_files[i].present = true;
+                        break;
+                case O_FILE:
+                        if (!add_file(optarg))
+                                return false;
                         break;
                 case O_HELP: usage(stdout, argv[0]); exit(0);
                 default: return false;
@@ -316,6 +337,8 @@ int main(int argc, char **argv)
         r = fuse_run(argv[0], argv[optind], allow_other, "fakesys", &fs_ops,
                      &(FuseRunWaits){ &fakesys.lock, &fakesys.cond, &fakesys.quitting });
         g_string_free(fakesys.log, TRUE);
+        for (int i = F_EXTRA_FIRST; i < N_FILES; i++)
+                g_free((char *)fakesys_files[i].path);
         return r;
 }
 

@@ -26,7 +26,10 @@ enum {
         F_RTC_SOURCE_NAME, F_RTC_SOURCE_COUNT,
         /* power/tuxonice, only with --tuxonice */
         F_TOI_DO_HIBERNATE, F_TOI_LAST_RESULT, F_TOI_IMAGE_SIZE_LIMIT, F_TOI_ALGORITHM,
-        F_TOI_COMPRESSION, F_TOI_ENABLE_ESCAPE, F_TOI_VERSION, N_FILES
+        F_TOI_COMPRESSION, F_TOI_ENABLE_ESCAPE, F_TOI_VERSION,
+        /* read-only files a test adds with --file (block devices' sysfs
+         * attributes: dev/block/MAJ:MIN/dm/uuid) */
+        F_EXTRA_FIRST, N_FILES = F_EXTRA_FIRST + 8
 };
 #define F_TOI_FIRST F_TOI_DO_HIBERNATE
 

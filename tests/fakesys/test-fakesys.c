@@ -427,6 +427,27 @@ static void test_tuxonice_absent(Fs *fs, gconstpointer opts)
         g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
 }
 
+static const char *const file_opts[] = {
+        "--file=dev/block/7:0/dm/uuid=CRYPT-LUKS2-0123-swap", "--file=dev/block/7:0/dev=7:0", NULL
+};
+
+/* --file: read-only files below sys/, their directories listed */
+static void test_extra_files(Fs *fs, gconstpointer opts)
+{
+        assert_read(fs, "sys/dev/block/7:0/dm/uuid", "CRYPT-LUKS2-0123-swap\n");
+        assert_read(fs, "sys/dev/block/7:0/dev", "7:0\n");
+        assert_write(fs, "sys/dev/block/7:0/dev", "8:0", EACCES);
+        g_autofree char *dir = path_in(fs, "sys/dev/block/7:0");
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        g_assert_nonnull(d);
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        for (const char *n; (n = g_dir_read_name(d));)
+                g_ptr_array_add(names, (char *)n);
+        g_assert_cmpuint(names->len, ==, 2);
+        g_autofree char *absent = path_in(fs, "sys/dev/block/7:1");
+        g_assert_false(g_file_test(absent, G_FILE_TEST_EXISTS));
+}
+
 /* toi_attr_store(): base-0 numbers, clamped to the bounds, bits, strings */
 static void test_tuxonice_settings(Fs *fs, gconstpointer opts)
 {
@@ -900,6 +921,7 @@ int main(int argc, char **argv)
         ADD_FAKESYS("sigterm", test_sigterm, default_opts);
         ADD_FAKESYS("tuxonice-absent", test_tuxonice_absent, default_opts);
         ADD_FAKESYS("tuxonice-settings", test_tuxonice_settings, tuxonice_opts);
+        ADD_FAKESYS("extra-files", test_extra_files, file_opts);
         ADD_FAKESYS("tuxonice-hibernate", test_tuxonice_hibernate, tuxonice_opts);
         ADD_SLOWFS("fsync-hold", test_slowfs_fsync);
         ADD_SLOWFS("syncfs-hold", test_slowfs_syncfs);

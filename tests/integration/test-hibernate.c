@@ -18,10 +18,14 @@
 
 typedef HarnessFixture Fixture;
 
-static Harness *start(Fixture *f, const char *swaps, const char *config) {
+static Harness *start_on(Fixture *f, const char *swaps, const char *config, const char *const *fakesys_args) {
         const char *const files[] = { "swaps", swaps, "meminfo", MEMINFO, NULL };
-        HarnessOptions o = { .proc_files = files, .config = config };
+        HarnessOptions o = { .proc_files = files, .config = config, .fakesys_args = fakesys_args };
         return f->h = harness_new(&o);
+}
+
+static Harness *start(Fixture *f, const char *swaps, const char *config) {
+        return start_on(f, swaps, config, NULL);
 }
 
 static bool have_loop_devices(void) {
@@ -181,6 +185,72 @@ static void test_get_all_one_preflight(Fixture *f, gconstpointer data) {
         expect_can(h, "CanHibernate", "no", "no swap space is active");
 }
 
+/* fridgectl history: the past cycles with their warnings (ListCycles) */
+static char *history(Harness *h) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 60000, &out, "--no-legend", "history", NULL), ==, 0);
+        g_test_message("fridgectl history:\n%s", out);
+        return g_steal_pointer(&out);
+}
+
+static void hibernate_done(Harness *h) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
+        if (harness_sleep(h, "hibernate", &cycle, &err, &msg, NULL) < 0)
+                g_error("Sleep(hibernate): %s: %s", err, msg);
+        g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, NULL));
+        g_assert_cmpstr(result, ==, "done");
+}
+
+static void expect_status_has(Harness *h, const char *line) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 60000, &out, "status", NULL, NULL), ==, 0);
+        if (!strstr(out, line))
+                g_error("fridgectl status does not say '%s':\n%s", line, out);
+}
+
+#define PLAIN_NOTICE "the resume device /dev/loop0 is not encrypted: a plain copy of memory"
+
+/* The resume swap on a plain device (fakesys's dev/block/7:0 with no
+ * dm/uuid): said by the properties, by fridgectl status and in the
+ * hibernation's warnings, which goes ahead */
+static void test_resume_plain(Fixture *f, gconstpointer data) {
+        if (!have_loop_devices())
+                return;
+        static const char *const plain[] = { "--file=dev/block/7:0/dev=7:0", NULL };
+        Harness *h = start_on(f, SWAPS_HEADER "/dev/loop0 partition 1048572 0 -2\n", NULL, plain);
+        expect_can(h, "CanHibernate", "yes", "");
+        g_autofree char *encrypted = harness_get_string(h, "HibernateEncrypted");
+        g_autofree char *warning = harness_get_string(h, "HibernateWarning");
+        g_test_message("HibernateEncrypted=%s (%s)", encrypted, warning);
+        g_assert_cmpstr(encrypted, ==, "no");
+        g_assert_true(g_str_has_prefix(warning, PLAIN_NOTICE));
+        expect_status_has(h, "ResumeEncrypted: no (" PLAIN_NOTICE);
+        hibernate_done(h);
+        g_autofree char *past = history(h);
+        g_autofree char *line = g_strdup_printf("warning: %s\n", warning);
+        g_assert_nonnull(strstr(past, line));
+}
+
+/* On a dm-crypt device: no notice anywhere */
+static void test_resume_encrypted(Fixture *f, gconstpointer data) {
+        if (!have_loop_devices())
+                return;
+        static const char *const crypt[] = {
+                "--file=dev/block/7:0/dm/uuid=CRYPT-LUKS2-5f0e0c3b8d2a4e71a9c6b1d7e3f40a12-swap", NULL
+        };
+        Harness *h = start_on(f, SWAPS_HEADER "/dev/loop0 partition 1048572 0 -2\n", NULL, crypt);
+        expect_can(h, "CanHibernate", "yes", "");
+        g_autofree char *encrypted = harness_get_string(h, "HibernateEncrypted");
+        g_autofree char *warning = harness_get_string(h, "HibernateWarning");
+        g_assert_cmpstr(encrypted, ==, "yes");
+        g_assert_cmpstr(warning, ==, "");
+        expect_status_has(h, "ResumeEncrypted: yes\n");
+        hibernate_done(h);
+        g_autofree char *past = history(h);
+        g_assert_null(strstr(past, "warning:"));
+}
+
 #define ADD(path, fn) g_test_add("/hibernate/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -192,5 +262,7 @@ int main(int argc, char **argv) {
         ADD("keeps-resume", test_keeps_resume);
         ADD("config-names-device", test_config_names_device);
         ADD("get-all-one-preflight", test_get_all_one_preflight);
+        ADD("resume-plain", test_resume_plain);
+        ADD("resume-encrypted", test_resume_encrypted);
         return g_test_run();
 }

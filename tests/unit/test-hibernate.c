@@ -262,6 +262,150 @@ static void test_cache_one_per_call(Fixture *f, gconstpointer data) {
         assert_not_ready(next_call, "the image needs about");
 }
 
+/* ---- the resume device's encryption, over a scratch sysfs shaped like the
+ * kernel's: SYSFS/dev/block/MAJ:MIN links to the device's directory under
+ * devices/, a partition's directory lies in its disk's, slaves/ links to
+ * what a device-mapper device rests on ---- */
+
+static void crypt_setup(Fixture *f, gconstpointer data) {
+        f->dir = g_dir_make_tmp("fridge-crypt-XXXXXX", NULL);
+        put(f, "sys/sys/power/resume", "0:0\n");
+        put(f, "proc/meminfo", MEMINFO(20000));
+        put(f, "proc/swaps", HEADER);
+        f->sys_fd = testdir_open(f->dir, "sys");
+        f->proc_fd = testdir_open(f->dir, "proc");
+}
+
+/* The device directory sys/devices/PATH, named MAJ:MIN in dev/block */
+static void block_dev(Fixture *f, const char *path, const char *devnum) {
+        g_autofree char *dev = g_strdup_printf("sys/sys/devices/%s/dev", path);
+        g_autofree char *text = g_strdup_printf("%s\n", devnum);
+        put(f, dev, text);
+        g_autofree char *target = g_build_filename(f->dir, "sys/sys/devices", path, NULL);
+        g_autofree char *links = g_build_filename(f->dir, "sys/sys/dev/block", NULL);
+        g_autofree char *link = g_build_filename(links, devnum, NULL);
+        g_assert_cmpint(g_mkdir_with_parents(links, 0755), ==, 0);
+        g_assert_cmpint(symlink(target, link), ==, 0);
+}
+
+/* A device-mapper device with that dm/uuid resting on the devices `slaves` */
+static void dm_dev(Fixture *f, const char *name, const char *devnum, const char *uuid, const char *const *slaves) {
+        g_autofree char *path = g_strdup_printf("virtual/block/%s", name);
+        block_dev(f, path, devnum);
+        g_autofree char *uuid_file = g_strdup_printf("sys/sys/devices/%s/dm/uuid", path);
+        g_autofree char *text = g_strdup_printf("%s\n", uuid);
+        put(f, uuid_file, text);
+        g_autofree char *dir = g_build_filename(f->dir, "sys/sys/devices", path, "slaves", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        for (const char *const *s = slaves; s && *s; s++) {
+                g_autofree char *target = g_build_filename(f->dir, "sys/sys/devices", *s, NULL);
+                g_autofree char *link = g_build_filename(dir, strrchr(*s, '/') + 1, NULL);
+                g_assert_cmpint(symlink(target, link), ==, 0);
+        }
+}
+
+/* A disk sda (8:0) with a plain partition sda2 (8:2) and sda3 (8:3) */
+static void disk(Fixture *f) {
+        block_dev(f, "pci/block/sda", "8:0");
+        block_dev(f, "pci/block/sda/sda2", "8:2");
+        put(f, "sys/sys/devices/pci/block/sda/sda2/partition", "2\n");
+        block_dev(f, "pci/block/sda/sda3", "8:3");
+        put(f, "sys/sys/devices/pci/block/sda/sda3/partition", "3\n");
+}
+
+static HibernateEncryption encryption(Fixture *f, unsigned major, unsigned minor) {
+        HibernateEncryption e = hibernate_device_encryption(f->sys_fd, major, minor);
+        g_test_message("%u:%u encrypted: %s", major, minor, hibernate_encryption_to_string(e));
+        return e;
+}
+
+#define LUKS_UUID "CRYPT-LUKS2-1c2f6b1e0a5d4c6e9f3b8a7d6c5e4f3a-luks-1c2f6b1e"
+static const char *const on_sda3[] = { "pci/block/sda/sda3", NULL };
+static const char *const on_dm0[] = { "virtual/block/dm-0", NULL };
+static const char *const on_sda2[] = { "pci/block/sda/sda2", NULL };
+
+static void test_crypt_plain_partition(Fixture *f, gconstpointer data) {
+        disk(f);
+        g_assert_cmpint(encryption(f, 8, 2), ==, HIBERNATE_ENCRYPTION_NO);
+        g_assert_cmpint(encryption(f, 8, 0), ==, HIBERNATE_ENCRYPTION_NO);
+}
+
+static void test_crypt_dm_crypt(Fixture *f, gconstpointer data) {
+        disk(f);
+        dm_dev(f, "dm-0", "253:0", LUKS_UUID, on_sda3);
+        g_assert_cmpint(encryption(f, 253, 0), ==, HIBERNATE_ENCRYPTION_YES);
+}
+
+/* LVM on LUKS: the logical volume's slave is the crypt device */
+static void test_crypt_lvm_on_luks(Fixture *f, gconstpointer data) {
+        disk(f);
+        dm_dev(f, "dm-0", "253:0", LUKS_UUID, on_sda3);
+        dm_dev(f, "dm-1", "253:1", "LVM-Qd3bq2mVfWkq0e7SxZ1kHq7C3kX1rX0S", on_dm0);
+        g_assert_cmpint(encryption(f, 253, 1), ==, HIBERNATE_ENCRYPTION_YES);
+        /* a volume on the plain partition, and one spanning both */
+        static const char *const both[] = { "virtual/block/dm-0", "pci/block/sda/sda2", NULL };
+        dm_dev(f, "dm-2", "253:2", "LVM-plain", on_sda2);
+        dm_dev(f, "dm-3", "253:3", "LVM-both", both);
+        g_assert_cmpint(encryption(f, 253, 2), ==, HIBERNATE_ENCRYPTION_NO);
+        g_assert_cmpint(encryption(f, 253, 3), ==, HIBERNATE_ENCRYPTION_NO);
+}
+
+/* A partition is as encrypted as its disk: plain on sda, encrypted on a
+ * partitioned crypt device */
+static void test_crypt_partition_of_disk(Fixture *f, gconstpointer data) {
+        disk(f);
+        dm_dev(f, "dm-0", "253:0", LUKS_UUID, on_sda3);
+        block_dev(f, "virtual/block/dm-0/dm-0p1", "259:1");
+        put(f, "sys/sys/devices/virtual/block/dm-0/dm-0p1/partition", "1\n");
+        g_assert_cmpint(encryption(f, 8, 3), ==, HIBERNATE_ENCRYPTION_NO);
+        g_assert_cmpint(encryption(f, 259, 1), ==, HIBERNATE_ENCRYPTION_YES);
+}
+
+/* What sysfs does not say is not claimed either way */
+static void test_crypt_unknown(Fixture *f, gconstpointer data) {
+        disk(f);
+        block_dev(f, "virtual/block/dm-4", "253:4");
+        g_autofree char *dir = g_build_filename(f->dir, "sys/sys/devices/virtual/block/dm-4/dm/uuid", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0); /* a read fails (EISDIR), even for root */
+        g_assert_cmpint(encryption(f, 253, 4), ==, HIBERNATE_ENCRYPTION_UNKNOWN);
+        static const char *const on_dm4[] = { "virtual/block/dm-4", NULL };
+        dm_dev(f, "dm-5", "253:5", "LVM-x", on_dm4);
+        g_assert_cmpint(encryption(f, 253, 5), ==, HIBERNATE_ENCRYPTION_UNKNOWN);
+        g_assert_cmpint(encryption(f, 8, 9), ==, HIBERNATE_ENCRYPTION_UNKNOWN); /* no such device */
+}
+
+/* The pre-flight says it: a warning for a plain resume device, none for
+ * an encrypted one, and the answer is kept with the swap's choice */
+static void test_crypt_preflight(Fixture *f, gconstpointer data) {
+        SKIP_UNLESS_READY(f);
+        swaps(f, ONE_SWAP);
+        block_dev(f, "virtual/block/loop0", "7:0");
+        g_autoptr(HibernateTarget) plain = check(f, NULL);
+        g_assert_null(plain->reason);
+        g_assert_cmpint(plain->encrypted, ==, HIBERNATE_ENCRYPTION_NO);
+        g_assert_cmpstr(plain->warning, ==, "the resume device /dev/loop0 is not encrypted: a plain copy of memory "
+                        "(keys, passwords, open documents) will be written to it");
+
+        /* kept while the swaps and resume stay */
+        put(f, "sys/sys/devices/virtual/block/loop0/dm/uuid", LUKS_UUID "\n");
+        g_autoptr(HibernateTarget) kept = check(f, NULL);
+        g_assert_cmpint(kept->encrypted, ==, HIBERNATE_ENCRYPTION_NO);
+
+        /* chosen afresh when they move */
+        put(f, "sys/sys/power/resume", "7:0\n");
+        g_autoptr(HibernateTarget) crypt = check(f, NULL);
+        g_assert_null(crypt->reason);
+        g_assert_cmpint(crypt->encrypted, ==, HIBERNATE_ENCRYPTION_YES);
+        g_assert_null(crypt->warning);
+
+        /* loop1 is not in the scratch sysfs */
+        swaps(f, "/dev/loop1 partition 1048572 0 -2\n");
+        put(f, "sys/sys/power/resume", "0:0\n");
+        g_autoptr(HibernateTarget) unknown = check(f, NULL);
+        g_assert_cmpint(unknown->encrypted, ==, HIBERNATE_ENCRYPTION_UNKNOWN);
+        g_assert_null(unknown->warning);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
 #define T(name, fn) g_test_add("/hibernate/" name, Fixture, NULL, setup, fn, teardown)
@@ -279,5 +423,12 @@ int main(int argc, char **argv) {
         T("cache-sees-resume-change", test_cache_sees_resume_change);
         T("cache-size-afresh", test_cache_size_afresh);
         T("cache-one-per-call", test_cache_one_per_call);
+        T("crypt-preflight", test_crypt_preflight);
+#define C(name, fn) g_test_add("/hibernate/crypt/" name, Fixture, NULL, crypt_setup, fn, teardown)
+        C("plain-partition", test_crypt_plain_partition);
+        C("dm-crypt", test_crypt_dm_crypt);
+        C("lvm-on-luks", test_crypt_lvm_on_luks);
+        C("partition-of-disk", test_crypt_partition_of_disk);
+        C("unknown", test_crypt_unknown);
         return g_test_run();
 }
