@@ -91,14 +91,19 @@ static void test_resume_ambiguous(Fixture *f, gconstpointer data) {
         expect_not_ready(h, "hibernate", "2 swap partitions to choose from");
 }
 
-/* Runs a hibernate and returns the fakesys log lines */
-static char **hibernate(Harness *h) {
+/* Runs a hibernate to its end, done */
+static void hibernate_done(Harness *h) {
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL, *result = NULL;
         if (harness_sleep(h, "hibernate", &cycle, &err, &msg, NULL) < 0)
                 g_error("Sleep(hibernate): %s: %s", err, msg);
         g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, NULL));
         g_assert_cmpstr(result, ==, "done");
+}
+
+/* Runs a hibernate and returns the fakesys log lines */
+static char **hibernate(Harness *h) {
+        hibernate_done(h);
         return harness_fakesys_log_lines(h);
 }
 
@@ -191,15 +196,6 @@ static char *history(Harness *h) {
         g_assert_cmpint(harness_fridgectl(h, 60000, &out, "--no-legend", "history", NULL), ==, 0);
         g_test_message("fridgectl history:\n%s", out);
         return g_steal_pointer(&out);
-}
-
-static void hibernate_done(Harness *h) {
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL, *result = NULL;
-        if (harness_sleep(h, "hibernate", &cycle, &err, &msg, NULL) < 0)
-                g_error("Sleep(hibernate): %s: %s", err, msg);
-        g_assert_true(harness_wait_finished(h, cycle, 15000, &result, NULL, NULL));
-        g_assert_cmpstr(result, ==, "done");
 }
 
 static void expect_status_has(Harness *h, const char *line) {
