@@ -12,7 +12,7 @@ struct CycleWatch {
         guint props_sub, signals_sub;
         char *owner;                    /* the name's owner, NULL while fridged is away */
         GCancellable *cancel;           /* the GetAll of the owner now */
-        GCancellable *cancel_calls;     /* the Cancel calls, which may outlive nothing of this */
+        GCancellable *cancel_calls;     /* Cancel and ListCycles calls, which may outlive nothing of this */
         bool seen;                      /* fridged was on the bus once: its leaving is worth a line */
         AgentCycle cycle;
 };
@@ -210,14 +210,35 @@ void cycle_watch_cancel(CycleWatch *w, uint64_t cycle) {
                                G_MAXINT, w->cancel_calls, on_cancel_reply, call);
 }
 
-ImageWrite cycle_watch_image_write(CycleWatch *w, uint64_t cycle) {
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(w->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH,
-                                                            FRIDGE_INTERFACE, "ListCycles", g_variant_new("(u)", 1u),
-                                                            G_VARIANT_TYPE("(aa{sv})"), G_DBUS_CALL_FLAGS_NONE, 1000,
-                                                            NULL, NULL);
+typedef struct ImageCall {
+        uint64_t cycle;
+        CycleWatchImageFunc done;
+        void *userdata;
+} ImageCall;
+
+static void on_list_cycles_reply(GObject *source, GAsyncResult *res, gpointer data) {
+        g_autofree ImageCall *call = data;
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &e);
+        /* The watch is gone: the caller only lets go of what it holds */
+        if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+                call->done(NULL, call->userdata);
+                return;
+        }
+        if (e)
+                g_message("No image figures for cycle %" G_GUINT64_FORMAT ": %s", call->cycle, e->message);
         g_autoptr(GVariant) cycles = r ? g_variant_get_child_value(r, 0) : NULL;
-        if (!cycles || g_variant_n_children(cycles) == 0)
-                return (ImageWrite) {};
-        g_autoptr(GVariant) entry = g_variant_get_child_value(cycles, 0);
-        return text_image_write(entry, cycle);
+        g_autoptr(GVariant) entry = cycles && g_variant_n_children(cycles) > 0 ? g_variant_get_child_value(cycles, 0)
+                                                                                : NULL;
+        ImageWrite image = entry ? text_image_write(entry, call->cycle) : (ImageWrite) {};
+        call->done(&image, call->userdata);
+}
+
+/* Asynchronous: the notifications of the next cycle must not wait on it */
+void cycle_watch_image_write(CycleWatch *w, uint64_t cycle, CycleWatchImageFunc done, void *userdata) {
+        ImageCall *call = g_new(ImageCall, 1);
+        *call = (ImageCall) { cycle, done, userdata };
+        g_dbus_connection_call(w->bus, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE, "ListCycles",
+                               g_variant_new("(u)", 1u), G_VARIANT_TYPE("(aa{sv})"), G_DBUS_CALL_FLAGS_NONE, 1000,
+                               w->cancel_calls, on_list_cycles_reply, call);
 }

@@ -34,8 +34,10 @@ const AgentCycle *cycle_watch_cycle(const CycleWatch *w);
  * reported through cancel_refused */
 void cycle_watch_cancel(CycleWatch *w, uint64_t cycle);
 
-/* The image write of `cycle`, just finished, from ListCycles(1): a
- * blocking call of at most a second, once per hibernation (fridged has
- * stored the entry before it sent CycleFinished). writer NULL: none told,
- * or the caller may not see the cycle. */
-ImageWrite cycle_watch_image_write(CycleWatch *w, uint64_t cycle);
+/* The image write of `cycle`, just finished, from ListCycles(1) (fridged
+ * has stored the entry before it sent CycleFinished), passed to `done`
+ * within a second: writer NULL when none was told, the caller may not
+ * see the cycle or fridged did not answer. image NULL: the watch was
+ * freed meanwhile, and `done` only frees what userdata holds. */
+typedef void (*CycleWatchImageFunc)(const ImageWrite *image, void *userdata);
+void cycle_watch_image_write(CycleWatch *w, uint64_t cycle, CycleWatchImageFunc done, void *userdata);

@@ -107,6 +107,33 @@ static void on_resumed(void *userdata, uint64_t cycle, uint64_t slept_usec, cons
         a->wake_reason = g_strdup(wake_reason);
 }
 
+/* A finished cycle's notification, waiting for its image figures */
+typedef struct Finished {
+        Agent *agent;
+        NotifySlot *slot;
+        char *summary, *body;
+        int urgency;
+} Finished;
+
+static void finished_free(Finished *f) {
+        notify_slot_unref(f->slot);
+        g_free(f->summary);
+        g_free(f->body);
+        g_free(f);
+}
+
+static void finished_show(const ImageWrite *image, void *userdata) {
+        Finished *f = userdata;
+        if (image) {
+                g_autofree char *body = text_body_with_image(f->body, image);
+                NotifyRequest req = {
+                        .summary = f->summary, .body = body, .value = -1, .urgency = f->urgency, .expire_ms = -1,
+                };
+                notify_show(f->agent->notify, f->slot, &req);
+        }
+        finished_free(f);
+}
+
 /* The result replaces the cycle's notification; a cycle never seen
  * running (one that ended at once, or an earlier fridged's Interrupted
  * one) gets a notification of its own */
@@ -121,17 +148,15 @@ static void on_finished(void *userdata, uint64_t cycle, const char *result, cons
                 agent_forget_cycle(a);
                 return;
         }
-        g_autofree char *summary = text_result_summary(a->kind, result, error);
-        g_autofree char *result_body = text_result_body(result, error, message, a->slept_usec, a->wake_reason);
+        Finished *f = g_new(Finished, 1);
+        *f = (Finished) { a, notify_slot_ref(a->slot), text_result_summary(a->kind, result, error),
+                          text_result_body(result, error, message, a->slept_usec, a->wake_reason),
+                          text_result_urgency(result) };
         /* fridge's image write: its figures are the cycle's record */
-        ImageWrite image = g_strcmp0(a->kind, "hibernate") == 0 ? cycle_watch_image_write(a->watch, cycle)
-                                                                : (ImageWrite) {};
-        g_autofree char *body = text_body_with_image(result_body, &image);
-        NotifyRequest req = {
-                .summary = summary, .body = body, .value = -1, .urgency = text_result_urgency(result),
-                .expire_ms = -1,
-        };
-        notify_show(a->notify, a->slot, &req);
+        if (g_strcmp0(a->kind, "hibernate") == 0)
+                cycle_watch_image_write(a->watch, cycle, finished_show, f);
+        else
+                finished_show(&(ImageWrite) {}, f);
         agent_forget_cycle(a);
 }
 

@@ -255,7 +255,6 @@ void manager_check_sleep_frozen(Manager *m);
 void cycle_add_warning(Cycle *c, char *warning);
 /* A hook cycle of the sleep the kept level was for: it owns it now */
 void manager_pm_keep_adopt(Manager *m, Cycle *c);
-PowerContext manager_power_context(const Manager *m, const Config *config);
 void manager_on_hold_released(uint64_t id, void *userdata);
 void manager_on_inhibitor_released(const Inhibitor *i, void *userdata);
 /* logind's block inhibitor made to match fridge's (manager-inhibitors.c):
@@ -267,6 +266,12 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
 void manager_emit_sleep_imminent(Manager *m);
 void manager_hook_waiter_complete(HookWaiter *w, uint64_t id, int r, FridgeError error, const char *message);
 int manager_check_idle(Manager *m, char **ret_message);
+/* manager-power.c: what the machine can do, the driver, the image's device */
+PowerContext manager_power_context(const Manager *m, const Config *config);
+PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o);
+int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *ret, char **ret_message);
+/* A hibernation to a plain device: the pre-flight's notice becomes a cycle warning */
+void manager_note_image_device(Manager *m, Cycle *c);
 /* manager-config.c */
 void manager_load_rules(Manager *m);
 int manager_check_sleep_allowed(Manager *m, SleepKind kind, char **ret_message);
@@ -280,8 +285,14 @@ void manager_schedule_step(Manager *m);
  * not fire in between (a flush done, a hook's pre come, the delay holders
  * gone) */
 void manager_cycle_work_done(Cycle *c);
+/* manager-kernel.c: the kernel phase of a direct cycle */
+void manager_enter_sleeping(Manager *m);
+void manager_enter_skipping_kernel(Manager *m);
+void manager_enter_resuming(Manager *m);
 /* Resumed and LastWakeReason, then on to RESUMING */
 void manager_report_resumed(Manager *m);
+/* manager-states.c: thaws what the cycle froze (after a resume, at the thaw phase) */
+void manager_thaw_cycle(Manager *m);
 void manager_enter_hook_sleeping(Manager *m);
 /* ProgressText while delay inhibitors hold the cycle: how many, and whose */
 void manager_delay_progress(Manager *m);

@@ -271,38 +271,7 @@ void manager_cycle_finish(Manager *m) {
 }
 
 
-/* Where the kernel is, driven by `config`: the live one for what is asked
- * before a cycle starts; a cycle's kernel phase passes its settings */
-PowerContext manager_power_context(const Manager *m, const Config *config) {
-        return (PowerContext) { .sysfs_fd = m->sysfs_fd, .proc_fd = m->proc_fd, .config = config,
-                                .backends = m->power_backends,
-                                .hibernate = (HibernateCache *) &m->hibernate,
-                                .image_writer_socket = m->image_writer_socket };
-}
-
-static PowerCycle manager_power_cycle(SleepKind kind, const CycleOptions *o) {
-        return (PowerCycle) { .kind = kind, .pm_test = o->pm_test, .mem_sleep = o->mem_sleep,
-                              .wake_after_sec = o->wake_after_sec };
-}
-
 /* ---- the API ---- */
-
-/* A hibernation whose image goes to a plain device goes ahead, with the
- * pre-flight's notice logged and in the cycle's warnings. TuxOnIce writes
- * where its own settings say; a test run or a dry run writes no image. */
-static void cycle_note_image_device(Manager *m, Cycle *c) {
-        if (c->kind == SLEEP_SUSPEND || c->settings->pm_test || c->settings->dry_run)
-                return;
-        PowerContext ctx = manager_power_context(m, m->config);
-        if (power_backend_select(&ctx, c->kind, false) == &power_backend_tuxonice)
-                return;
-        g_autofree char *warning = NULL;
-        (void) manager_hibernate_encrypted(m, 0, &warning);
-        if (!warning)
-                return;
-        log_warning("Cycle %" G_GUINT64_FORMAT ": %s", c->id, warning);
-        cycle_add_warning(c, g_steal_pointer(&warning));
-}
 
 /* The new running cycle; it starts from the loop. Its settings are
  * resolved here, once: `opts` is consumed. */
@@ -341,27 +310,9 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(c->state));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, settings_field,
                          state_field, NULL);
-        cycle_note_image_device(m, c);
+        manager_note_image_device(m, c);
         manager_record_next_id(m);
         return c;
-}
-
-/* logind stays in the loop whenever it runs (PrepareForSleep, screen
- * lockers, its block inhibitors): pm_test, mem_sleep and the wake alarm
- * are set from the hook's pre. Only Driver=direct bypasses it, and a dry
- * run, which sleeps nothing. */
-static int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *ret, char **ret_message) {
-        *ret = CYCLE_DRIVER_DIRECT;
-        if (m->config->driver == DRIVER_DIRECT || (o->dry_run && !o->pm_test))
-                return 0;
-        if (logind_present(m->logind)) {
-                *ret = CYCLE_DRIVER_LOGIND;
-                return 0;
-        }
-        if (m->config->driver == DRIVER_AUTO)
-                return 0;
-        *ret_message = g_strdup("Driver=logind is configured, but org.freedesktop.login1 is not on the bus");
-        return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
 int manager_check_idle(Manager *m, char **ret_message) {
@@ -668,54 +619,4 @@ const char *manager_last_result(const Manager *m) {
 
 const char *manager_last_wake_reason(const Manager *m) {
         return m->last_wake_reason ? m->last_wake_reason : "";
-}
-
-const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason) {
-        if (call == 0 || call != m->can_call[kind]) {
-                PowerContext ctx = manager_power_context(m, m->config);
-                ctx.call = call;
-                g_free(m->can_reason[kind]);
-                m->can_reason[kind] = NULL;
-                m->can_answer[kind] = manager_check_sleep_allowed(m, kind, &m->can_reason[kind]) != 0
-                                              ? POWER_ANSWER_NO
-                                              : power_backend_can(&ctx, kind, &m->can_reason[kind]);
-                m->can_call[kind] = call;
-        }
-        *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";
-        return power_answer_to_string(m->can_answer[kind]);
-}
-
-/* A hibernation asked over the bus: systemd-sleep writes the image on
- * logind's path, else the backend fridged would pick */
-const char *manager_hibernate_writer(Manager *m, char **ret_reason) {
-        static const CycleOptions none = {};
-        CycleDriver driver;
-        g_autofree char *refused = NULL;
-        *ret_reason = NULL;
-        if (manager_pick_driver(m, &none, &driver, &refused) == 0 && driver != CYCLE_DRIVER_DIRECT) {
-                if (m->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
-                        *ret_reason = g_strdup("logind sleeps the machine (Driver=): systemd-sleep has the kernel "
-                                               "write the image");
-                return "kernel";
-        }
-        PowerContext ctx = manager_power_context(m, m->config);
-        return power_backend_hibernate_writer(&ctx, ret_reason);
-}
-
-const char *manager_hibernate_encrypted(Manager *m, uint64_t call, char **ret_warning) {
-        g_autoptr(HibernateTarget) t = hibernate_check(m->sysfs_fd, m->proc_fd, m->config->resume_device,
-                                                        &m->hibernate, call);
-        *ret_warning = g_steal_pointer(&t->warning);
-        return t->device ? hibernate_encryption_to_string(t->encrypted) : "";
-}
-
-char **manager_supported_kinds(Manager *m, uint64_t call) {
-        g_autoptr(GPtrArray) kinds = g_ptr_array_new();
-        for (int k = 0; k < _SLEEP_KIND_MAX; k++) {
-                const char *reason;
-                if (!g_str_equal(manager_can(m, (SleepKind) k, call, &reason), "na"))
-                        g_ptr_array_add(kinds, g_strdup(sleep_kind_to_string((SleepKind) k)));
-        }
-        g_ptr_array_add(kinds, NULL);
-        return (char **) g_ptr_array_free(g_steal_pointer(&kinds), FALSE);
 }

@@ -544,7 +544,8 @@ static void test_sleep_wakeup(Fs *fs, gconstpointer opts)
         g_assert_false(g_atomic_int_get(&w.done));
         ctl(fs, "wakeup");
         g_assert_cmpint(bg_write_join(&w), ==, 0);
-        g_assert_cmpint(w.elapsed_ms, <, 5000);
+        /* woken, not the 20 s sleep's end (bounds far apart: ASan under load) */
+        g_assert_cmpint(w.elapsed_ms, <, 15000);
         /* One event for the whole sleep: the wakeup that ended it. */
         assert_read(fs, "sys/power/wakeup_count", "1\n");
         /* Timer-ended sleep: also one event. */
@@ -640,7 +641,7 @@ static void test_pm_test(Fs *fs, gconstpointer opts)
         bg_write_start(&w, fs, "sys/power/state", "mem\n");
         g_assert_cmpint(bg_write_join(&w), ==, 0);
         g_assert_cmpint(w.elapsed_ms, >=, 195);
-        g_assert_cmpint(w.elapsed_ms, <, 5000);
+        g_assert_cmpint(w.elapsed_ms, <, 15000);               /* not the 20 s sleep */
         assert_read(fs, "sys/power/wakeup_count", "0\n");     /* no real sleep */
         ctl(fs, "pm-test-delay-ms 10");
         assert_write(fs, "sys/power/pm_test", "processors\n", 0);
@@ -691,7 +692,7 @@ static void test_wakealarm(Fs *fs, gconstpointer opts)
         assert_write(fs, rel, "+1\n", 0);
         bg_write_start(&w, fs, "sys/power/state", "mem\n");
         g_assert_cmpint(bg_write_join(&w), ==, 0);
-        g_assert_cmpint(w.elapsed_ms, <, 2500);
+        g_assert_cmpint(w.elapsed_ms, <, 15000); /* the alarm's 1 s, not the sleep's 20 */
         assert_read(fs, rel, "");
         assert_read(fs, "sys/power/wakeup_count", "1\n");
 }
@@ -733,7 +734,7 @@ static void test_sigterm(Fs *fs, gconstpointer opts)
         g_assert_cmpint(reap(mounts[fs->slot].pid), ==, 0);
         mounts[fs->slot].pid = 0;
         bg_write_join(&w);
-        g_assert_cmpint((g_get_monotonic_time() - start) / 1000, <, 2000);
+        g_assert_cmpint((g_get_monotonic_time() - start) / 1000, <, 30000); /* not the sleep's 60 s */
         g_assert_false(is_mounted(fs->dir));
 }
 

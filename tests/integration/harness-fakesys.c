@@ -174,6 +174,17 @@ void harness_slowfs_release(Harness *h) {
         h->slowfs_held = false;
 }
 
+void harness_slowfs_forget_dirty(Harness *h) {
+        if (h->dirty_pid <= 0)
+                return;
+        if (h->dirty_pipe >= 0)
+                close(h->dirty_pipe);
+        h->dirty_pipe = -1;
+        if (harness_wait_pid(h->dirty_pid, 5000) == -1)
+                (void) harness_stop_pid(&h->dirty_pid, 2000);
+        h->dirty_pid = 0;
+}
+
 bool harness_slowfs_syncfs_blocks(Harness *h, int within_ms) {
         pid_t parent = getpid();
 

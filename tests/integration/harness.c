@@ -327,14 +327,7 @@ static void harness_stop_internal(Harness *h) {
         if (h->logind_pid > 0)
                 (void) harness_stop_pid(&h->logind_pid, 5000);
 
-        if (h->dirty_pid > 0) {
-                if (h->dirty_pipe >= 0)
-                        close(h->dirty_pipe);
-                h->dirty_pipe = -1;
-                if (harness_wait_pid(h->dirty_pid, 5000) == -1)
-                        (void) harness_stop_pid(&h->dirty_pid, 2000);
-                h->dirty_pid = 0;
-        }
+        harness_slowfs_forget_dirty(h);
 
         if (h->probe_pid > 0) {
                 if (harness_wait_pid(h->probe_pid, 5000) == -1)

@@ -246,6 +246,8 @@ char *harness_slowfs_stats(Harness *h);
 void harness_slowfs_make_dirty(Harness *h, size_t bytes);
 void harness_slowfs_hold(Harness *h);
 void harness_slowfs_release(Harness *h);
+/* make_dirty's child closes its file and ends (release slowfs first) */
+void harness_slowfs_forget_dirty(Harness *h);
 /* A child that moves itself into the cgroup whose cgroup.procs is `procs`,
  * dirties `file` on slowfs, names itself `comm` (NULL: keeps its name) and
  * calls fsync() once slowfs is held (which this does): it sits in the

@@ -11,12 +11,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fridge-config.h"
 #include "harness.h"
 #include "harness-private.h"
+#include "standin-writer.h"
 
 #define PYTHON "/usr/bin/python3"
 #define NOTIFY_NAME "org.freedesktop.Notifications"
@@ -205,6 +207,7 @@ typedef struct CaseOptions {
         const char *polkit_table;       /* with it, the agent runs as nobody */
         bool logind;                    /* the logind stand-in: Sleep goes through logind */
         bool german;                    /* the agent in German (needs the built catalogs) */
+        const char *const *proc_files;  /* fakesys's /proc files: name, contents, ... */
 } CaseOptions;
 
 static void setup(Fixture *f, gconstpointer data) {
@@ -214,7 +217,7 @@ static void setup(Fixture *f, gconstpointer data) {
                 g_test_skip(why);
                 return;
         }
-        HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table,
+        HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table, .proc_files = co->proc_files,
                              .open_bus = co->polkit_table != NULL, .logind = co->logind,
                              .logind_hook_script = co->logind };
         f->nobody = co->polkit_table != NULL;
@@ -674,6 +677,41 @@ static void test_no_server(Fixture *f, gconstpointer data) {
         g_assert_null(strstr(at + 1, "waiting for a notification server")); /* once */
 }
 
+/* A hibernation whose image fridge's writer wrote (the stand-in, speaking
+ * its protocol on fridged's socket): the result carries the write's
+ * figures, which the agent asks of the cycle's record once it has ended;
+ * the next cycle's notification is a new one, whatever that answer does */
+static void test_hibernate_image_figures(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        struct stat st;
+        if (stat("/dev/loop0", &st) < 0 || !S_ISBLK(st.st_mode)) {
+                g_test_skip("needs /dev/loop0 to stand for a swap partition");
+                return;
+        }
+        StandinWriter *w = standin_writer_start(f->h, SCRIPT_WRITE);
+        start_agent(f);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_sleep(f->h, "hibernate", &cycle, &err, &msg, NULL) != 0)
+                g_error("Sleep(hibernate) failed: %s: %s", err, msg);
+        guint writing = wait_note(f, 0, body_has, "writing the image: 2 of 4 MiB", "with the writer's progress");
+        standin_writer_let_go(w);
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, writing, body_has, "image: 8.0 MiB written as 2.0 MiB (4.0x) in 0.5 s, 16 MiB/s",
+                              "with the image's figures");
+        uint64_t next = sleep_ok(f->h);
+        expect_finished(f->h, next, "done", "");
+        guint after = wait_note(f, end, summary_is, "Woke up from suspend", "the next cycle's result");
+        g_autoptr(GPtrArray) all = notes(f);
+        const Note *ne = all->pdata[end], *na = all->pdata[after];
+        g_assert_cmpstr(ne->summary, ==, "Woke up from hibernation");
+        g_assert_cmpuint(ne->replaces, ==, 1);  /* the cycle's own notification, replaced */
+        g_assert_cmpuint(na->replaces, !=, 1);  /* not the hibernation's */
+        g_assert_null(strstr(na->body, "image:"));
+        standin_writer_free(w);
+        assert_agent_alive(f);
+}
+
 /* ---- a real notification server ---- */
 
 static void start_display(Fixture *f, char **ret_display) {
@@ -768,6 +806,11 @@ static void test_german(Fixture *f, gconstpointer data) {
 }
 
 int main(int argc, char **argv) {
+        /* a swap partition for the image (loop0), no dirty data */
+        static const char *const hibernate_proc[] = {
+                "swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/loop0 partition 1048572 0 -2\n",
+                "meminfo", "MemTotal: 2000000 kB\nDirty: 0 kB\nWriteback: 0 kB\nActive(anon): 20000 kB\n"
+                "Inactive(anon): 1000 kB\n", NULL };
         static const CaseOptions mock = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n" },
                                  bare = { .config = "[Delay]\nTimeoutMs=20000\n" },
                                  dunst = { .dunst = true, .config = "[Delay]\nTimeoutMs=20000\n" },
@@ -776,7 +819,9 @@ int main(int argc, char **argv) {
                                             .polkit_table = "io.fridge.sleep 65534 no\n" },
                                  user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
                                           .polkit_table = "io.fridge.sleep 65534 yes\n" },
-                                 german = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .german = true };
+                                 german = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .german = true },
+                                 hibernate = { .mock = true, .config = "[Sleep]\nHibernateWriter=fridge\n",
+                                               .proc_files = hibernate_proc };
         harness_init(&argc, &argv);
 #define ADD(name, fn, o) g_test_add("/agent/" name, Fixture, &o, setup, fn, teardown)
         ADD("progress-and-result", test_progress_and_result, mock);
@@ -792,6 +837,7 @@ int main(int argc, char **argv) {
         ADD("no-server", test_no_server, bare);
         ADD("dunst-screenshot", test_dunst_screenshot, dunst);
         ADD("german", test_german, german);
+        ADD("hibernate-image-figures", test_hibernate_image_figures, hibernate);
 #undef ADD
         return g_test_run();
 }

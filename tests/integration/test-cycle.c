@@ -328,7 +328,7 @@ static void test_flush_threads_capped_continue(Fixture *f, gconstpointer data) {
         g_autofree char *stuck = g_strdup_printf("4 writeback threads of earlier flushes are still stuck (in %s); "
                                                  "not starting another, going on as configured", h->slow);
         int said_at = -1;
-        for (int i = 0; i < 8 && said_at < 0; i++) {
+        for (int i = 0; i < 12 && said_at < 0; i++) {
                 uint64_t cycle = SLEEP_OK(h, "suspend", "flush-timeout-ms", "u", 200u, NULL);
                 assert_finished(h, cycle, 20000, "done", "", NULL);
                 if (fridged_log_has(h, stuck))

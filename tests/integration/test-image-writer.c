@@ -25,148 +25,14 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "standin-writer.h"
 #include "writer-protocol.h"
 
 #define SWAPS "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/loop0 partition 1048572 0 -2\n"
 #define MEMINFO "MemTotal: 2000000 kB\nDirty: 0 kB\nWriteback: 0 kB\nActive(anon): 20000 kB\nInactive(anon): 1000 kB\n"
 #define CONFIG "[Sleep]\nHibernateWriter=fridge\n"
-#define MIB (1024u * 1024u)
 
 typedef HarnessFixture Fixture;
-
-/* What the stand-in does once asked to hibernate */
-typedef enum Script {
-        SCRIPT_WRITE,        /* progress 2 of 4 MiB, then (when let go) resumed */
-        SCRIPT_WAIT_CANCEL,  /* progress 2 of 4 MiB, then cancelled once fridged says cancel */
-        SCRIPT_UNAVAILABLE,  /* unavailable: the kernel's writer goes on */
-        SCRIPT_HANG_UP,      /* progress, then the connection closes with no result */
-} Script;
-
-typedef struct Writer {
-        Script script;
-        int listen_fd;
-        GThread *thread;
-        GMutex lock;
-        GCond cond;
-        bool go;             /* SCRIPT_WRITE: finish the write */
-        GString *heard;      /* every line fridged sent, '\n'-ended */
-} Writer;
-
-static void writer_say(int fd, const WriterMessage *m) {
-        char line[WRITER_LINE_MAX];
-        int n = writer_message_format(m, line, sizeof(line));
-        g_assert_cmpint(n, >, 0);
-        g_assert_cmpint(send(fd, line, (size_t) n, MSG_NOSIGNAL), ==, n);
-}
-
-/* The next line from fridged (recorded), or false at its hang-up */
-static bool writer_hear(Writer *w, int fd, WriterLineBuffer *b, WriterMessage *ret) {
-        char line[WRITER_LINE_MAX], chunk[WRITER_LINE_MAX];
-        while (writer_line_buffer_take(b, line) == 0) {
-                ssize_t n = read(fd, chunk, sizeof(chunk) - b->len);
-                if (n <= 0)
-                        return false;
-                writer_line_buffer_feed(b, chunk, (size_t) n);
-        }
-        g_mutex_lock(&w->lock);
-        g_string_append_printf(w->heard, "%s\n", line);
-        g_mutex_unlock(&w->lock);
-        char err[256];
-        if (writer_message_parse(line, ret, err, sizeof(err)) < 0)
-                g_error("fridged sent '%s': %s", line, err);
-        return true;
-}
-
-static void writer_serve(Writer *w, int fd) {
-        WriterLineBuffer b = {};
-        WriterMessage m;
-        if (!writer_hear(w, fd, &b, &m) || m.type != WRITER_MSG_HIBERNATE)
-                return;
-        if (w->script == SCRIPT_UNAVAILABLE) {
-                WriterMessage u = { .type = WRITER_MSG_UNAVAILABLE };
-                g_strlcpy(u.message, "/dev/snapshot: No such file or directory", sizeof(u.message));
-                writer_say(fd, &u);
-                return;
-        }
-        writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_PROGRESS, .done = 2 * MIB, .total = 4 * MIB });
-        if (w->script == SCRIPT_HANG_UP)
-                return;
-        if (w->script == SCRIPT_WAIT_CANCEL) {
-                while (writer_hear(w, fd, &b, &m) && m.type != WRITER_MSG_CANCEL)
-                        ;
-                WriterMessage c = { .type = WRITER_MSG_CANCELLED };
-                g_strlcpy(c.message, "asked by fridged before the freeze", sizeof(c.message));
-                writer_say(fd, &c);
-                return;
-        }
-        g_mutex_lock(&w->lock);
-        while (!w->go)
-                g_cond_wait(&w->cond, &w->lock);
-        g_mutex_unlock(&w->lock);
-        writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_RESUMED, .raw = 8 * MIB, .written = 2 * MIB,
-                                          .usec = 500000 });
-}
-
-static gpointer writer_thread(gpointer data) {
-        Writer *w = data;
-        int fd = accept4(w->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0) {
-                writer_serve(w, fd);
-                close(fd);
-        }
-        return NULL;
-}
-
-/* Listens on fridged's socket before fridged looks */
-static Writer *writer_start(Harness *h, Script script) {
-        Writer *w = g_new0(Writer, 1);
-        w->script = script;
-        w->heard = g_string_new(NULL);
-        g_mutex_init(&w->lock);
-        g_cond_init(&w->cond);
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        g_autofree char *path = g_build_filename(h->dir, "state", WRITER_SOCKET_NAME, NULL);
-        g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
-        strcpy(sa.sun_path, path);
-        w->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        g_assert_cmpint(w->listen_fd, >=, 0);
-        g_assert_cmpint(bind(w->listen_fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
-        g_assert_cmpint(listen(w->listen_fd, 4), ==, 0);
-        w->thread = g_thread_new("writer", writer_thread, w);
-        return w;
-}
-
-static void writer_let_go(Writer *w) {
-        g_mutex_lock(&w->lock);
-        w->go = true;
-        g_cond_signal(&w->cond);
-        g_mutex_unlock(&w->lock);
-}
-
-static char *writer_heard(Writer *w) {
-        g_mutex_lock(&w->lock);
-        char *s = g_strdup(w->heard->str);
-        g_mutex_unlock(&w->lock);
-        return s;
-}
-
-/* Until the thread has ended (fridged hung up, or the script ran out) */
-static void writer_join(Writer *w) {
-        writer_let_go(w);
-        shutdown(w->listen_fd, SHUT_RDWR);
-        if (w->thread)
-                g_thread_join(w->thread);
-        w->thread = NULL;
-}
-
-static void writer_free(Writer *w) {
-        writer_join(w);
-        close(w->listen_fd);
-        g_string_free(w->heard, TRUE);
-        g_mutex_clear(&w->lock);
-        g_cond_clear(&w->cond);
-        g_free(w);
-}
 
 static bool have_loop0(void) {
         struct stat st;
@@ -223,21 +89,21 @@ static void test_writes_with_progress(Fixture *f, gconstpointer data) {
         if (!have_loop0())
                 return;
         Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_WRITE);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_WRITE);
         expect_writer(h, "fridge", "");
         uint64_t cycle = hibernate(h);
         g_assert_true(harness_wait_property_signal(h, "ProgressText", "writing the image: 2 of 4 MiB", 10000));
         g_autofree char *state = harness_get_string(h, "State"), *phase = harness_get_string(h, "Phase");
         g_assert_cmpstr(state, ==, "running");
         g_assert_cmpstr(phase, ==, "kernel");
-        writer_let_go(w);
+        standin_writer_let_go(w);
         g_autofree char *result = NULL, *message = NULL;
         g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, &message));
         g_test_message("result %s: %s", result, message);
         g_assert_cmpstr(result, ==, "done");
         g_assert_nonnull(strstr(message, "image written by fridge: 8.0 MiB, 2.0 MiB on disk (4.00x), in 0.5 s"));
         g_assert_cmpint(harness_find_signal(h, "Resumed", true, cycle), >=, 0);
-        g_autofree char *heard = writer_heard(w);
+        g_autofree char *heard = standin_writer_heard(w);
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\n");
         g_assert_true(log_has(h, "power/resume 7:0 ok"));
         g_assert_false(log_has(h, "power/state"));
@@ -247,7 +113,7 @@ static void test_writes_with_progress(Fixture *f, gconstpointer data) {
         history_says(h, true, "\"image-raw-bytes\":8388608");
         history_says(h, true, "\"image-written-bytes\":2097152");
         history_says(h, true, "\"image-usec\":500000");
-        writer_free(w);
+        standin_writer_free(w);
 }
 
 /* `fridgectl [--json] hibernate`'s finished line is followed by the write's
@@ -256,15 +122,15 @@ static void fridgectl_hibernate_says(Fixture *f, bool json, const char *const *h
         if (!have_loop0())
                 return;
         Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_WRITE);
-        writer_let_go(w);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_WRITE);
+        standin_writer_let_go(w);
         g_autofree char *out = NULL;
         g_assert_cmpint(harness_fridgectl(h, 20000, &out, json ? "--json" : "hibernate", json ? "hibernate" : NULL,
                                           NULL), ==, 0);
         for (; *has; has++)
                 if (!strstr(out, *has))
                         g_error("fridgectl%s hibernate does not say '%s':\n%s", json ? " --json" : "", *has, out);
-        writer_free(w);
+        standin_writer_free(w);
 }
 
 static void test_fridgectl_says_image(Fixture *f, gconstpointer data) {
@@ -285,7 +151,7 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         if (!have_loop0())
                 return;
         Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_WAIT_CANCEL);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_WAIT_CANCEL);
         uint64_t cycle = hibernate(h);
         g_assert_true(harness_wait_property_signal(h, "ProgressText", "writing the image: 2 of 4 MiB", 10000));
         g_autofree char *err = NULL, *msg = NULL;
@@ -294,15 +160,15 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         g_autofree char *result = NULL;
         g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, NULL));
         g_assert_cmpstr(result, ==, "aborted");
-        writer_join(w); /* the writer has heard all it will */
-        g_autofree char *heard = writer_heard(w);
+        standin_writer_join(w); /* the writer has heard all it will */
+        g_autofree char *heard = standin_writer_heard(w);
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
         g_assert_false(log_has(h, "power/state"));
         /* how far it got */
         history_says(h, false, "image: the write stopped at 2 of 4 MiB");
         history_says(h, true, "\"image-done-bytes\":2097152");
         history_says(h, true, "\"image-total-bytes\":4194304");
-        writer_free(w);
+        standin_writer_free(w);
 }
 
 /* A writer that cannot run says so before it freezes anything: the
@@ -311,7 +177,7 @@ static void test_unavailable_falls_back(Fixture *f, gconstpointer data) {
         if (!have_loop0())
                 return;
         Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_UNAVAILABLE);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_UNAVAILABLE);
         uint64_t cycle = hibernate(h);
         g_autofree char *result = NULL, *message = NULL;
         g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, &message));
@@ -320,7 +186,7 @@ static void test_unavailable_falls_back(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(message, "the kernel wrote the image: /dev/snapshot: No such file or directory"));
         history_says(h, false, "image: written by the kernel");
         history_says(h, true, "\"image-writer\":\"kernel\"");
-        writer_free(w);
+        standin_writer_free(w);
 }
 
 /* Nobody listens: HibernateWriter says the kernel, and why */
@@ -343,7 +209,7 @@ static void test_writer_hangs_up(Fixture *f, gconstpointer data) {
         if (!have_loop0())
                 return;
         Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_HANG_UP);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_HANG_UP);
         uint64_t cycle = hibernate(h);
         g_autofree char *result = NULL, *error = NULL, *message = NULL;
         g_assert_true(harness_wait_finished(h, cycle, 10000, &result, &error, &message));
@@ -351,7 +217,7 @@ static void test_writer_hangs_up(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(result, ==, "failed");
         g_assert_nonnull(strstr(message, "hung up without a result"));
         g_assert_false(log_has(h, "power/state"));
-        writer_free(w);
+        standin_writer_free(w);
 }
 
 /* The real writer serving path: its pid, once the socket is there (it

@@ -280,14 +280,16 @@ static void test_delay_waits(Fixture *f, gconstpointer data) {
         g_autofree char *text = harness_get_string(h, "ProgressText");
         g_assert_true(g_str_has_prefix(text, "waiting for 1 delay inhibitor: locker (locking the screen, pid "));
 
-        /* closing the fd lets it go on at once, long before the 10 s bound */
+        /* closing the fd lets it go on: the closing, not the 10 s bound
+         * (which would say so in the log), however slow this machine is */
         gint64 closed = g_get_monotonic_time();
         close(fd);
-        g_assert_true(harness_wait_property_signal(h, "Phase", "flush", 2000));
-        gint64 went_on = g_get_monotonic_time() - closed;
-        g_test_message("the cycle went on %.1f ms after the delay fd was closed", went_on / 1000.0);
-        g_assert_cmpint(went_on, <, 1000 * 1000);
+        g_assert_true(harness_wait_property_signal(h, "Phase", "flush", 15000));
+        g_test_message("the cycle went on %.1f ms after the delay fd was closed",
+                       (g_get_monotonic_time() - closed) / 1000.0);
         expect_finished(h, cycle, 15000, "done", "", NULL);
+        g_autofree char *log = fridged_log(h);
+        g_assert_null(strstr(log, "delay inhibitors still held after"));
         int imminent = harness_find_signal(h, "SleepImminent", true, cycle);
         g_assert_cmpint(imminent, <, harness_find_signal(h, "Resumed", true, cycle));
 }
