@@ -25,6 +25,7 @@
 #define PROPERTY_BUDGET_USEC 1000000
 
 static Soak *current;   /* for the abort handler */
+static bool reported;   /* soak_violation() said where, before its abort */
 static struct sigaction harness_abort, harness_trap;
 
 static const char *const knobs[4] = {
@@ -59,10 +60,12 @@ static void say_where(Soak *k) {
 static void on_abort(int sig) {
         Soak *k = current;
         current = NULL;
-        if (k) {
+        if (k && !reported) {
                 fprintf(stderr, "soak: VIOLATION (an assertion failed, above)\n");
                 say_where(k);
                 keep_log(k);
+        }
+        if (k) {
                 if (k->state_mounted)
                         (void) umount2(k->state_dir, MNT_DETACH);
                 if (k->fuse_pid > 0)
@@ -92,7 +95,8 @@ void soak_violation(Soak *k, const char *fmt, ...) {
         fprintf(stderr, "soak: VIOLATION: %s\n", what);
         say_where(k);
         keep_log(k);
-        current = NULL;
+        reported = true;
+        /* on_abort still unmounts what the soak mounted */
         g_error("soak: %s", what);
 }
 
