@@ -32,7 +32,7 @@ cmp -s "$data" /run/data.copy || fail "$data does not read back from the disk as
 echo "file: $data reads back from the disk intact"
 grep -q '"event":"finished","cycle":1,"result":"done"' /run/out.json || fail "cycle 1 did not finish done"
 grep -q '"event":"resumed","cycle":1' /run/out.json || fail "no Resumed for cycle 1"
-grep -q '"phase":"writing-image"' /run/out.json || fail "the cycle never reported writing-image"
+grep -q '"text":"writing the image"' /run/out.json || fail "fridged never relayed the writer's progress (writing the image)"
 grep -q '"image-writer":"fridge","image-raw-bytes":[1-9][0-9]*,"image-written-bytes":[1-9][0-9]*,"image-usec":[1-9]' \
   /run/out.json || fail "the finished event has no image-* figures of fridge's writer"
 sed -n 's/.*\(image written by fridge[^"]*\).*/FIGURE system hibernate-initramfs: \1/p' /run/out.json | head -n1
