@@ -174,10 +174,15 @@ static void figures_page_read(int dev, uint64_t page, const FridgeImageHeader *h
         free(buf);
 }
 
-/* Off or reboot: returns only when that failed */
+/* Off or reboot: returns only when that failed. No sync(): the image, its
+ * signature and the figures' page are fdatasync'd on the device already,
+ * and with user space frozen the writeback workqueue is frozen too, so a
+ * sync() that reaches a disk file system (ext4's sync_inodes_sb) waits on
+ * it for ever and the machine never powers off (the system tier's
+ * hibernate-initramfs, ext4 root); nor may anything reach the file systems
+ * after the snapshot: the restored system's view of them is the image's. */
 static void power_down(ImageAfter after) {
         say("image written; %s\n", after == IMAGE_AFTER_REBOOT ? "rebooting" : "powering off");
-        sync();
         reboot(after == IMAGE_AFTER_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
 }
 

@@ -18,8 +18,12 @@
  *      (the kernel's own image: its resume takes it, whichever runs first)
  *   1  an image refused or not restored; the swap area is plain again
  *   2  bad usage
+ *   3  --device=UUID=... or LABEL=...: no block device has a swap area
+ *      with that UUID or label (not there yet, or not a swap area's)
  * Plain C, no GLib: it runs in the initramfs. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,7 +43,7 @@
 #include "macro.h"
 #include "swap-signature.h"
 
-enum { EXIT_NOTHING = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
+enum { EXIT_NOTHING = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 
 /* Pages read from the device in one go at most, when the map has them in a row */
 #define CHUNK_PAGES 64u
@@ -250,8 +254,89 @@ static int examine(Device *d, const Args *a) {
         }
 }
 
+/* mkswap's header page: the UUID at byte 1036, the label at 1052, 16 bytes each */
+#define SWAP_UUID_AT 1036u
+#define SWAP_LABEL_AT 1052u
+#define SWAP_TAG_LEN 16u
+
+/* UUID=... or LABEL=...: the 16 bytes mkswap wrote and where; -EINVAL otherwise */
+static int tag_parse(const char *tag, uint8_t want[SWAP_TAG_LEN], size_t *at) {
+        memset(want, 0, SWAP_TAG_LEN);
+        if (strncmp(tag, "LABEL=", 6) == 0) {
+                size_t n = strlen(tag + 6);
+                if (n == 0 || n > SWAP_TAG_LEN)
+                        return -EINVAL;
+                memcpy(want, tag + 6, n);
+                *at = SWAP_LABEL_AT;
+                return 0;
+        }
+        if (strncmp(tag, "UUID=", 5) != 0)
+                return -EINVAL;
+        size_t n = 0;
+        for (const char *c = tag + 5; *c; c++) {
+                if (*c == '-')
+                        continue;
+                char hex[2] = { *c, 0 };
+                char *end;
+                unsigned long v = strtoul(hex, &end, 16);
+                if (*end || n == 2 * SWAP_TAG_LEN)
+                        return -EINVAL;
+                want[n / 2] = (uint8_t) (want[n / 2] | (v << (n % 2 ? 0 : 4)));
+                n++;
+        }
+        *at = SWAP_UUID_AT;
+        return n == 2 * SWAP_TAG_LEN ? 0 : -EINVAL;
+}
+
+/* The block device (/dev/NAME of /sys/class/block/NAME) whose swap area
+ * has that tag. blkid cannot name a swap area that holds fridge's image
+ * (its signature stands where blkid looks for mkswap's), so
+ * initramfs-tools, udev's by-uuid links and fstab never find one by UUID=
+ * (RESUME=UUID=, Debian's installer's way): fridge-resume reads mkswap's
+ * header itself. Only swap areas count: mkswap's page or fridge's. */
+static int tag_find(const char *tag, char *path, size_t len) {
+        uint8_t want[SWAP_TAG_LEN];
+        size_t at;
+        if (tag_parse(tag, want, &at) < 0)
+                return -EINVAL;
+        long page_size = sysconf(_SC_PAGESIZE);
+        _cleanup_free_ uint8_t *page = malloc((size_t) page_size);
+        DIR *dir = opendir("/sys/class/block");
+        if (!page || !dir)
+                return dir ? (closedir(dir), -ENOMEM) : -errno;
+        int r = -ENODEV;
+        for (struct dirent *e; r < 0 && (e = readdir(dir));) {
+                FridgeSwapSig sig;
+                char err[FRIDGE_IMAGE_ERR_MAX];
+                if (e->d_name[0] == '.' || (size_t) snprintf(path, len, "/dev/%s", e->d_name) >= len)
+                        continue;
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                bool read_ok = pread(fd, page, (size_t) page_size, 0) == page_size;
+                close(fd);
+                if (read_ok && fridge_swap_sig_inspect(page, (size_t) page_size, &sig, err, sizeof(err)) == 0 &&
+                    sig.kind != FRIDGE_SWAP_OTHER && memcmp(page + at, want, SWAP_TAG_LEN) == 0)
+                        r = 0;
+        }
+        closedir(dir);
+        return r;
+}
+
 static int run(const Args *a) {
         Device d;
+        char path[PATH_MAX];
+        Args found = *a;
+        if (strchr(a->device, '=')) {
+                int r = tag_find(a->device, path, sizeof(path));
+                if (r == -EINVAL)
+                        return say("--device=%s: a path, UUID=UUID or LABEL=LABEL\n", a->device), EXIT_USAGE;
+                if (r < 0)
+                        return say("no swap area %s on any block device: %s\n", a->device, strerror(-r)),
+                               EXIT_NO_DEVICE;
+                found.device = path;
+                a = &found;
+        }
         int r = device_open(&d, a) < 0 ? EXIT_REFUSED : examine(&d, a);
         if (d.fd >= 0)
                 close(d.fd);
@@ -260,13 +345,15 @@ static int run(const Args *a) {
 
 static void usage(FILE *f) {
         fprintf(f, "Usage: fridge-resume --device=DEVICE [--offset=PAGES] --snapshot=DEVICE | --verify-only\n"
-                   "  --device=DEVICE    the resume device (the swap partition, or the one holding the swap file)\n"
+                   "  --device=DEVICE    the resume device (the swap partition, or the one holding the swap file);\n"
+                   "                     UUID=UUID or LABEL=LABEL: the swap area's, found by its header\n"
                    "  --offset=PAGES     where the swap area starts on it (a swap file's resume_offset)\n"
                    "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
                    "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing;\n"
                    "                     prints its figures (first_page: the device page of its first block)\n"
                    "Exit status: 0 nothing to resume (the boot continues), 1 an image refused or not\n"
-                   "restored (swap signature restored; the boot continues), 2 bad usage.\n");
+                   "restored (swap signature restored; the boot continues), 2 bad usage, 3 no swap area\n"
+                   "with that UUID or LABEL on any block device.\n");
 }
 
 static int parse_args(int argc, char **argv, Args *a) {
@@ -294,6 +381,8 @@ static int parse_args(int argc, char **argv, Args *a) {
                 return say("unexpected argument \"%s\"\n", argv[optind]), EXIT_USAGE;
         if (!a->device || !*a->device)
                 return say("--device=DEVICE is required\n"), EXIT_USAGE;
+        if (strchr(a->device, '=') && a->offset)
+                return say("--device=%s with --offset: a swap file's device is a path\n", a->device), EXIT_USAGE;
         if (!a->verify_only && (!a->snapshot || !*a->snapshot))
                 return say("--snapshot=DEVICE is required (or --verify-only): the snapshot device is never "
                            "assumed\n"), EXIT_USAGE;

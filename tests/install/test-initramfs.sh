@@ -33,7 +33,10 @@ stub() { # stub PATH BODY: an executable shell script
 root=$tmp/root
 mkdir -p "$root/scripts"
 cp "$its/functions" "$its/local" "$root/scripts/"
-stub "$root$libexecdir/fridge-resume" "echo \"\$*\" >>$tmp/args; exit \${STUB_RC:-0}"
+# a tag (UUID=, LABEL=) it looks for itself: STUB_TAG_RC, 3 (not found) unless told
+stub "$root$libexecdir/fridge-resume" "echo \"\$*\" >>$tmp/args
+case \$1 in --device=UUID=*|--device=LABEL=*) exit \${STUB_TAG_RC:-3};; esac
+exit \${STUB_RC:-0}"
 stub "$tmp/bin/blkid" "[ \"\$*\" = '-l -t UUID=0123-abcd -o device' ] && echo $tmp/swap"
 stub "$tmp/bin/fstype" 'echo FSTYPE=swap'
 stub "$tmp/bin/udevadm" 'exit 0'
@@ -62,8 +65,19 @@ run resume=/dev/null
 args_are "a path" "--device=/dev/null --snapshot=/dev/snapshot"
 [ ! -s "$tmp/out" ] || fail "nothing to resume is not silent: $(cat "$tmp/out")"
 
+# a tag: fridge-resume first (blkid cannot name a swap area holding fridge's
+# image); when it finds none, resolved and waited for as initramfs-tools does
 run resume=UUID=0123-abcd
-args_are "UUID=" "--device=$tmp/swap --snapshot=/dev/snapshot"
+args_are "UUID=" "--device=UUID=0123-abcd --snapshot=/dev/snapshot
+--device=$tmp/swap --snapshot=/dev/snapshot"
+run resume=UUID=0123-abcd STUB_TAG_RC=0
+args_are "UUID= found by fridge-resume" "--device=UUID=0123-abcd --snapshot=/dev/snapshot"
+[ ! -s "$tmp/out" ] || fail "UUID= found by fridge-resume, nothing to resume, is not silent: $(cat "$tmp/out")"
+run resume=LABEL=swap STUB_TAG_RC=1
+args_are "LABEL= refused" "--device=LABEL=swap --snapshot=/dev/snapshot"
+says "LABEL= refused" "fridge: no image resumed from LABEL=swap (fridge-resume exit 1); boot continues"
+run resume=UUID=0123-abcd resume_offset=34816
+args_are "UUID= with resume_offset (a swap file)" "--device=$tmp/swap --snapshot=/dev/snapshot --offset=34816"
 
 run resume=/dev/null resume_offset=34816
 args_are "resume_offset" "--device=/dev/null --snapshot=/dev/snapshot --offset=34816"
@@ -87,7 +101,7 @@ run resume=/dev/fridge-test-no-such-device
 not_run "a missing device"
 says "a missing device" "fridge: resume device /dev/fridge-test-no-such-device did not appear: not resumed; boot continues"
 run resume=UUID=ffff-0000
-not_run "an unknown UUID"
+args_are "an unknown UUID" "--device=UUID=ffff-0000 --snapshot=/dev/snapshot"
 says "an unknown UUID" "resume device UUID=ffff-0000 did not appear"
 
 mv "$root$libexecdir/fridge-resume" "$tmp/fridge-resume"
@@ -106,4 +120,4 @@ mv "$tmp/fridge-resume" "$root$libexecdir/fridge-resume"
 env FRIDGE_INITRAMFS_ROOT="$root" "$shell" "$hook" || fail "hook: exit status $?"
 [ "$(cat "$tmp/copied")" = "$libexecdir/fridge-resume" ] || fail "the hook copied \"$(cat "$tmp/copied")\""
 "$shell" "$hook" prereqs >"$tmp/out" || fail "hook prereqs: exit status $?"
-echo "ok: the local-premount script in 11 cases, the hook in 2"
+echo "ok: the local-premount script in 14 cases, the hook in 2"

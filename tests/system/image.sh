@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# image.sh CACHE_DIR KERNEL_DIR: makes CACHE_DIR/root.img (ext4, no loop
-# mounts: mkfs.ext4 -d) and CACHE_DIR/initrd.gz for the system tier:
+# image.sh [--initramfs-tools] CACHE_DIR KERNEL_DIR: makes CACHE_DIR/root.img
+# (ext4, no loop mounts: mkfs.ext4 -d) and CACHE_DIR/initrd.gz for the
+# system tier:
 #  - the Debian root file system from rootfs.sh,
 #  - fridge's own .debs (fridge, fridge-agent), built from the tree with
 #    dpkg-buildpackage (tests/package/build-debs.sh, once per tree state,
@@ -12,10 +13,20 @@
 #  - a fixed machine-id (else every -snapshot boot is a first boot), root
 #    logged in on the serial console for tools/try --system, and boot-only
 #    units masked.
-# Rebuilt only when something in it changed (CACHE_DIR/root.img.stamp).
+# With --initramfs-tools, also the root a user's installed machine has
+# (for scenarios that boot it twice, hibernating in between):
+# CACHE_DIR/root-itools.img, the same root plus the swap area in
+# /etc/fstab and initramfs-tools' RESUME=UUID= (both the fixed UUID in
+# CACHE_DIR/swap-uuid, which run-scenario.sh gives the swap disk), and the
+# guest's own /boot/initrd.img-REL, made chrooted by update-initramfs with
+# fridge's hook and local-premount script in it (checked with
+# lsinitramfs), copied to CACHE_DIR/initrd-itools.img for qemu's -initrd.
+# Each is rebuilt only when something in it changed (its .stamp).
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: $0 CACHE_DIR KERNEL_DIR"
+itools=0
+[ "${1:-}" = --initramfs-tools ] && { itools=1; shift; }
+[ $# -eq 2 ] || die "usage: $0 [--initramfs-tools] CACHE_DIR KERNEL_DIR"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
 cache=$(cd "$1" && pwd)
@@ -31,10 +42,13 @@ flock 9
 debs=$(cd "$cache/debs" && ls ./*.deb)
 
 stamp=$( (cat "$cache/rootfs.stamp"; echo "$rel"; cd "$cache/debs" && sha1sum $debs;
-          cd "$here" && find guest scenarios image.sh guest-init.sh ../../debian/tests -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
-if [ -f "$img.stamp" ] && [ "$(cat "$img.stamp")" = "$stamp" ] && [ -s "$img" ] && [ -s "$cache/initrd.gz" ]; then
-  exit 0
-fi
+          cd "$here" && find guest scenarios image.sh image-itools.sh guest-init.sh ../../debian/tests -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum | cut -d' ' -f1)
+# fresh IMAGE INITRD: both there, made from this stamp
+fresh() { [ -f "$1.stamp" ] && [ "$(cat "$1.stamp")" = "$stamp" ] && [ -s "$1" ] && [ -s "$2" ]; }
+need_plain=1 need_itools=0
+fresh "$img" "$cache/initrd.gz" && need_plain=0
+[ $itools -eq 0 ] || fresh "$cache/root-itools.img" "$cache/initrd-itools.img" || need_itools=1
+[ $need_plain -eq 1 ] || [ $need_itools -eq 1 ] || exit 0
 t0=$SECONDS
 st=$cache/staging
 rm -rf "$st"
@@ -84,10 +98,18 @@ for u in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_al
 done
 sed -i 's/^root:[^:]*:/root::/' "$st/etc/shadow"
 
-size=$(( $(du -sm "$st" | cut -f1) * 13 / 10 + 128 ))
-rm -f "$img"
-mkfs.ext4 -q -F -L root -d "$st" "$img" "${size}M"
-rm -rf "$st"
+# mkfs_root IMAGE: the staging tree as an ext4 image, with room to write
+mkfs_root() {
+  size=$(( $(du -sm "$st" | cut -f1) * 13 / 10 + 128 ))
+  rm -f "$1"
+  mkfs.ext4 -q -F -L root -d "$st" "$1" "${size}M"
+}
+if [ $need_plain -eq 0 ]; then
+  . "$here/image-itools.sh"
+  rm -rf "$st"
+  exit 0
+fi
+mkfs_root "$img"
 
 # the initrd: busybox, the disk and ext4 modules, guest-init.sh
 ird=$cache/initrd.staging
@@ -115,3 +137,5 @@ install -m 755 "$here/guest-init.sh" "$ird/init"
 rm -rf "$ird"
 echo "$stamp" >"$img.stamp"
 echo "image: $(basename "$img") ${size} MiB and initrd built in $((SECONDS - t0)) s" >&2
+[ $need_itools -eq 0 ] || . "$here/image-itools.sh"
+rm -rf "$st"

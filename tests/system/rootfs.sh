@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rootfs.sh CACHE_DIR: makes sure CACHE_DIR/rootfs holds a minimal Debian 12
 # system for the guest (systemd as PID 1, logind, polkitd, udev, bindfs,
-# fridge's runtime libraries), built with mmdebstrap from the host's apt
+# fridge's runtime libraries, initramfs-tools with busybox and zstd for the
+# scenarios that boot the guest's own initrd: image.sh --initramfs-tools), built with mmdebstrap from the host's apt
 # sources, once; CACHE_DIR/rootfs.stamp names the package set it was made
 # with. Never committed: the tests build it. Exit 77 when mmdebstrap cannot
 # run here (the reason on stderr).
@@ -12,7 +13,7 @@ die() { echo "error: $*" >&2; exit 1; }
 mkdir -p "$1"
 cache=$(cd "$1" && pwd)
 
-packages=systemd,systemd-sysv,dbus,dbus-bin,dbus-user-session,udev,polkitd,kmod,libpam-systemd,procps,util-linux,passwd,bindfs,fuse3,libglib2.0-0,libfuse3-3,libxml2-utils
+packages=systemd,systemd-sysv,dbus,dbus-bin,dbus-user-session,udev,polkitd,kmod,libpam-systemd,procps,util-linux,passwd,bindfs,fuse3,libglib2.0-0,libfuse3-3,libxml2-utils,initramfs-tools,busybox,zstd
 stamp="bookworm minbase $packages"
 
 exec 9>"$cache/.rootfs.lock"

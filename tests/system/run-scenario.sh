@@ -9,7 +9,18 @@
 # which meson sets to BUILD/system-cache), FRIDGE_VM_CACHE (the kernel,
 # shared with the vm tier), FRIDGE_VM_LOGDIR (console and journal saved
 # there as system-SCENARIO.console.log). A scenario's header may set
-# "# system-kernel: vmlinux|bzImage" and "# system-timeout: SECONDS".
+# "# system-kernel: vmlinux|bzImage" and "# system-timeout: SECONDS", and
+# "# system-boot: initramfs-tools SWAP_SIZE": the guest boots as an
+# installed machine does, through its own initrd (update-initramfs with
+# fridge's hook: image.sh --initramfs-tools), from a scratch copy of
+# root-itools.img that persists across boots (no -snapshot) with a swap
+# disk of SWAP_SIZE (/dev/vdb, mkswap'd with the UUID its fstab and
+# RESUME= name); when the first boot powers off without a result (it
+# hibernated), the same disks boot again and the result is the second
+# boot's: the first boot's scenario goes on there once resumed. With it,
+# "# system-console: TEXT" must be on the second boot's console (what the
+# initrd said), and "# system-corrupt-swap: MIB" overwrites 64 KiB of the
+# swap disk at MIB MiB between the boots (inside the image).
 # Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel, mmdebstrap or
 # Debian's packaging tools cannot be had.
 set -euo pipefail
@@ -37,15 +48,24 @@ kdir=$vmcache/kernel
 rc=0; "$here/rootfs.sh" "$cache" || rc=$?
 [ $rc -eq 0 ] || { [ $rc -eq 77 ] && skip "the guest's root file system could not be built (mmdebstrap)"; die "rootfs.sh failed"; }
 header() { [ -f "$scenario" ] && sed -n "s/^# $1: *//p" "$scenario" | head -n1; }
-"$here/image.sh" "$cache" "$kdir"
+sysboot=$(header system-boot || true)
+itools=()
+case $sysboot in
+  "") ;;
+  "initramfs-tools "[0-9]*[MG]) itools=(--initramfs-tools); command -v mkswap >/dev/null || skip "mkswap is missing" ;;
+  *) die "bad system-boot '$sysboot' (initramfs-tools SWAP_SIZE)" ;;
+esac
+"$here/image.sh" "${itools[@]}" "$cache" "$kdir"
 
 kind=$(header system-kernel || true); kind=${kind:-vmlinux}
 timeout=$(header system-timeout || true); timeout=${timeout:-180}
 case $kind in vmlinux) kernel=$kdir/vmlinux ;; bzImage) kernel=$kdir/vmlinuz ;; *) die "bad system-kernel $kind" ;; esac
 
-qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 2 -nodefaults -no-reboot -display none -vga none
-      -snapshot -drive "file=$cache/root.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
+qemu=(qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 2 -nodefaults -no-reboot -display none -vga none)
 append="console=ttyS0 root=/dev/vda rw quiet systemd.show_status=0 suspend.pm_test_delay=0"
+if [ -z "$sysboot" ]; then
+  qemu+=(-snapshot -drive "file=$cache/root.img,format=raw,if=virtio" -kernel "$kernel" -initrd "$cache/initrd.gz")
+fi
 if [ $interactive -eq 1 ]; then
   echo "booting the Debian guest with fridge (TCG; about 15 s; Ctrl-A X quits qemu)"
   exec "${qemu[@]}" -append "$append" -chardev stdio,id=con,mux=on,signal=off -serial chardev:con \
@@ -60,21 +80,63 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if [ -n "$sysboot" ]; then
+  # the installed machine's disks, kept between its boots: a scratch copy
+  # of the root and a fresh swap area by the UUID the root names
+  cp --sparse=always "$cache/root-itools.img" "$T/root.img"
+  truncate -s "${sysboot#initramfs-tools }" "$T/swap.img"
+  mkswap -U "$(cat "$cache/swap-uuid")" "$T/swap.img" >/dev/null 2>&1 || die "mkswap of the swap disk failed"
+  qemu+=(-drive "file=$T/root.img,format=raw,if=virtio" -drive "file=$T/swap.img,format=raw,if=virtio"
+         -kernel "$kernel" -initrd "$cache/initrd-itools.img")
+  # initramfs-tools' own messages (and fridge's local-premount) on the console
+  append=${append/ quiet/}
+fi
 t0=$(date +%s.%N)
-"${qemu[@]}" -append "$append fridge.scenario=$name systemd.mask=serial-getty@ttyS0.service" \
-  -serial "file:$T/console.log" </dev/null >"$T/qemu.out" 2>&1 &
-qemu_pid=$!
+# boot: one qemu run, bounded; its console appended to console.log; hung=1 on a timeout
 hung=0
 end=$((SECONDS + timeout))
-while kill -0 "$qemu_pid" 2>/dev/null; do
-  [ $SECONDS -lt $end ] || { hung=1; break; }
-  sleep 0.2
-done
-[ $hung -eq 0 ] || { kill "$qemu_pid"; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true; }
-wait "$qemu_pid" 2>/dev/null || true
-qemu_pid=
+boot() {
+  "${qemu[@]}" -append "$append fridge.scenario=$name systemd.mask=serial-getty@ttyS0.service" \
+    -serial "file:$T/boot.log" </dev/null >>"$T/qemu.out" 2>&1 &
+  qemu_pid=$!
+  while kill -0 "$qemu_pid" 2>/dev/null; do
+    [ $SECONDS -lt $end ] || { hung=1; break; }
+    sleep 0.2
+  done
+  [ $hung -eq 0 ] || { kill "$qemu_pid"; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true; }
+  wait "$qemu_pid" 2>/dev/null || true
+  qemu_pid=
+  tr -d '\r' <"$T/boot.log" >>"$T/console.txt"
+}
+boot
+if [ -n "$sysboot" ] && [ $hung -eq 0 ]; then
+  first=$(grep -o 'FRIDGE-RESULT: .*' "$T/console.txt" | head -n1 || true)
+  case $first in
+    "") echo "system $name: the first boot powered off without a result (hibernated): booting the same disks again"
+        echo "=== second boot (the same root and swap disks)" >>"$T/console.txt"
+        t_resume=$(date +%s.%N)
+        corrupt=$(header system-corrupt-swap || true)
+        if [ -n "$corrupt" ]; then
+          head -c 65536 /dev/urandom | dd of="$T/swap.img" bs=65536 seek=$((corrupt * 16)) conv=notrunc status=none
+          echo "system $name: 64 KiB of the swap disk at $corrupt MiB overwritten between the boots"
+        fi
+        lines=$(wc -l <"$T/console.txt")
+        boot
+        want=$(header system-console || true)
+        tail -n +"$((lines + 1))" "$T/console.txt" >"$T/second.txt"
+        if [ -n "$want" ] && ! grep -qF -- "$want" "$T/second.txt"; then
+          cat "$T/console.txt"
+          echo "FAIL: system $name: the second boot's console does not say \"$want\""
+          exit 1
+        fi
+        echo "FIGURE: system $name: second boot to the result: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s" ;;
+    "FRIDGE-RESULT: PASS"*)
+        cat "$T/console.txt"
+        echo "FAIL: system $name: the first boot passed without powering off to hibernate: nothing was resumed"
+        exit 1 ;;
+  esac
+fi
 secs=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
-tr -d '\r' <"$T/console.log" >"$T/console.txt"
 [ -z "${FRIDGE_VM_LOGDIR:-}" ] || { mkdir -p "$FRIDGE_VM_LOGDIR"; cp "$T/console.txt" "$FRIDGE_VM_LOGDIR/system-$name.console.log"; }
 marker=$(grep -o 'FRIDGE-RESULT: .*' "$T/console.txt" | head -n1 || true)
 case $marker in

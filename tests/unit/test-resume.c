@@ -5,7 +5,8 @@
  * --snapshot naming a path that does not exist: a valid image verifies; a
  * corrupt block, map or signature, or another kernel's header, is refused
  * in one line naming it and the swap area is mkswap's page again; and the
- * signature is restored before any load is tried. */
+ * signature is restored before any load is tried; --device=UUID= finds
+ * the area on a loop device by mkswap's header. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -235,6 +236,44 @@ static void test_damaged_signature(void) {
 }
 
 /* The device ends before the image's last pages */
+/* --device=UUID=: the swap area found by mkswap's header on a block
+ * device (a loop device over the area), though blkid cannot name it with
+ * fridge's signature there; a UUID no swap area has is exit status 3 */
+static void test_by_uuid(void) {
+        Area a = area_make(NULL);
+        const char *losetup[] = { "losetup", "--find", "--show", a.path, NULL };
+        g_autofree char *loop = NULL;
+        gint status = -1;
+        if (!g_spawn_sync(NULL, (char **) losetup, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                          NULL, &loop, NULL, &status, NULL) ||
+            !g_spawn_check_wait_status(status, NULL)) {
+                area_free(&a);
+                return g_test_skip("no loop device (losetup --find needs root and /dev/loop-control)");
+        }
+        g_strstrip(loop);
+        GString *uuid = g_string_new("--device=UUID=");
+        for (size_t i = 0; i < 16; i++)
+                g_string_append_printf(uuid, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+                                       a.mkswap[1036 + i]);
+        const char *find[] = { g_getenv("FRIDGE_RESUME"), uuid->str, "--verify-only", NULL };
+        const char *none[] = { g_getenv("FRIDGE_RESUME"), "--device=UUID=00000000-1111-2222-3333-444444444444",
+                               "--verify-only", NULL };
+        g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+        g_assert_true(g_spawn_sync(NULL, (char **) find, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+        g_test_message("%s on %s: %s%s", uuid->str, loop, out, err);
+        gint none_status = -1;
+        g_assert_true(g_spawn_sync(NULL, (char **) none, NULL, 0, NULL, NULL, &out2, &err2, &none_status, NULL));
+        const char *detach[] = { "losetup", "--detach", loop, NULL };
+        g_assert_true(g_spawn_sync(NULL, (char **) detach, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                                   NULL));
+        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        g_assert_nonnull(strstr(out, "verified=1\npages=70\n"));
+        g_assert_true(WIFEXITED(none_status) && WEXITSTATUS(none_status) == 3);
+        g_assert_nonnull(strstr(err2, "no swap area UUID=00000000-1111-2222-3333-444444444444 on any block device"));
+        g_string_free(uuid, TRUE);
+        area_free(&a);
+}
+
 static void test_truncated(void) {
         Area a = area_make(NULL);
         g_assert_cmpint(truncate(a.path, (off_t) (STREAM_AT + 3) * PAGE), ==, 0);
@@ -253,5 +292,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/resume/other-kernel", test_other_kernel);
         g_test_add_func("/resume/damaged-signature", test_damaged_signature);
         g_test_add_func("/resume/truncated", test_truncated);
+        g_test_add_func("/resume/by-uuid", test_by_uuid);
         return g_test_run();
 }

@@ -4,6 +4,8 @@
 #   CACHE_DIR/kernel/vmlinuz          the bzImage (needed for real S3)
 #   CACHE_DIR/kernel/vmlinux          the same kernel, uncompressed (fast boots)
 #   CACHE_DIR/kernel/release          the kernel release, e.g. 6.1.0-57-amd64
+#   CACHE_DIR/kernel/config           its boot/config-REL (update-initramfs
+#                                     reads it in the system tier's guest)
 #   CACHE_DIR/kernel/lib/modules/REL  its modules, with modules.dep
 # The package is fetched with `apt-get download` and unpacked with
 # `dpkg-deb -x`: nothing is installed on the host and its /boot is left alone.
@@ -20,7 +22,7 @@ mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 dest=$cache/kernel
 
-ready() { [ -s "$dest/vmlinuz" ] && [ -s "$dest/vmlinux" ] && [ -s "$dest/release" ]; }
+ready() { [ -s "$dest/vmlinuz" ] && [ -s "$dest/vmlinux" ] && [ -s "$dest/release" ] && [ -s "$dest/config" ]; }
 
 # One fetch at a time (a test run and tools/try --vm may share a cache).
 exec 9>"$cache/.kernel.lock"
@@ -68,6 +70,7 @@ release=${vmlinuz##*/vmlinuz-}
 
 mkdir -p "$work/k/lib/modules"
 mv "$vmlinuz" "$work/k/vmlinuz"
+mv "$work/x/boot/config-$release" "$work/k/config" || die "$pkg holds no boot/config-$release"
 mv "$work/x/lib/modules/$release" "$work/k/lib/modules/$release"
 # Drop the big module trees no guest here needs (sound, networking, GPUs,
 # cameras, ...): about 250 of the 430 MB; then depmod for a consistent
