@@ -272,47 +272,24 @@ static Summary build_subtree(Builder *b, const PlanNode *root) {
 }
 
 /* Path order by components: a parent sorts before its children, and
- * "a/b" before "a-x" whatever the bytes of '/' and '-' are. As plain byte
- * order, for strcmp(): '/' becomes 0x01, below every other byte but the
- * end, and the bytes below '/' move up one into the room it left. A long shared prefix ("user.slice/user-1000.slice/…")
- * is then skipped many bytes at a time, not one: sorting 100,000 entries
- * was most of the planner's time. */
-static void sort_key(char *key, const char *path) {
-        for (; *path; path++, key++) {
-                unsigned char c = (unsigned char) *path;
-                *key = (char) (c == '/' ? 1 : c < '/' ? c + 1 : c);
+ * "a/b" before "a-x" whatever the bytes of '/' and '-' are. */
+static int path_compare(const char *a, const char *b) {
+        for (;; a++, b++) {
+                unsigned char ca = (unsigned char) *a, cb = (unsigned char) *b;
+                if (ca == cb) {
+                        if (ca == '\0')
+                                return 0;
+                        continue;
+                }
+                if (ca == '/' || cb == '/')
+                        return ca == '\0' ? -1 : cb == '\0' ? 1 : ca == '/' ? -1 : 1;
+                return ca < cb ? -1 : 1;
         }
-        *key = '\0';
 }
 
-typedef struct SortItem {
-        const char *key;
-        PlanEntry *e;
-} SortItem;
-
-static int item_compare(const void *a, const void *b) {
-        return strcmp(((const SortItem *) a)->key, ((const SortItem *) b)->key);
-}
-
-/* Sorts the entries in path order, through keys made once each */
-static void sort_entries(GPtrArray *entries) {
-        if (entries->len < 2)
-                return;
-        size_t bytes = 0;
-        for (guint i = 0; i < entries->len; i++)
-                bytes += strlen(((PlanEntry *) entries->pdata[i])->cgroup) + 1;
-        g_autofree char *keys = g_malloc(bytes);
-        g_autofree SortItem *items = g_new(SortItem, entries->len);
-        char *k = keys;
-        for (guint i = 0; i < entries->len; i++) {
-                PlanEntry *e = entries->pdata[i];
-                sort_key(k, e->cgroup);
-                items[i] = (SortItem) { .key = k, .e = e };
-                k += strlen(k) + 1;
-        }
-        qsort(items, entries->len, sizeof(SortItem), item_compare);
-        for (guint i = 0; i < entries->len; i++)
-                entries->pdata[i] = items[i].e;
+static int entry_compare(gconstpointer a, gconstpointer b) {
+        const PlanEntry *x = *(const PlanEntry *const *) a, *y = *(const PlanEntry *const *) b;
+        return path_compare(x->cgroup, y->cgroup);
 }
 
 const char *plan_entry_class_name(const PlanEntry *e) {
@@ -339,7 +316,7 @@ Plan *plan_build(PlanNode *const *roots, size_t n_roots) {
         p->n_ui = b.by_class[CLASS_UI]->len;
         p->n_skipped = b.by_class[BUCKET_SKIPPED]->len;
         for (int c = 0; c <= BUCKET_SKIPPED; c++) {
-                sort_entries(b.by_class[c]);
+                g_ptr_array_sort(b.by_class[c], entry_compare);
                 /* The entries move to the plan: the per-class array must not free them */
                 for (guint k = 0; k < b.by_class[c]->len; k++)
                         g_ptr_array_add(p->entries, b.by_class[c]->pdata[k]);
