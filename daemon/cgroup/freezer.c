@@ -29,6 +29,15 @@ typedef struct StageEntry {
         bool frozen;
 } StageEntry;
 
+/* A frozen cgroup's directory, kept open from its freeze to its thaw: the
+ * thaw writes through it (no path to resolve, no id to check after a
+ * resume, when every microsecond is felt), and reaches that very cgroup
+ * or none (one removed meanwhile reads ENOENT, gone) */
+typedef struct FrozenRef {
+        uint64_t id;    /* the inode of its directory, as the ledger has it */
+        int fd;         /* O_PATH; -1: thawed by path and id */
+} FrozenRef;
+
 struct Freezer {
         sd_event *event;
         int cgroup_fd, proc_fd;
@@ -55,7 +64,7 @@ struct Freezer {
         void *observer_data;
 
         GPtrArray *frozen;      /* char *: every cgroup we set cgroup.freeze=1 on, in order */
-        GArray *frozen_ids;     /* uint64_t: their ids (inodes), in step with frozen */
+        GArray *frozen_refs;    /* FrozenRef: their ids and directories, in step with frozen */
         uint64_t thawed_usec;   /* CLOCK_MONOTONIC: the last thaw's last cgroup.freeze write returned */
 };
 
@@ -89,7 +98,7 @@ int freezer_new(sd_event *e, int cgroup_fd, int proc_fd, Ledger *ledger, Freezer
         f->ledger = ledger;
         f->stage = g_ptr_array_new_with_free_func((GDestroyNotify) stage_entry_free);
         f->frozen = g_ptr_array_new_with_free_func(g_free);
-        f->frozen_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        f->frozen_refs = g_array_new(FALSE, FALSE, sizeof(FrozenRef));
         f->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
 
         f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -137,7 +146,9 @@ Freezer *freezer_free(Freezer *f) {
         g_ptr_array_unref(f->stage);
         g_hash_table_unref(f->by_wd);
         g_ptr_array_unref(f->frozen);
-        g_array_unref(f->frozen_ids);
+        for (guint i = 0; i < f->frozen_refs->len; i++) /* left frozen: a thaw failed */
+                closep(&g_array_index(f->frozen_refs, FrozenRef, i).fd);
+        g_array_unref(f->frozen_refs);
         sd_event_unref(f->event);
         g_free(f);
         return NULL;
@@ -381,8 +392,10 @@ static int stage_record(Freezer *f) {
         }
         /* From here thaw_all owns them, even if a write below fails */
         for (guint i = 0; i < f->stage->len; i++) {
+                const StageEntry *e = f->stage->pdata[i];
+                FrozenRef ref = { .id = ids[i], .fd = fcntl(e->dir_fd, F_DUPFD_CLOEXEC, 3) };
                 g_ptr_array_add(f->frozen, g_strdup(paths[i]));
-                g_array_append_val(f->frozen_ids, ids[i]);
+                g_array_append_val(f->frozen_refs, ref);
         }
         return 0;
 }
@@ -434,11 +447,16 @@ void freezer_cancel_stage(Freezer *f) {
 }
 
 /* 1 when thawed, 0 when gone or another cgroup now (logged), <0 failed */
-static int thaw_one(Freezer *f, const char *path, uint64_t id) {
+static int thaw_one(Freezer *f, const char *path, const FrozenRef *ref) {
+        int r = ref->fd >= 0 ? write_file_at(ref->fd, "cgroup.freeze", "0") : -ENOENT;
+        if (r != -ENOENT && r != -ENODEV)
+                return r < 0 ? r : 1;
+        /* Removed since (or never kept): by path, where a cgroup made again
+         * under the name is told apart by its id, and logged */
         _cleanup_close_ int fd = ledger_cgroup_open(f->cgroup_fd, path);
-        if (fd >= 0 && !ledger_cgroup_is(fd, path, id))
+        if (fd >= 0 && !ledger_cgroup_is(fd, path, ref->id))
                 return 0;
-        int r = fd < 0 ? fd : write_file_at(fd, "cgroup.freeze", "0");
+        r = fd < 0 ? fd : write_file_at(fd, "cgroup.freeze", "0");
         if (r == -ENOENT) {
                 g_autofree char *shown = cgroups_escape(path);
                 log_info("Cgroup %s is gone, nothing to thaw", shown);
@@ -453,7 +471,8 @@ unsigned freezer_thaw_all(Freezer *f) {
 
         for (guint i = f->frozen->len; i-- > 0;) {
                 const char *path = f->frozen->pdata[i];
-                int r = thaw_one(f, path, g_array_index(f->frozen_ids, uint64_t, i));
+                FrozenRef *ref = &g_array_index(f->frozen_refs, FrozenRef, i);
+                int r = thaw_one(f, path, ref);
                 if (r < 0) {
                         g_autofree char *shown = cgroups_escape(path);
                         /* Kept, with its ledger line, for a retry or a restart */
@@ -465,8 +484,9 @@ unsigned freezer_thaw_all(Freezer *f) {
                         f->thawed_usec = now(CLOCK_MONOTONIC);
                         observe(f, path, FREEZER_EVENT_THAWED);
                 }
+                closep(&ref->fd);
                 g_ptr_array_add(done, g_ptr_array_steal_index(f->frozen, i));
-                g_array_remove_index(f->frozen_ids, i);
+                g_array_remove_index(f->frozen_refs, i);
         }
         /* The ledger forgets them only after all are thawed: one rewrite */
         g_ptr_array_add(done, NULL);

@@ -140,6 +140,7 @@ typedef struct Walk {
         const ClassifyInput *in;
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
         bool processes;    /* some rule is a Processes= one: each cgroup's processes are read */
+        DetectInput detect;
 } Walk;
 
 /* The classes.d rules of the cgroup itself: Units= and Cgroups= (which
@@ -170,10 +171,10 @@ static bool decide_by_rules(Walk *w, const char *path, const char *unit, bool em
 
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
  * configured or overridden class, if any; `empty` when it holds no process
- * (nothing to match or detect). Returns the class and sets *reason;
+ * (nothing to match or detect), else `procs` its cgroup.procs. Returns the class and sets *reason;
  * *ret_inherit tells whether descendants inherit it. */
-static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, bool empty, char **reason,
-                          bool *ret_inherit, bool *ret_runtime) {
+static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, bool empty, const char *procs,
+                          char **reason, bool *ret_inherit, bool *ret_runtime) {
         const ClassifyInput *in = w->in;
         const char *unit = plan_unit_of(path);
         const ClassChoice *c;
@@ -218,8 +219,8 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        if (in->detect && !empty && w->mounts && detect_cgroup(in->cgroup_fd, in->proc_fd, path, w->mounts, !in->no_fuse, in->private_reasons,
-                                                   reason) > 0)
+        /* the cgroup.procs the walk read, not read again */
+        if (in->detect && !empty && w->mounts && procs && detect_procs(&w->detect, procs, reason) > 0)
                 return CLASS_LATE;
         *reason = g_strdup("default");
         return CLASS_EARLY;
@@ -291,11 +292,14 @@ typedef struct CgroupRead {
         const char *what;
         bool unpopulated;
         bool has_processes;
+        char *procs;           /* its cgroup.procs, NULL when not read */
         GPtrArray *names;
 } CgroupRead;
 
-/* cgroup.events or cgroup.procs, then the child directories; below a
- * cgroup whose events said "populated 0" neither is read. */
+/* cgroup.procs and the child directories, then cgroup.events only when
+ * it can tell what they do not: whether a cgroup with children but no
+ * process of its own has any below. Below a cgroup whose events said
+ * "populated 0" no cgroup.procs nor cgroup.events is read. */
 static CgroupRead cgroup_read(Walk *w, const char *path, bool parent_unpopulated) {
         CgroupRead c = { .what = "open it", .unpopulated = parent_unpopulated };
         int fd = openat(w->in->cgroup_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -303,20 +307,23 @@ static CgroupRead cgroup_read(Walk *w, const char *path, bool parent_unpopulated
                 c.r = -errno;
                 return c;
         }
-        if (!c.unpopulated)
-                c.unpopulated = events_say_unpopulated(fd);
         if (!c.unpopulated) {
-                g_autofree char *procs = NULL;
-                c.r = read_file_at(fd, "cgroup.procs", &procs);
+                c.r = read_file_at(fd, "cgroup.procs", &c.procs);
                 if (c.r < 0) {
                         c.what = "read its cgroup.procs";
                         close(fd);
                         return c;
                 }
-                c.has_processes = procs[strspn(procs, " \n")] != '\0';
+                c.has_processes = c.procs[strspn(c.procs, " \n")] != '\0';
         }
+        int events_fd = c.unpopulated || c.has_processes ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
         c.what = "list its children";
         c.r = list_children(fd, &c.names); /* closes fd */
+        /* a leaf's procs said it all; one with children is unpopulated only if its events say so */
+        if (c.r >= 0 && events_fd >= 0)
+                c.unpopulated = c.names->len == 0 || events_say_unpopulated(events_fd);
+        if (events_fd >= 0)
+                close(events_fd);
         return c;
 }
 
@@ -328,7 +335,9 @@ static Frame *frame_new(Walk *w, const char *path, const Frame *parent) {
         const ClassChoice *inherited = parent ? parent->inherit : NULL;
         CgroupRead c = cgroup_read(w, path, parent && parent->unpopulated);
         bool inherit, runtime;
-        CgroupClass class = decide(w, path, inherited, c.r >= 0 && !c.has_processes, &f->reason, &inherit, &runtime);
+        CgroupClass class = decide(w, path, inherited, c.r >= 0 && !c.has_processes, c.procs, &f->reason, &inherit,
+                                   &runtime);
+        g_free(c.procs);
 
         (void) plan_node_new(path, class, f->reason, c.has_processes, &f->node); /* cannot fail */
         f->names = c.names;
@@ -369,8 +378,9 @@ static PlanNode *walk(Walk *w, const char *root) {
         return top;
 }
 
-/* Without them no FUSE server is named by its mount: said, not silent */
-static GPtrArray *read_mounts(int proc_fd) {
+/* Without them no FUSE server is named by its mount: said, not silent.
+ * *ret_text: the table as read, NULL when it could not be. */
+static GPtrArray *read_mounts(int proc_fd, char **ret_text) {
         g_autofree char *text = NULL;
         GPtrArray *mounts = NULL;
         int r = read_file_at_max(proc_fd, "self/mountinfo", READ_FILE_UNBOUNDED, &text);
@@ -381,13 +391,29 @@ static GPtrArray *read_mounts(int proc_fd) {
                                   "their mounts");
                 return NULL;
         }
+        *ret_text = g_steal_pointer(&text);
         return mounts;
+}
+
+/* The cache's token: a FUSE mount anywhere adds a fusectl entry, one in
+ * fridged's namespace a line to its mount table (fusectl may be missing) */
+static uint64_t cache_begin(const ClassifyInput *in, const char *mount_table) {
+        if (!in->cache)
+                return 0;
+        g_autofree char *token = g_strdup_printf("fusectl:\n%s\nmountinfo:\n%s", in->fuse_connections ?: "unknown",
+                                                 mount_table ?: "unknown");
+        return detect_cache_begin(in->cache, token);
 }
 
 int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
         g_autoptr(GPtrArray) roots = plan_node_array_new();
-        g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd) : NULL;
+        g_autofree char *mount_table = NULL;
+        g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd, &mount_table) : NULL;
         Walk w = { .in = in, .mounts = mounts, .processes = class_rules_have_processes(in->rules) };
+        w.detect = (DetectInput) {
+                .proc_fd = in->proc_fd, .mounts = mounts, .fuse = !in->no_fuse, .private_reasons = in->private_reasons,
+                .cache = in->cache, .gen = cache_begin(in, mount_table),
+        };
 
         /* A cgroup that vanishes or cannot be read is a skipped entry of
          * the plan, never a failure of it */

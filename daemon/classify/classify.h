@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "classes.h"
+#include "detect-cache.h"
 #include "plan.h"
 
 /* Gives every cgroup under the freeze roots a class and a reason, by the
@@ -35,6 +36,8 @@ typedef struct ClassifyInput {
         GHashTable *holds;         /* cgroup path → ClassChoice* (HoldClass) */
         bool detect;               /* run FUSE / sync detection */
         bool no_fuse;              /* no FUSE connection exists: no fd table is read for /dev/fuse */
+        DetectCache *cache;        /* may be NULL: what fd tables held, kept from walk to walk */
+        const char *fuse_connections; /* detect_fuse_connections()'s, part of the cache's token; may be NULL */
         GHashTable *private_reasons; /* filled, may be NULL: who may read a detection's details (detect.h) */
         /* Tests: called after each cgroup is read, before its children are
          * (to remove or spoil one mid-walk); NULL in fridged */

@@ -252,19 +252,7 @@ static bool cgroup_path_is_root(const char *p) {
         return !p || !*p || strcmp(p, ".") == 0 || strcmp(p, "/") == 0;
 }
 
-int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) {
-        /* The path may come from a caller: never let it leave the cgroup root */
-        if (!cgroup_path_is_root(cgroup_path) && !cgroups_path_is_valid(cgroup_path))
-                return -EINVAL;
-
-        g_autofree char *procs = cgroup_path_is_root(cgroup_path)
-                                         ? g_strdup("cgroup.procs")
-                                         : g_build_filename(cgroup_path, "cgroup.procs", NULL);
-        g_autofree char *text = NULL;
-        int r = read_file_at(cgroup_fd, procs, &text);
-        if (r < 0)
-                return r;
-
+int detect_parse_pids(const char *text, GArray **ret_pids) {
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(pid_t));
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         for (char **l = lines; *l; l++) {
@@ -278,6 +266,21 @@ int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) 
         }
         *ret_pids = g_steal_pointer(&pids);
         return 0;
+}
+
+int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids) {
+        /* The path may come from a caller: never let it leave the cgroup root */
+        if (!cgroup_path_is_root(cgroup_path) && !cgroups_path_is_valid(cgroup_path))
+                return -EINVAL;
+
+        g_autofree char *procs = cgroup_path_is_root(cgroup_path)
+                                         ? g_strdup("cgroup.procs")
+                                         : g_build_filename(cgroup_path, "cgroup.procs", NULL);
+        g_autofree char *text = NULL;
+        int r = read_file_at(cgroup_fd, procs, &text);
+        if (r < 0)
+                return r;
+        return detect_parse_pids(text, ret_pids);
 }
 
 /* A process may vanish, or belong to someone we may not inspect: both are
@@ -297,23 +300,16 @@ char *detect_read_comm(int proc_fd, pid_t pid) {
         return g_steal_pointer(&comm);
 }
 
-/* A task waiting in a sync call waits on writeback, uninterruptibly: only
- * then is its syscall worth reading (stat is the cheaper read, and reading
- * syscall waits for a running task to stop) */
-static bool pid_in_state_d(int proc_fd, pid_t pid) {
-        char path[64];
-        g_autofree char *text = NULL;
-        snprintf(path, sizeof(path), "%d/stat", (int) pid);
-        return read_file_at(proc_fd, path, &text) >= 0 && parse_stat_state(text) == 'D';
-}
-
-/* The sync call pid is blocked in, or NULL. */
-static const char *pid_sync_call(int proc_fd, pid_t pid) {
+/* The sync call pid is blocked in, or NULL. A task waiting in a sync call
+ * waits on writeback, uninterruptibly: only then (state D in its `stat`,
+ * the cheaper read) is its syscall worth reading, which waits for a
+ * running task to stop. */
+static const char *pid_sync_call(int proc_fd, pid_t pid, const char *stat) {
         char path[64];
         g_autofree char *text = NULL;
         long nr;
 
-        if (!pid_in_state_d(proc_fd, pid))
+        if (!stat || parse_stat_state(stat) != 'D')
                 return NULL;
         snprintf(path, sizeof(path), "%d/syscall", (int) pid);
         int r = read_file_at(proc_fd, path, &text);
@@ -398,43 +394,86 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
 
 #define FUSE_CTL_SUPER_MAGIC 0x65735543 /* linux/magic.h */
 
-bool detect_no_fuse_connections(int sysfs_fd) {
+char *detect_fuse_connections(int sysfs_fd) {
         DIR *d = opendir_at(sysfs_fd, "sys/fs/fuse/connections");
         if (!d)
-                return false;
+                return NULL;
         /* The directory is there whenever fuse is loaded, and empty until
          * fusectl is mounted on it: only fusectl's emptiness says "no FUSE
          * mount" (a guest without it classed its FUSE server early) */
         struct statfs sfs;
         if (fstatfs(dirfd(d), &sfs) < 0 || sfs.f_type != FUSE_CTL_SUPER_MAGIC) {
                 closedir(d);
-                return false;
+                return NULL;
         }
-        bool empty = true;
-        struct dirent *de;
-        while (empty && (de = readdir(d)))
-                empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+        GString *names = g_string_new(NULL);
+        for (struct dirent *de; (de = readdir(d));)
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        g_string_append_printf(names, "%s\n", de->d_name);
         closedir(d);
-        return empty;
+        return g_string_free(names, FALSE);
+}
+
+bool detect_no_fuse_connections(int sysfs_fd) {
+        g_autofree char *names = detect_fuse_connections(sysfs_fd);
+        return names && !*names;
+}
+
+/* Whether pid holds /dev/fuse: from the cache when it knows the process
+ * (its start time from `stat`), else from its fd table */
+static bool pid_holds_dev_fuse(const DetectInput *in, pid_t pid, const char *stat) {
+        uint64_t start = 0;
+        bool keyed = in->cache && stat && parse_stat_starttime(stat, &start) >= 0;
+        int known = keyed ? detect_cache_lookup(in->cache, pid, start) : -ENOENT;
+        if (known >= 0)
+                return known;
+        bool holds = detect_holds_dev_fuse(in->proc_fd, pid);
+        if (keyed)
+                detect_cache_store(in->cache, in->gen, pid, start, holds);
+        return holds;
 }
 
 /* 1 and the reason when pid is a data cleaner, else 0. */
-static int detect_pid(int proc_fd, pid_t pid, const GPtrArray *mounts, bool fuse_mounted,
-                      GHashTable *private_reasons, char **ret_reason) {
+static int detect_pid(const DetectInput *in, pid_t pid, char **ret_reason) {
         const char *hidden = FRIDGE_PLAN_HIDDEN;
-        if (fuse_mounted && detect_holds_dev_fuse(proc_fd, pid)) {
-                *ret_reason = fuse_server_reason(proc_fd, pid, mounts, private_reasons);
+        char path[64];
+        g_autofree char *stat = NULL;
+        snprintf(path, sizeof(path), "%d/stat", (int) pid);
+        if (read_file_at(in->proc_fd, path, &stat) < 0)
+                g_clear_pointer(&stat, g_free); /* gone, or unreadable: its fd table is read all the same */
+
+        if (in->fuse && pid_holds_dev_fuse(in, pid, stat)) {
+                *ret_reason = fuse_server_reason(in->proc_fd, pid, in->mounts, in->private_reasons);
                 return 1;
         }
 
-        const char *call = pid_sync_call(proc_fd, pid);
+        const char *call = pid_sync_call(in->proc_fd, pid, stat);
         if (call) {
-                g_autofree char *comm = detect_read_comm(proc_fd, pid);
+                g_autofree char *comm = detect_read_comm(in->proc_fd, pid);
                 *ret_reason = sync_reason(comm, pid, call);
-                detect_add_private(private_reasons, *ret_reason, detect_pid_owner(proc_fd, pid), sync_reason(hidden, 0, call));
+                detect_add_private(in->private_reasons, *ret_reason, detect_pid_owner(in->proc_fd, pid),
+                                   sync_reason(hidden, 0, call));
                 return 1;
         }
         return 0;
+}
+
+static int detect_pids(const DetectInput *in, const GArray *pids, char **ret_reason) {
+        for (guint i = 0; i < pids->len; i++) {
+                g_autofree char *reason = NULL;
+                if (detect_pid(in, g_array_index(pids, pid_t, i), &reason) > 0) {
+                        if (ret_reason)
+                                *ret_reason = g_steal_pointer(&reason);
+                        return 1;
+                }
+        }
+        return 0;
+}
+
+int detect_procs(const DetectInput *in, const char *procs, char **ret_reason) {
+        g_autoptr(GArray) pids = NULL;
+        int r = detect_parse_pids(procs, &pids);
+        return r < 0 ? r : detect_pids(in, pids, ret_reason);
 }
 
 int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts, bool fuse,
@@ -443,16 +482,8 @@ int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPt
         int r = detect_read_pids(cgroup_fd, cgroup_path, &pids);
         if (r < 0)
                 return r;
-
-        for (guint i = 0; i < pids->len; i++) {
-                g_autofree char *reason = NULL;
-                if (detect_pid(proc_fd, g_array_index(pids, pid_t, i), mounts, fuse, private_reasons, &reason) > 0) {
-                        if (ret_reason)
-                                *ret_reason = g_steal_pointer(&reason);
-                        return 1;
-                }
-        }
-        return 0;
+        DetectInput in = { .proc_fd = proc_fd, .mounts = mounts, .fuse = fuse, .private_reasons = private_reasons };
+        return detect_pids(&in, pids, ret_reason);
 }
 
 /* ---- the mount a blocked system call works on ---- */

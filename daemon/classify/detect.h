@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "detect-cache.h"
 #include "parse.h"
 
 /* Detection of data cleaners, re-run at every prepare: FUSE servers (a
@@ -92,6 +93,29 @@ bool detect_no_fuse_connections(int sysfs_fd);
  * /dev/fuse. Only a task in state D (stat) has its syscall read. */
 int detect_cgroup(int cgroup_fd, int proc_fd, const char *cgroup_path, const GPtrArray *mounts, bool fuse,
                   GHashTable *private_reasons, char **ret_reason);
+
+/* What detect_procs() looks with, beyond the pids */
+typedef struct DetectInput {
+        int proc_fd;
+        const GPtrArray *mounts;        /* may be NULL */
+        bool fuse;                      /* as detect_cgroup()'s */
+        GHashTable *private_reasons;    /* may be NULL */
+        DetectCache *cache;             /* may be NULL: every fd table is read */
+        uint64_t gen;                   /* detect_cache_begin()'s */
+} DetectInput;
+
+/* detect_cgroup() over the text of a cgroup.procs already read: a process
+ * the cache knows (same pid and start time, same token) has its fd table
+ * taken from it; its stat is read all the same (state D: a sync call). */
+int detect_procs(const DetectInput *in, const char *procs, char **ret_reason);
+
+/* fusectl's entries in SYSFS/sys/fs/fuse/connections, one a line in
+ * directory order ("" when there is none); NULL when fusectl is not there
+ * or unreadable (then nothing tells whether FUSE is mounted). */
+char *detect_fuse_connections(int sysfs_fd);
+
+/* The pids of the text of a cgroup.procs; -EBADMSG on a bad line. */
+int detect_parse_pids(const char *text, GArray **ret_pids);
 
 /* The pids of a cgroup (cgroup.procs below the cgroup root fd). */
 int detect_read_pids(int cgroup_fd, const char *cgroup_path, GArray **ret_pids);

@@ -21,12 +21,8 @@
 #define PTS_MAJORS 8            /* UNIX98_PTY_MAJOR_COUNT */
 
 int terminal_parse_stat(const char *text, pid_t *ret_ppid, unsigned *ret_tty_nr) {
-        const char *p = text ? strrchr(text, ')') : NULL;
-        if (!p)
-                return -EBADMSG;
-        g_auto(GStrv) fields = g_strsplit(p + 1, " ", -1);
-        /* fields[0] is the empty word after ')', fields[1] field 3 (state) */
-        if (g_strv_length(fields) < 6)
+        g_auto(GStrv) fields = parse_stat_fields(text, 6);
+        if (!fields)
                 return -EBADMSG;
         uint32_t ppid;
         int32_t tty;

@@ -34,6 +34,8 @@ struct PlanJob {
         Plan *plan;                     /* the result */
         GHashTable *private_reasons;    /* reason → PrivateReason */
         bool no_fuse;                   /* no FUSE connection existed when the job was made */
+        char *fuse_connections;         /* fusectl's entries then, NULL: unknown */
+        DetectCache *cache;             /* the manager's, shared */
 };
 
 void manager_plan_job_free(void *p) {
@@ -53,6 +55,8 @@ void manager_plan_job_free(void *p) {
         g_hash_table_unref(j->holds);
         plan_free(j->plan);
         g_hash_table_unref(j->private_reasons);
+        g_free(j->fuse_connections);
+        detect_cache_unref(j->cache);
         g_free(j);
 }
 
@@ -79,7 +83,11 @@ int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *cl
         j->overrides = classify_copy_choices(overrides_by_target(m->overrides));
         j->holds = classify_copy_choices(overrides_holds(m->overrides));
         j->private_reasons = detect_private_reasons_new();
-        j->no_fuse = detect_no_fuse_connections(m->sysfs_fd);
+        j->fuse_connections = detect_fuse_connections(m->sysfs_fd);
+        j->no_fuse = j->fuse_connections && !*j->fuse_connections;
+        if (!m->detect_cache)
+                m->detect_cache = detect_cache_new();
+        j->cache = detect_cache_ref(m->detect_cache);
         if (j->proc_fd < 0 || (m->cgroup_fd >= 0 && j->cgroup_fd < 0)) {
                 manager_plan_job_free(j);
                 return -(dup_errno ? dup_errno : EBADF);
@@ -130,6 +138,7 @@ int manager_plan_job_run(void *p) {
                 .cgroup_fd = j->cgroup_fd, .proc_fd = j->proc_fd, .roots = j->roots,
                 .rules = j->rules, .exempt = j->exempt, .ui = j->ui, .overrides = j->overrides, .holds = j->holds,
                 .detect = true, .no_fuse = j->no_fuse, .private_reasons = j->private_reasons,
+                .cache = j->cache, .fuse_connections = j->fuse_connections,
         };
         g_autoptr(GPtrArray) trees = NULL;
         plan_job_find_terminal(j);
@@ -220,6 +229,7 @@ void manager_plan_stop(Manager *m) {
         plan_answer(m->plan_next, -ECANCELED, NULL, NULL);
         g_clear_pointer(&m->plan_waiters, g_array_unref);
         g_clear_pointer(&m->plan_next, g_array_unref);
+        m->detect_cache = detect_cache_unref(m->detect_cache);
 }
 
 static bool unit_name_is_valid(const char *s) {

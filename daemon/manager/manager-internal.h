@@ -18,6 +18,7 @@
 #include "config.h"
 #include "cycle-settings.h"
 #include "cycle-state.h"
+#include "detect-cache.h"
 #include "devices.h"
 #include "freezer.h"
 #include "inhibit.h"
@@ -170,6 +171,7 @@ struct Manager {
         sd_event_source *step;          /* one-shot: run the next phase from the loop */
         sd_event_source *thaw_retry;    /* armed only while a thaw has failed */
         Worker *plan_worker;            /* GetPlan's build, one at a time */
+        DetectCache *detect_cache;      /* what the plans' walks found in fd tables */
         GArray *plan_waiters;           /* PlanWaiter: the calls the running build answers */
         GArray *plan_next;              /* PlanWaiter: those asked during it, for the next build */
 

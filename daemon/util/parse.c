@@ -293,3 +293,20 @@ char parse_stat_state(const char *text) {
         const char *p = text ? strrchr(text, ')') : NULL;
         return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
+
+char **parse_stat_fields(const char *text, unsigned min) {
+        /* comm (field 2) may hold spaces and parentheses: count after the last ')' */
+        const char *p = text ? strrchr(text, ')') : NULL;
+        if (!p)
+                return NULL;
+        char **fields = g_strsplit(p + 1, " ", -1);
+        if (g_strv_length(fields) >= min)
+                return fields;
+        g_strfreev(fields);
+        return NULL;
+}
+
+int parse_stat_starttime(const char *text, uint64_t *ret) {
+        g_auto(GStrv) fields = parse_stat_fields(text, 21);
+        return fields ? parse_uint64(fields[20], ret) : -EBADMSG;
+}

@@ -66,6 +66,11 @@ int parse_meminfo_kib(const char *text, const char *key, uint64_t *ret);
 /* The state letter of /proc/PID/stat (field 3, after the comm in
  * parentheses, which may itself hold spaces and ')'); '?' when malformed */
 char parse_stat_state(const char *text);
+/* Its fields after the comm: [0] the empty word after ')', [1] field 3
+ * (state), [N] field N+2; NULL when malformed or fewer than min (g_strfreev) */
+char **parse_stat_fields(const char *text, unsigned min);
+/* Its start time (field 22), in clock ticks since boot; -EBADMSG when malformed */
+int parse_stat_starttime(const char *text, uint64_t *ret);
 int parse_devnum(const char *text, unsigned *ret_major, unsigned *ret_minor);
 
 /* "rw" appears in a comma-separated option string. */

@@ -19,15 +19,7 @@ int pidref_read_starttime(int proc_fd, pid_t pid, uint64_t *ret) {
         int r = read_file_at(proc_fd, path, &text);
         if (r < 0)
                 return r;
-        /* comm (field 2) may hold spaces and parentheses: count after the last ')' */
-        const char *p = strrchr(text, ')');
-        if (!p)
-                return -EBADMSG;
-        g_auto(GStrv) fields = g_strsplit(p + 1, " ", -1);
-        /* fields[0] is empty (the space after ')'), fields[1] is field 3 */
-        if (g_strv_length(fields) < 21)
-                return -EBADMSG;
-        return parse_uint64(fields[20], ret);
+        return parse_stat_starttime(text, ret);
 }
 
 int pidref_set(PidRef *p, int proc_fd, pid_t pid) {

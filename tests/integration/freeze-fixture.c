@@ -5,6 +5,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
@@ -80,6 +81,22 @@ void freeze_expect_finished(Harness *h, uint64_t cycle, const char *result, cons
                 g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
         if (!g_str_equal(res, result) || (error && !g_str_equal(err, error)))
                 g_error("cycle ended (%s, %s, %s); expected (%s, %s)", res, err, msg, result, error ? error : "*");
+}
+
+void freeze_wait_fuse_mount(Fixture *f) {
+        g_autofree char *control = g_build_filename(f->fuse_mount, ".control", NULL);
+        for (int i = 0; i < 500 && access(control, F_OK) < 0; i++)
+                g_usleep(10000); /* bounded wait for the mount to appear */
+        g_assert_cmpint(access(control, F_OK), ==, 0);
+}
+
+void freeze_fuse_unmount(Fixture *f, pid_t server) {
+        g_autofree char *fusermount = g_find_program_in_path("fusermount3");
+        g_assert_nonnull(fusermount);
+        char *um[] = { fusermount, (char *) "-u", f->fuse_mount, NULL };
+        g_assert_cmpint(harness_run(um, 5000, NULL), ==, 0);
+        g_clear_pointer(&f->fuse_mount, g_free);
+        (void) waitpid(server, NULL, 0);
 }
 
 void freeze_assert_none_frozen(Fixture *f) {

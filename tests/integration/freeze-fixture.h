@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "harness.h"
 #include "scratch.h"
@@ -39,6 +40,10 @@ uint64_t freeze_sleep_ok(Harness *h, const char *kind, const char *k1, const cha
 /* error NULL: any */
 void freeze_expect_finished(Harness *h, uint64_t cycle, const char *result, const char *error);
 void freeze_assert_none_frozen(Fixture *f);
+/* Waits (bounded) until slowfs shows its control file on f->fuse_mount */
+void freeze_wait_fuse_mount(Fixture *f);
+/* Unmounts f->fuse_mount with fusermount3 and reaps its server */
+void freeze_fuse_unmount(Fixture *f, pid_t server);
 char *freeze_fridged_log(Harness *h);
 /* Position of `needle` in the log; fails when absent */
 gsize freeze_log_pos(const char *log, const char *needle);

@@ -2,7 +2,7 @@
 /*
  * Tasks that keep a cgroup from freezing, named in the cycle's error:
  * a task in fsync on held slowfs, an odd comm, a plain FUSE server
- * (bindfs), and fridged with the installed unit's capabilities only: scratch cgroups with real
+ * (bindfs), a FUSE mount made between two plans, and fridged with the installed unit's capabilities only: scratch cgroups with real
  * processes under a scratch freeze root, the real fridged on a private bus,
  * fakesys as the kernel. Every scratch cgroup is thawed and removed at the
  * end whatever happens (scratch.c).
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -235,6 +236,50 @@ static void test_plain_fuse_server_named(Fixture *f, gconstpointer data) {
         freeze_assert_none_frozen(f);
 }
 
+/* ---- what fridged keeps between plans is fresh ---- */
+
+/* A process seen by one plan becomes a FUSE server (it execs slowfs,
+ * which mounts: the same pid and start time, a new mount): the next plan
+ * reads its fd table again and classes its cgroup late. Fails if the
+ * cache of fd tables (detect-cache.c) outlived the mount table. */
+static void test_fuse_mount_between_plans(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *slowfs = harness_env("SLOWFS");
+        if (!slowfs) {
+                g_test_skip("SLOWFS is not set");
+                return;
+        }
+        const char *d = scratch_add(f->s, "later-fuse.service");
+        const char *mnt = f->fuse_mount = g_build_filename(f->h->dir, "later-fusemnt", NULL);
+        g_autofree char *go = g_build_filename(f->h->dir, "later-go", NULL);
+        g_assert_cmpint(g_mkdir(mnt, 0755), ==, 0);
+        g_assert_cmpint(mkfifo(go, 0600), ==, 0);
+        g_autofree char *script = g_strdup_printf("read x < '%s'; exec '%s' '%s'", go, slowfs, mnt);
+        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
+        pid_t server = scratch_spawn(f->s, d, argv);
+
+        g_autoptr(GPtrArray) before = freeze_get_plan(f->h);
+        const PlanRow *row = freeze_plan_find(before, d, NULL);
+        g_test_message("before the mount: %s (%s)", row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "early");
+
+        int fd = open(go, O_WRONLY | O_CLOEXEC); /* waits for the reader: sh is there */
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(write(fd, "go\n", 3), ==, 3);
+        close(fd);
+        freeze_wait_fuse_mount(f);
+
+        g_autoptr(GPtrArray) after = freeze_get_plan(f->h);
+        row = freeze_plan_find(after, d, NULL);
+        g_autofree char *named = g_strdup_printf("(pid %d)", (int) server);
+        g_test_message("after the mount: %s (%s)", row->class, row->reason);
+        g_assert_cmpstr(row->class, ==, "late");
+        g_assert_nonnull(strstr(row->reason, "FUSE server"));
+        g_assert_nonnull(strstr(row->reason, named));
+
+        freeze_fuse_unmount(f, server);
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn, data) g_test_add("/blockers/" name, Fixture, data, freeze_fixture_setup, fn, freeze_fixture_teardown)
@@ -248,6 +293,7 @@ int main(int argc, char *argv[]) {
         ADD("freeze-timeout-bounded", test_freeze_timeout_bounded, &stuck);
         ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
         ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
+        ADD("fuse-mount-between-plans", test_fuse_mount_between_plans, NULL);
 #undef ADD
         return g_test_run();
 }

@@ -75,10 +75,7 @@ static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
         g_assert_cmpint(g_mkdir(mnt, 0755), ==, 0);
         char *argv[] = { (char *) slowfs, (char *) mnt, NULL };
         pid_t server = scratch_spawn(f->s, d, argv);
-        g_autofree char *control = g_build_filename(mnt, ".control", NULL);
-        for (int i = 0; i < 500 && access(control, F_OK) < 0; i++)
-                g_usleep(10000); /* bounded wait for the mount to appear */
-        g_assert_cmpint(access(control, F_OK), ==, 0);
+        freeze_wait_fuse_mount(f);
 
         g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
         const PlanRow *row = freeze_plan_find(rows, d, NULL);
@@ -87,12 +84,7 @@ static void test_plan_detects_fuse_server(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(row->reason, "FUSE"));
         g_assert_nonnull(strstr(row->reason, mnt));
 
-        g_autofree char *fusermount = g_find_program_in_path("fusermount3");
-        g_assert_nonnull(fusermount);
-        char *um[] = { fusermount, (char *) "-u", (char *) mnt, NULL };
-        g_assert_cmpint(harness_run(um, 5000, NULL), ==, 0);
-        g_clear_pointer(&f->fuse_mount, g_free);
-        (void) waitpid(server, NULL, 0);
+        freeze_fuse_unmount(f, server);
 }
 
 /* A process in `cgroup` holding /dev/fuse open, as uid 65534 when

@@ -248,6 +248,28 @@ static char *plan_text(const Plan *p) {
         return g_string_free(s, FALSE);
 }
 
+/* Any byte a name may hold: '/' sorts below all of them, even 0x01, and
+ * bytes below '/' keep their order ("a\x01" < "a-" < "a." < "a\xff") */
+static void test_path_order_odd_bytes(void) {
+        g_autoptr(PlanNode) root = node("r", E, "default", false);
+        add(root, "a\xff.service", E, true);
+        add(root, "a.y.service", E, true);
+        add(root, "a-x.service", E, true);
+        add(root, "a\x01.service", E, true);
+        PlanNode *a = add(root, "a", E, false);
+        add(a, "b.service", E, true);
+        add(a, "c.service", L, true);
+
+        g_autoptr(Plan) p = build1(root);
+        ASSERT_PLAN(p, -1, -1,
+                    { "r/a/b.service", E },
+                    { "r/a\x01.service", E },
+                    { "r/a-x.service", E },
+                    { "r/a.y.service", E },
+                    { "r/a\xff.service", E },
+                    { "r/a/c.service", L });
+}
+
 static void test_path_order(void) {
         g_autoptr(PlanNode) root = node("r", E, "default", false);
         add(root, "z.service", E, true);
@@ -678,6 +700,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/plan/uniform-reasons", test_uniform_reasons);
         g_test_add_func("/plan/multiple-roots", test_multiple_roots);
         g_test_add_func("/plan/path-order", test_path_order);
+        g_test_add_func("/plan/path-order-odd-bytes", test_path_order_odd_bytes);
         g_test_add_func("/plan/big-tree", test_big_tree);
         g_test_add_func("/plan/unit-of", test_unit_of);
         g_test_add_func("/plan/very-deep", test_plan_very_deep);
