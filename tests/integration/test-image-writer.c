@@ -38,6 +38,9 @@ typedef HarnessFixture Fixture;
 typedef enum Script {
         SCRIPT_WRITE,        /* progress 2 of 4 MiB, then (when let go) resumed */
         SCRIPT_WAIT_CANCEL,  /* progress 2 of 4 MiB, then cancelled once fridged says cancel */
+        SCRIPT_LATE_CANCEL,  /* progress, fridged's cancel heard, then resumed all the same: it came
+                              * after the freeze (fridged frozen with its Cancel unread, taken on
+                              * the resume: the restored writer no longer reads) */
         SCRIPT_UNAVAILABLE,  /* unavailable: the kernel's writer goes on */
         SCRIPT_HANG_UP,      /* progress, then the connection closes with no result */
 } Script;
@@ -91,16 +94,18 @@ static void writer_serve(Writer *w, int fd) {
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_PROGRESS, .done = 2 * MIB, .total = 4 * MIB });
         if (w->script == SCRIPT_HANG_UP)
                 return;
-        if (w->script == SCRIPT_WAIT_CANCEL) {
+        if (w->script == SCRIPT_WAIT_CANCEL || w->script == SCRIPT_LATE_CANCEL) {
                 while (writer_hear(w, fd, &b, &m) && m.type != WRITER_MSG_CANCEL)
                         ;
+        }
+        if (w->script == SCRIPT_WAIT_CANCEL) {
                 WriterMessage c = { .type = WRITER_MSG_CANCELLED };
                 g_strlcpy(c.message, "asked by fridged before the freeze", sizeof(c.message));
                 writer_say(fd, &c);
                 return;
         }
         g_mutex_lock(&w->lock);
-        while (!w->go)
+        while (!w->go && w->script != SCRIPT_LATE_CANCEL)
                 g_cond_wait(&w->cond, &w->lock);
         g_mutex_unlock(&w->lock);
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_RESUMED, .raw = 8 * MIB, .written = 2 * MIB,
@@ -280,20 +285,30 @@ static void test_fridgectl_json_image(Fixture *f, gconstpointer data) {
         fridgectl_hibernate_says(f, true, has);
 }
 
-/* Cancel while it writes reaches the writer; the cycle ends cancelled */
-static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
-        if (!have_loop0())
-                return;
-        Harness *h = start(f);
-        Writer *w = writer_start(h, SCRIPT_WAIT_CANCEL);
+/* Hibernate, and Cancel once the writer's progress shows; the cycle's
+ * result and message once it finished */
+static uint64_t cancel_while_writing(Harness *h, char **ret_result, char **ret_message) {
         uint64_t cycle = hibernate(h);
         g_assert_true(harness_wait_property_signal(h, "ProgressText", "writing the image: 2 of 4 MiB", 10000));
         g_autofree char *err = NULL, *msg = NULL;
         if (harness_cancel(h, cycle, &err, &msg) < 0)
                 g_error("Cancel while the image is written: %s: %s", err, msg);
-        g_autofree char *result = NULL;
-        g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, NULL));
+        g_assert_true(harness_wait_finished(h, cycle, 10000, ret_result, NULL, ret_message));
+        g_test_message("result %s: %s", *ret_result, *ret_message);
+        return cycle;
+}
+
+/* Cancel while it writes reaches the writer; the cycle ends cancelled,
+ * when the writer says it stopped, in its words */
+static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        Writer *w = writer_start(h, SCRIPT_WAIT_CANCEL);
+        g_autofree char *result = NULL, *message = NULL;
+        cancel_while_writing(h, &result, &message);
         g_assert_cmpstr(result, ==, "aborted");
+        g_assert_cmpstr(message, ==, "the image write was cancelled: asked by fridged before the freeze");
         writer_join(w); /* the writer has heard all it will */
         g_autofree char *heard = writer_heard(w);
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
@@ -302,6 +317,27 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         history_says(h, false, "image: the write stopped at 2 of 4 MiB");
         history_says(h, true, "\"image-done-bytes\":2097152");
         history_says(h, true, "\"image-total-bytes\":4194304");
+        writer_free(w);
+}
+
+/* A Cancel the writer could not take any more (it had frozen user space,
+ * fridged included, before fridged read the Cancel: the machine slept and
+ * resumed) does not end the cycle: the writer says how the write ended,
+ * and the cycle is the hibernation that happened, done and resumed, not a
+ * cancelled one that skipped its Resumed */
+static void test_cancel_after_freeze(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        Writer *w = writer_start(h, SCRIPT_LATE_CANCEL);
+        g_autofree char *result = NULL, *message = NULL;
+        uint64_t cycle = cancel_while_writing(h, &result, &message);
+        g_assert_cmpstr(result, ==, "done");
+        g_assert_nonnull(strstr(message, "image written by fridge: 8.0 MiB"));
+        g_assert_cmpint(harness_find_signal(h, "Resumed", true, cycle), >=, 0);
+        writer_join(w);
+        g_autofree char *heard = writer_heard(w);
+        g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
         writer_free(w);
 }
 
@@ -576,6 +612,7 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         ADD("writes-with-progress", test_writes_with_progress);
         ADD("cancel-reaches-writer", test_cancel_reaches_writer);
+        ADD("cancel-after-freeze", test_cancel_after_freeze);
         ADD("fridgectl-says-image", test_fridgectl_says_image);
         ADD("fridgectl-json-image", test_fridgectl_json_image);
         ADD("unavailable-falls-back", test_unavailable_falls_back);
