@@ -31,8 +31,10 @@ enum {
         OFF_COMPRESSOR = 68,
         OFF_RELEASE = 72,
         OFF_KVERSION = OFF_RELEASE + FRIDGE_IMAGE_KERNEL_MAX,
+        OFF_FLAGS = 204, /* after the version's 65 bytes, aligned */
         OFF_CHECKSUM = FRIDGE_IMAGE_HEADER_SIZE - 8,
 };
+_Static_assert(OFF_FLAGS >= OFF_KVERSION + FRIDGE_IMAGE_KERNEL_MAX, "the flags overlap the kernel's version");
 
 /* A block's header: magic, raw length, compressed length, reserved, index,
  * then the xxhash64 of those 24 bytes and the payload, seeded with the
@@ -61,6 +63,8 @@ static int header_validate(const FridgeImageHeader *h, char *err, size_t errlen)
         if (h->compressor >= _FRIDGE_IMAGE_COMPRESSOR_MAX)
                 return fail(-EPROTO, err, errlen, "image header: compressor %u is not one this reader knows (zstd, lz4)",
                             h->compressor);
+        if (h->flags & ~(uint32_t) _FRIDGE_IMAGE_FLAGS_KNOWN)
+                return fail(-EPROTO, err, errlen, "image header: flags 0x%x are not ones this reader knows", h->flags);
         if (!string_ok(h->kernel_release, sizeof(h->kernel_release)) || !*h->kernel_release ||
             !string_ok(h->kernel_version, sizeof(h->kernel_version)))
                 return fail(-EBADMSG, err, errlen, "image header: the kernel's identity is missing or not terminated");
@@ -87,6 +91,7 @@ int fridge_image_header_encode(const FridgeImageHeader *h, uint8_t *buf, size_t 
         put64(buf + OFF_MAP_OFFSET, h->map_offset);
         put32(buf + OFF_LEVEL, (uint32_t) h->level);
         put32(buf + OFF_COMPRESSOR, h->compressor);
+        put32(buf + OFF_FLAGS, h->flags);
         memcpy(buf + OFF_RELEASE, h->kernel_release, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(buf + OFF_KVERSION, h->kernel_version, FRIDGE_IMAGE_KERNEL_MAX);
         put64(buf + OFF_CHECKSUM, XXH64(buf, OFF_CHECKSUM, 0));
@@ -118,6 +123,7 @@ int fridge_image_header_decode(const uint8_t *buf, size_t size, FridgeImageHeade
                 .map_offset = get64(buf + OFF_MAP_OFFSET),
                 .level = (int32_t) get32(buf + OFF_LEVEL),
                 .compressor = get32(buf + OFF_COMPRESSOR),
+                .flags = get32(buf + OFF_FLAGS),
         };
         memcpy(h.kernel_release, buf + OFF_RELEASE, FRIDGE_IMAGE_KERNEL_MAX);
         memcpy(h.kernel_version, buf + OFF_KVERSION, FRIDGE_IMAGE_KERNEL_MAX);

@@ -40,6 +40,13 @@ typedef enum FridgeImageCompressor {
  * TCG at half the kernel's speed. The level (zstd's, negative for its fast
  * ones; lz4's acceleration) does not matter to the reader: the header
  * records it for the figures only. */
+/* The header's flags (0 in images from before them) */
+enum {
+        /* made for the platform's hibernation state (ACPI S4, SNAPSHOT_PLATFORM_SUPPORT):
+         * restored the same way, as the kernel restores its own image in platform mode */
+        FRIDGE_IMAGE_FLAG_PLATFORM = 1u << 0,
+        _FRIDGE_IMAGE_FLAGS_KNOWN = FRIDGE_IMAGE_FLAG_PLATFORM,
+};
 #define FRIDGE_IMAGE_COMPRESSOR FRIDGE_IMAGE_LZ4
 #define FRIDGE_IMAGE_LEVEL 4
 /* The room every err argument is given */
@@ -56,6 +63,7 @@ typedef struct FridgeImageHeader {
         int32_t level;             /* what the writer used, for the figures: zstd's level
                                     * (its fast ones negative) or lz4's acceleration */
         uint32_t compressor;       /* FridgeImageCompressor */
+        uint32_t flags;            /* FRIDGE_IMAGE_FLAG_* */
         char kernel_release[FRIDGE_IMAGE_KERNEL_MAX]; /* uname -r */
         char kernel_version[FRIDGE_IMAGE_KERNEL_MAX]; /* uname -v */
 } FridgeImageHeader;

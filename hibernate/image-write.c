@@ -186,8 +186,36 @@ static void power_down(ImageAfter after) {
         reboot(after == IMAGE_AFTER_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
 }
 
+/* platform: before the snapshot, as the kernel's own writer decides it
+ * then (hibernation_snapshot() prepares the platform with it). Refused, the
+ * image is a shutdown mode's, and its header says so. */
+static void platform_prepare(int fd, const ImageWriteJob *j, FridgeImageHeader *h) {
+        if (j->after != IMAGE_AFTER_PLATFORM)
+                return;
+        if (ioctl(fd, SNAPSHOT_PLATFORM_SUPPORT, 1) < 0)
+                return (void) say("SNAPSHOT_PLATFORM_SUPPORT failed: %m; the image will end in a plain power-off\n");
+        h->flags |= FRIDGE_IMAGE_FLAG_PLATFORM;
+}
+
+/* The platform's hibernation state (ACPI S4: the firmware knows the machine
+ * hibernated, wake devices stay armed). Returns -EAGAIN when a wakeup event
+ * stopped it (the kernel's own writer then rolls back and runs on); 0 when
+ * the platform could not take it: the caller powers off, as the kernel does. */
+static int platform_enter(int fd, const FridgeImageHeader *h) {
+        if (!(h->flags & FRIDGE_IMAGE_FLAG_PLATFORM))
+                return 0;
+        say("image written; entering the platform's hibernation state\n");
+        sync();
+        int r = ioctl(fd, SNAPSHOT_POWER_OFF) < 0 ? -errno : 0;
+        if (r == -EAGAIN || r == -EBUSY)
+                return -EAGAIN;
+        say("the platform's hibernation state was not entered (SNAPSHOT_POWER_OFF: %s): a plain power-off instead\n",
+            r < 0 ? strerror(-r) : "returned");
+        return 0;
+}
+
 /* The image written; then what the mode says */
-static void write_then(int fd, int dev, const ImageWriteJob *j, uint32_t page_size, ImageWriteResult *res) {
+static void write_then(int fd, int dev, const ImageWriteJob *j, const FridgeImageHeader *h, ImageWriteResult *res) {
         switch (j->after) {
         case IMAGE_AFTER_UNFREEZE:
                 say("image written; unfreezing (--after=unfreeze)\n");
@@ -203,11 +231,16 @@ static void write_then(int fd, int dev, const ImageWriteJob *j, uint32_t page_si
                         res->outcome = IMAGE_WRITE_RESUMED; /* woken: the memory was never lost */
                 break;
         default:
+                if (j->after == IMAGE_AFTER_PLATFORM && platform_enter(fd, h) < 0) {
+                        set_outcome(res, IMAGE_WRITE_FAILED, "a wakeup event stopped the entry to the platform's "
+                                    "hibernation state; image withdrawn, the system runs on");
+                        break;
+                }
                 power_down(j->after);
                 set_outcome(res, IMAGE_WRITE_FAILED, "%s failed: %s; image withdrawn",
                             j->after == IMAGE_AFTER_REBOOT ? "reboot" : "power-off", strerror(errno));
         }
-        signature_withdraw(dev, j, page_size);
+        signature_withdraw(dev, j, h->page_size);
         image_write_release(fd, true);
 }
 
@@ -245,7 +278,7 @@ static void write_created(int fd, int dev, const ImageWriteJob *j, FridgeImageHe
         say("wrote %" PRIu64 " MiB of image as %" PRIu64 " MiB in %" PRIu64 " ms (%u threads)\n", f->raw_bytes >> 20,
             f->compressed_bytes >> 20, f->usec / 1000, f->threads);
         figures_page_write(dev, figures_page, h, f);
-        write_then(fd, dev, j, h->page_size, res);
+        write_then(fd, dev, j, h, res);
 }
 
 void image_write_run(int fd, const ImageWriteJob *j, ImageWriteResult *res) {
@@ -268,6 +301,7 @@ void image_write_run(int fd, const ImageWriteJob *j, ImageWriteResult *res) {
         if (j->console)
                 image_console_show(j->console);
         uint64_t figures_page = figures_page_alloc(fd, h.page_size);
+        platform_prepare(fd, j, &h);
         int in_suspend = -1, r = image_write_freeze_and_create(fd, &in_suspend);
         if (r < 0) {
                 if (ioctl(fd, SNAPSHOT_FREE_SWAP_PAGES) < 0)

@@ -19,7 +19,8 @@
 
 /* What follows a written image, as /sys/power/disk's modes would have it */
 typedef enum ImageAfter {
-        IMAGE_AFTER_POWEROFF, /* platform, shutdown */
+        IMAGE_AFTER_POWEROFF, /* shutdown */
+        IMAGE_AFTER_PLATFORM, /* platform: the platform's hibernation state (ACPI S4), else off */
         IMAGE_AFTER_REBOOT,   /* reboot */
         IMAGE_AFTER_SUSPEND,  /* suspend: to RAM; woken, the image is withdrawn */
         IMAGE_AFTER_UNFREEZE, /* --after=unfreeze (tests): the image left valid */

@@ -221,8 +221,9 @@ static void usage(FILE *f) {
                    "  --sysfs=DIR             (--serve) read DIR/power/resume, not /sys's\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
-                   "  --after=poweroff|unfreeze  after the write (unfreeze: for tests, the image\n"
-                   "                          left valid on the device and the system running)\n"
+                   "  --after=poweroff|platform|unfreeze  after the write (platform: ACPI S4, else\n"
+                   "                          off; unfreeze: for tests, the image left valid on\n"
+                   "                          the device and the system running)\n"
                    "  --console=TTY|vt        draw the progress bar there while user space is\n"
                    "                          frozen; Esc or Backspace there aborts the write\n"
                    "                          (exit status 3, no image, the system runs on);\n"
@@ -253,10 +254,15 @@ static int parse_option(int c, Args *a) {
                                        optarg), 2;
                 return 0;
         case 'a':
-                if (strcmp(optarg, "poweroff") != 0 && strcmp(optarg, "unfreeze") != 0)
-                        return fprintf(stderr, "fridge-image-writer: --after=%s is not poweroff or unfreeze\n",
-                                       optarg), 2;
-                a->after = strcmp(optarg, "poweroff") == 0 ? IMAGE_AFTER_POWEROFF : IMAGE_AFTER_UNFREEZE;
+                if (strcmp(optarg, "poweroff") == 0)
+                        a->after = IMAGE_AFTER_POWEROFF;
+                else if (strcmp(optarg, "platform") == 0)
+                        a->after = IMAGE_AFTER_PLATFORM;
+                else if (strcmp(optarg, "unfreeze") == 0)
+                        a->after = IMAGE_AFTER_UNFREEZE;
+                else
+                        return fprintf(stderr, "fridge-image-writer: --after=%s is not poweroff, platform or "
+                                               "unfreeze\n", optarg), 2;
                 return 0;
         case 'h': usage(stdout); return -1;
         default: return 2;

@@ -20,6 +20,11 @@
  *   2  bad usage
  *   3  --device=UUID=... or LABEL=...: no block device has a swap area
  *      with that UUID or label (not there yet, or not a swap area's)
+ * --discard (the boot script under noresume) loads nothing: a fridge image
+ * is dropped unread, mkswap's signature written back in its place, one
+ * line says so, and the status is 0; 1 only if the signature could not be
+ * restored. An image the user chose not to resume must never be resumed
+ * at a later boot, when memory and disks have moved on without it.
  * Plain C, no GLib: it runs in the initramfs. */
 #include <dirent.h>
 #include <errno.h>
@@ -53,7 +58,7 @@ enum { EXIT_NOTHING = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 typedef struct Args {
         const char *device, *snapshot;
         uint64_t offset;
-        bool verify_only;
+        bool verify_only, discard;
 } Args;
 
 typedef struct Device {
@@ -186,7 +191,12 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
         /* frozen first, as the kernel's own resume: nothing else allocates while the image fills memory */
         if (ioctl(fd, SNAPSHOT_FREEZE) < 0)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "SNAPSHOT_FREEZE: %s", strerror(errno)), -errno;
-        say("loading the image (%" PRIu64 " MiB)\n", h->image_pages * h->page_size >> 20);
+        /* an image made for the platform's hibernation state is restored with the platform told, as
+         * the kernel restores its own (hibernation_restore(platform_mode)) */
+        if ((h->flags & FRIDGE_IMAGE_FLAG_PLATFORM) && ioctl(fd, SNAPSHOT_PLATFORM_SUPPORT, 1) < 0)
+                say("SNAPSHOT_PLATFORM_SUPPORT: %m; restoring without the platform\n");
+        say("loading the image (%" PRIu64 " MiB%s)\n", h->image_pages * h->page_size >> 20,
+            h->flags & FRIDGE_IMAGE_FLAG_PLATFORM ? ", platform mode" : "");
         /* the verifying pass's page cache out of the image's way */
         (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
         *err = 0;
@@ -225,6 +235,24 @@ static int resume_image(Device *d, const Args *a, uint8_t *swap_page, uint64_t h
         return EXIT_REFUSED;
 }
 
+/* --discard: mkswap's signature back over fridge's, the image unread (noresume) */
+static int discard(Device *d, uint8_t *page, const FridgeSwapSig *sig) {
+        switch (sig->kind) {
+        case FRIDGE_SWAP_IMAGE:
+        case FRIDGE_SWAP_DAMAGED:
+                if (signature_restore(d, page) < 0)
+                        return say("noresume: the image on %s could not be discarded; swapon will refuse it\n",
+                                   d->name), EXIT_REFUSED;
+                say("noresume: the hibernation image on %s discarded unread, swap signature restored\n", d->name);
+                return EXIT_NOTHING;
+        case FRIDGE_SWAP_PLAIN:
+                return EXIT_NOTHING;
+        default: /* the kernel's image: its own noresume handles it */
+                say("no fridge image on %s (signature \"%s\"): left as it is\n", d->name, sig->found);
+                return EXIT_NOTHING;
+        }
+}
+
 static int examine(Device *d, const Args *a) {
         int r;
         _cleanup_free_ uint8_t *page = malloc(d->page_size);
@@ -234,6 +262,8 @@ static int examine(Device *d, const Args *a) {
             fridge_swap_sig_inspect(page, d->page_size, &sig, err, sizeof(err)) < 0)
                 return say("cannot read the swap header of %s: %s; boot continues\n", d->name,
                            *err ? err : strerror(errno)), EXIT_REFUSED;
+        if (a->discard)
+                return discard(d, page, &sig);
         switch (sig.kind) {
         case FRIDGE_SWAP_IMAGE:
                 return resume_image(d, a, page, sig.header_offset);
@@ -344,23 +374,26 @@ static int run(const Args *a) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: fridge-resume --device=DEVICE [--offset=PAGES] --snapshot=DEVICE | --verify-only\n"
+        fprintf(f, "Usage: fridge-resume --device=DEVICE [--offset=PAGES] --snapshot=DEVICE | --verify-only | --discard\n"
                    "  --device=DEVICE    the resume device (the swap partition, or the one holding the swap file);\n"
                    "                     UUID=UUID or LABEL=LABEL: the swap area's, found by its header\n"
                    "  --offset=PAGES     where the swap area starts on it (a swap file's resume_offset)\n"
                    "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
                    "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing;\n"
                    "                     prints its figures (first_page: the device page of its first block)\n"
+                   "  --discard          drop the image unread and restore the swap signature (noresume)\n"
                    "Exit status: 0 nothing to resume (the boot continues), 1 an image refused or not\n"
                    "restored (swap signature restored; the boot continues), 2 bad usage, 3 no swap area\n"
-                   "with that UUID or LABEL on any block device.\n");
+                   "with that UUID or LABEL on any block device.\n"
+                   "--discard: 0 discarded or nothing to discard, 1 the signature not restored.\n");
 }
 
 static int parse_args(int argc, char **argv, Args *a) {
         static const struct option opts[] = {
                 { "device", required_argument, NULL, 'd' },      { "offset", required_argument, NULL, 'o' },
                 { "snapshot", required_argument, NULL, 's' },    { "verify-only", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },              {},
+                { "discard", no_argument, NULL, 'D' },           { "help", no_argument, NULL, 'h' },
+                {},
         };
         char *end = NULL;
         for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) >= 0;)
@@ -368,6 +401,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 case 'd': a->device = optarg; break;
                 case 's': a->snapshot = optarg; break;
                 case 'v': a->verify_only = true; break;
+                case 'D': a->discard = true; break;
                 case 'o':
                         errno = 0;
                         a->offset = strtoull(optarg, &end, 10);
@@ -383,8 +417,10 @@ static int parse_args(int argc, char **argv, Args *a) {
                 return say("--device=DEVICE is required\n"), EXIT_USAGE;
         if (strchr(a->device, '=') && a->offset)
                 return say("--device=%s with --offset: a swap file's device is a path\n", a->device), EXIT_USAGE;
-        if (!a->verify_only && (!a->snapshot || !*a->snapshot))
-                return say("--snapshot=DEVICE is required (or --verify-only): the snapshot device is never "
+        if (a->verify_only && a->discard)
+                return say("--verify-only changes nothing, --discard changes the device: not both\n"), EXIT_USAGE;
+        if (!a->verify_only && !a->discard && (!a->snapshot || !*a->snapshot))
+                return say("--snapshot=DEVICE is required (or --verify-only, --discard): the snapshot device is never "
                            "assumed\n"), EXIT_USAGE;
         return 0;
 }

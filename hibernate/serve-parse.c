@@ -52,7 +52,7 @@ static const struct {
         const char *mode;
         ImageAfter after;
 } modes[] = {
-        { "platform", IMAGE_AFTER_POWEROFF },
+        { "platform", IMAGE_AFTER_PLATFORM },
         { "shutdown", IMAGE_AFTER_POWEROFF },
         { "reboot", IMAGE_AFTER_REBOOT },
         { "suspend", IMAGE_AFTER_SUSPEND },

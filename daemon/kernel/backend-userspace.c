@@ -175,18 +175,25 @@ static bool is_result(WriterMessageType t) {
                t == WRITER_MSG_RESUMED;
 }
 
+/* The request, under the lock: a cancel either comes before it (and finds
+ * no writer asked) or after it, never inside or ahead of it. -ECANCELED:
+ * cancelled already, nothing asked. */
+static int writer_ask(UserspaceRequest *u, int fd) {
+        WriterMessage m = { .type = WRITER_MSG_HIBERNATE };
+        g_strlcpy(m.mode, u->sysfs.disk_mode ? u->sysfs.disk_mode : "platform", sizeof(m.mode));
+        pthread_mutex_lock(&u->lock);
+        u->fd = fd;
+        int r = u->cancelled ? -ECANCELED : writer_send(fd, &m, 0);
+        pthread_mutex_unlock(&u->lock);
+        return r;
+}
+
 /* Until a result: progress goes where the loop reads it */
 static int writer_run(UserspaceRequest *u, char *err, size_t errlen) {
         WriterLineBuffer b = {};
-        WriterMessage m = { .type = WRITER_MSG_HIBERNATE };
-        g_strlcpy(m.mode, u->sysfs.disk_mode ? u->sysfs.disk_mode : "platform", sizeof(m.mode));
-        pthread_mutex_lock(&u->lock); /* a cancel's line never lands inside this one */
-        int r = writer_send(u->fd, &m, 0);
-        pthread_mutex_unlock(&u->lock);
-        if (r < 0)
-                return say(r, err, errlen, "cannot ask it to write the image: %s", strerror(-r));
+        WriterMessage m;
         for (;;) {
-                r = writer_receive(u->fd, &b, &m, err, errlen);
+                int r = writer_receive(u->fd, &b, &m, err, errlen);
                 if (r < 0)
                         return r;
                 if (is_result(m.type)) {
@@ -207,8 +214,8 @@ static int writer_run(UserspaceRequest *u, char *err, size_t errlen) {
 /* The kernel writes the image after all: from here Cancel is too late */
 static int fall_back(UserspaceRequest *u, char *why) {
         pthread_mutex_lock(&u->lock);
-        u->fell_back = true;
         bool cancelled = u->cancelled;
+        u->fell_back = !cancelled; /* cancelled: nobody wrote it */
         pthread_mutex_unlock(&u->lock);
         u->unavailable = why;
         if (cancelled)
@@ -225,13 +232,13 @@ static int userspace_write(PowerSysfsRequest *s) {
         if (fd < 0)
                 return fall_back(u, g_strdup_printf("cannot connect to fridge-image-writer at %s: %s",
                                                     u->socket_path, strerror(-fd)));
-        pthread_mutex_lock(&u->lock);
-        u->fd = fd;
-        bool cancelled = u->cancelled;
-        pthread_mutex_unlock(&u->lock);
-        if (cancelled)
-                return -ECANCELED;
-        int r = writer_run(u, err, sizeof(err));
+        int r = writer_ask(u, fd);
+        if (r == -ECANCELED)
+                return r;
+        if (r < 0)
+                snprintf(err, sizeof(err), "cannot ask it to write the image: %s", strerror(-r));
+        else
+                r = writer_run(u, err, sizeof(err));
         if (r < 0) {
                 pthread_mutex_lock(&u->lock);
                 u->outcome = (WriterMessage) { .type = WRITER_MSG_FAILED };
@@ -260,9 +267,11 @@ static CycleResult userspace_describe_failure(const PowerRequest *r, FridgeError
         if (u->sysfs.failed_step != POWER_STEP_BACKEND || u->fell_back)
                 return power_sysfs_describe_failure(&u->sysfs, ret_error, ret_message);
         if (u->outcome.type == WRITER_MSG_CANCELLED || u->sysfs.error == -ECANCELED) {
+                /* the writer's word on it; not an unavailable's reason */
+                bool says = u->outcome.type == WRITER_MSG_CANCELLED && u->outcome.message[0];
                 *ret_error = FRIDGE_ERROR_CANCELLED;
-                *ret_message = g_strdup_printf("the image write was cancelled%s%s", u->outcome.message[0] ? ": " : "",
-                                               u->outcome.message);
+                *ret_message = g_strdup_printf("the image write was cancelled%s%s", says ? ": " : "",
+                                               says ? u->outcome.message : "");
                 return RESULT_ABORTED;
         }
         *ret_error = FRIDGE_ERROR_KERNEL;
@@ -309,18 +318,22 @@ static void userspace_image_write(const PowerRequest *r, PowerImageWrite *ret) {
 
 /* From the loop. The line reaches the writer before any freeze that
  * could follow (fridged runs, so user space is not frozen): the writer
- * reads it before it writes a page, or right after its freeze */
+ * reads it before it writes a page, or right after its freeze. Unless
+ * this Cancel is itself late: sent before the writer froze user space but
+ * read by fridged only after the resume, when the image was written and
+ * restored. So once the writer was asked, its answer says how the cycle
+ * ended (cancelled, or resumed), not this call (1). */
 static int userspace_cancel(PowerRequest *r) {
         UserspaceRequest *u = (UserspaceRequest *) r;
         pthread_mutex_lock(&u->lock);
-        bool too_late = u->fell_back, again = u->cancelled;
+        bool too_late = u->fell_back, again = u->cancelled, asked = u->fd >= 0;
         u->cancelled = !too_late;
-        if (!too_late && !again && u->fd >= 0) {
+        if (!too_late && !again && asked) {
                 WriterMessage m = { .type = WRITER_MSG_CANCEL };
                 (void) writer_send(u->fd, &m, MSG_DONTWAIT);
         }
         pthread_mutex_unlock(&u->lock);
-        return too_late ? -EINPROGRESS : 0;
+        return too_late ? -EINPROGRESS : asked ? 1 : 0;
 }
 
 static double userspace_progress(const PowerRequest *r, char **ret_text) {

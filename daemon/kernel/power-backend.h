@@ -192,8 +192,11 @@ PowerImageWrite power_request_image_write(const PowerRequest *r);
 const char *power_request_backend_name(const PowerRequest *r);
 
 /* While enter runs, from the loop. Cancel: 0 when enter will return
- * -ECANCELED soon, -EINPROGRESS when the backend cannot stop it (the
- * kernel's own: the state write is the point of no return). Progress:
+ * -ECANCELED soon, 1 when it was asked to stop and only enter's return
+ * will tell whether it did (an image writer that may have frozen user
+ * space, fridged included, before fridged read the Cancel: the machine
+ * slept), -EINPROGRESS when the backend cannot stop it (the kernel's own:
+ * the state write is the point of no return). Progress:
  * false when the backend reports none. */
 int power_request_cancel(PowerRequest *r);
 bool power_request_progress(const PowerRequest *r, double *ret_fraction, char **ret_text);

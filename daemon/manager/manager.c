@@ -378,12 +378,13 @@ int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message)
                 return 0;
         /* A kernel phase that cannot stop (the writer fell back to the
          * kernel's state write) is past the point of no return */
-        if (!cycle_state_cancellable(c->state) ||
-            (c->power_request && power_request_cancel(c->power_request) == -EINPROGRESS)) {
+        int r = cycle_state_cancellable(c->state) && c->power_request ? power_request_cancel(c->power_request) : 0;
+        if (!cycle_state_cancellable(c->state) || r == -EINPROGRESS) {
                 *ret_message = g_strdup("the cycle is past the point of no return");
                 return FRIDGE_ERROR_TOO_LATE;
         }
-        manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
+        if (r == 0) /* else the image writer was asked to stop: its answer ends the cycle */
+                manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
         return 0;
 }
 

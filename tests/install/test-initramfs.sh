@@ -6,7 +6,10 @@
 # fridge-resume recording its arguments: the device it is given comes from
 # $resume (resume=, RESUME=) resolved as initramfs-tools' resume does,
 # with resume_offset; nothing configured, a device that never appears and
-# a refusal all end in exit 0, the last two with a line saying so. The
+# a refusal all end in exit 0, the last two with a line saying so. Under
+# noresume (init exports noresume=y and an empty $resume, keeping RESUME
+# to itself) the device comes from resume= in proc/cmdline, else RESUME=
+# in conf.d, and fridge-resume is asked to --discard the image. The
 # hook under a stub copy_exec: it asks for the installed fridge-resume.
 # Usage: test-initramfs.sh SCRIPT HOOK LIBEXECDIR (the configured copies in
 # the build dir: only the installed ones are executable)
@@ -92,6 +95,26 @@ run noresume=y
 not_run "noresume"
 says "noresume" "fridge: noresume: not resumed"
 
+# noresume: init's parsing, from its real source: noresume=y, resume empty
+mkdir -p "$root/proc" "$root/conf/conf.d"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/sda1 resume=UUID=0123-abcd ro noresume quiet" >"$root/proc/cmdline"
+run noresume=y resume_offset=34816
+args_are "noresume, resume=" "--device=$tmp/swap --discard --offset=34816"
+[ ! -s "$tmp/out" ] || fail "noresume on plain swap is not silent: $(cat "$tmp/out")"
+# a tag under noresume: found by fridge-resume, and discarded, never resumed
+run noresume=y STUB_TAG_RC=0
+args_are "noresume, resume=UUID=" "--device=UUID=0123-abcd --discard"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/sda1 noresume" >"$root/proc/cmdline"
+echo "RESUME=/dev/null" >"$root/conf/conf.d/resume"
+run noresume=y
+args_are "noresume, RESUME= in conf.d" "--device=/dev/null --discard"
+run noresume=y STUB_RC=1
+says "noresume, not discarded" "fridge: noresume: the image on /dev/null was not discarded; boot continues"
+echo "RESUME=none" >"$root/conf/conf.d/resume"
+run noresume=y
+not_run "noresume, RESUME=none"
+rm -r "$root/proc" "$root/conf"
+
 run resume=/dev/null STUB_RC=1
 args_are "a refusal" "--device=/dev/null --snapshot=/dev/snapshot"
 says "a refusal" "fridge: no image resumed from /dev/null (fridge-resume exit 1); boot continues"
@@ -120,4 +143,4 @@ mv "$tmp/fridge-resume" "$root$libexecdir/fridge-resume"
 env FRIDGE_INITRAMFS_ROOT="$root" "$shell" "$hook" || fail "hook: exit status $?"
 [ "$(cat "$tmp/copied")" = "$libexecdir/fridge-resume" ] || fail "the hook copied \"$(cat "$tmp/copied")\""
 "$shell" "$hook" prereqs >"$tmp/out" || fail "hook prereqs: exit status $?"
-echo "ok: the local-premount script in 14 cases, the hook in 2"
+echo "ok: the local-premount script in 19 cases, the hook in 2"

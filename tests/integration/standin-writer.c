@@ -49,16 +49,18 @@ static void writer_serve(StandinWriter *w, int fd) {
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_PROGRESS, .done = 2 * MIB, .total = 4 * MIB });
         if (w->script == SCRIPT_HANG_UP)
                 return;
-        if (w->script == SCRIPT_WAIT_CANCEL) {
+        if (w->script == SCRIPT_WAIT_CANCEL || w->script == SCRIPT_LATE_CANCEL) {
                 while (writer_hear(w, fd, &b, &m) && m.type != WRITER_MSG_CANCEL)
                         ;
+        }
+        if (w->script == SCRIPT_WAIT_CANCEL) {
                 WriterMessage c = { .type = WRITER_MSG_CANCELLED };
                 g_strlcpy(c.message, "asked by fridged before the freeze", sizeof(c.message));
                 writer_say(fd, &c);
                 return;
         }
         g_mutex_lock(&w->lock);
-        while (!w->go)
+        while (!w->go && w->script != SCRIPT_LATE_CANCEL)
                 g_cond_wait(&w->cond, &w->lock);
         g_mutex_unlock(&w->lock);
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_RESUMED, .raw = 8 * MIB, .written = 2 * MIB,

@@ -15,6 +15,9 @@
 typedef enum WriterScript {
         SCRIPT_WRITE,        /* progress 2 of 4 MiB, then (when let go) resumed */
         SCRIPT_WAIT_CANCEL,  /* progress 2 of 4 MiB, then cancelled once fridged says cancel */
+        SCRIPT_LATE_CANCEL,  /* progress, fridged's cancel heard, then resumed all the same: it came
+                              * after the freeze (fridged frozen with its Cancel unread, taken on
+                              * the resume: the restored writer no longer reads) */
         SCRIPT_UNAVAILABLE,  /* unavailable: the kernel's writer goes on */
         SCRIPT_HANG_UP,      /* progress, then the connection closes with no result */
 } WriterScript;

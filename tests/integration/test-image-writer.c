@@ -146,20 +146,30 @@ static void test_fridgectl_json_image(Fixture *f, gconstpointer data) {
         fridgectl_hibernate_says(f, true, has);
 }
 
-/* Cancel while it writes reaches the writer; the cycle ends cancelled */
-static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
-        if (!have_loop0())
-                return;
-        Harness *h = start(f);
-        StandinWriter *w = standin_writer_start(h, SCRIPT_WAIT_CANCEL);
+/* Hibernate, and Cancel once the writer's progress shows; the cycle's
+ * result and message once it finished */
+static uint64_t cancel_while_writing(Harness *h, char **ret_result, char **ret_message) {
         uint64_t cycle = hibernate(h);
         g_assert_true(harness_wait_property_signal(h, "ProgressText", "writing the image: 2 of 4 MiB", 10000));
         g_autofree char *err = NULL, *msg = NULL;
         if (harness_cancel(h, cycle, &err, &msg) < 0)
                 g_error("Cancel while the image is written: %s: %s", err, msg);
-        g_autofree char *result = NULL;
-        g_assert_true(harness_wait_finished(h, cycle, 10000, &result, NULL, NULL));
+        g_assert_true(harness_wait_finished(h, cycle, 10000, ret_result, NULL, ret_message));
+        g_test_message("result %s: %s", *ret_result, *ret_message);
+        return cycle;
+}
+
+/* Cancel while it writes reaches the writer; the cycle ends cancelled,
+ * when the writer says it stopped, in its words */
+static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_WAIT_CANCEL);
+        g_autofree char *result = NULL, *message = NULL;
+        cancel_while_writing(h, &result, &message);
         g_assert_cmpstr(result, ==, "aborted");
+        g_assert_cmpstr(message, ==, "the image write was cancelled: asked by fridged before the freeze");
         standin_writer_join(w); /* the writer has heard all it will */
         g_autofree char *heard = standin_writer_heard(w);
         g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
@@ -168,6 +178,27 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         history_says(h, false, "image: the write stopped at 2 of 4 MiB");
         history_says(h, true, "\"image-done-bytes\":2097152");
         history_says(h, true, "\"image-total-bytes\":4194304");
+        standin_writer_free(w);
+}
+
+/* A Cancel the writer could not take any more (it had frozen user space,
+ * fridged included, before fridged read the Cancel: the machine slept and
+ * resumed) does not end the cycle: the writer says how the write ended,
+ * and the cycle is the hibernation that happened, done and resumed, not a
+ * cancelled one that skipped its Resumed */
+static void test_cancel_after_freeze(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_LATE_CANCEL);
+        g_autofree char *result = NULL, *message = NULL;
+        uint64_t cycle = cancel_while_writing(h, &result, &message);
+        g_assert_cmpstr(result, ==, "done");
+        g_assert_nonnull(strstr(message, "image written by fridge: 8.0 MiB"));
+        g_assert_cmpint(harness_find_signal(h, "Resumed", true, cycle), >=, 0);
+        standin_writer_join(w);
+        g_autofree char *heard = standin_writer_heard(w);
+        g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
         standin_writer_free(w);
 }
 
@@ -442,6 +473,7 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         ADD("writes-with-progress", test_writes_with_progress);
         ADD("cancel-reaches-writer", test_cancel_reaches_writer);
+        ADD("cancel-after-freeze", test_cancel_after_freeze);
         ADD("fridgectl-says-image", test_fridgectl_says_image);
         ADD("fridgectl-json-image", test_fridgectl_json_image);
         ADD("unavailable-falls-back", test_unavailable_falls_back);

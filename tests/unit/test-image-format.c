@@ -147,6 +147,25 @@ static void test_compressor_in_header(void) {
                        "compressor 2 is not one this reader knows");
 }
 
+/* The platform flag goes through; an image from before the flags (zeros
+ * there) has none; a flag this reader does not know is refused */
+static void test_flags_in_header(void) {
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        FridgeImageHeader h = { .page_size = PAGE, .block_pages = BLOCK_PAGES, .image_pages = BLOCK_PAGES,
+                                .block_count = 1, .kernel_release = "6.1.0-test" }, back;
+        uint8_t buf[FRIDGE_IMAGE_HEADER_SIZE];
+        g_assert_cmpint(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), ==, 0);
+        g_assert_cmpint(fridge_image_header_decode(buf, sizeof(buf), &back, err, sizeof(err)), ==, 0);
+        g_assert_cmpuint(back.flags, ==, 0);
+        h.flags = FRIDGE_IMAGE_FLAG_PLATFORM;
+        g_assert_cmpint(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), ==, 0);
+        g_assert_cmpint(fridge_image_header_decode(buf, sizeof(buf), &back, err, sizeof(err)), ==, 0);
+        g_assert_cmpuint(back.flags, ==, FRIDGE_IMAGE_FLAG_PLATFORM);
+        h.flags = 0x6;
+        assert_refused(fridge_image_header_encode(&h, buf, sizeof(buf), err, sizeof(err)), -EPROTO, err,
+                       "flags 0x6 are not ones this reader knows");
+}
+
 /* A source that hands out at most step bytes a call (as the device does,
  * through the map, page by page), and fails after fail_at bytes */
 typedef struct Trickle {
@@ -319,6 +338,7 @@ int main(int argc, char **argv) {
                 g_test_add_data_func(fb, &codecs[i], test_flipped_bit);
         }
         g_test_add_func("/image-format/compressor-in-header", test_compressor_in_header);
+        g_test_add_func("/image-format/flags-in-header", test_flags_in_header);
         g_test_add_func("/image-format/stream-read", test_stream_read);
         g_test_add_func("/image-format/truncated", test_truncated);
         g_test_add_func("/image-format/other-kernel", test_other_kernel);

@@ -109,11 +109,10 @@ static void flip(const Area *a, uint64_t page, size_t byte) {
         close(fd);
 }
 
-/* fridge-resume's exit status; its stdout and stderr in out */
-static int resume(const Area *a, bool verify_only, char **out) {
+/* fridge-resume DEVICE MODE's exit status; its stdout and stderr in out */
+static int resume_mode(const Area *a, const char *mode, char **out) {
         g_autofree char *dev = g_strdup_printf("--device=%s", a->path);
-        const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev,
-                               verify_only ? "--verify-only" : "--snapshot=/nonexistent/snapshot", NULL };
+        const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev, mode, NULL };
         g_autofree char *o = NULL, *e = NULL;
         gint status = -1;
         g_assert_nonnull(argv[0]);
@@ -121,6 +120,10 @@ static int resume(const Area *a, bool verify_only, char **out) {
         *out = g_strconcat(o, e, NULL);
         g_test_message("fridge-resume %s: %s", argv[2], *out);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int resume(const Area *a, bool verify_only, char **out) {
+        return resume_mode(a, verify_only ? "--verify-only" : "--snapshot=/nonexistent/snapshot", out);
 }
 
 static void assert_page0(const Area *a, const char *sig) {
@@ -281,6 +284,46 @@ static void test_truncated(void) {
         area_free(&a);
 }
 
+/* noresume: the image dropped unread (a corrupt block is not even seen),
+ * mkswap's page back byte for byte, one line; a later boot finds plain swap */
+static void test_discard(void) {
+        Area a = area_make(NULL);
+        flip(&a, STREAM_AT, 100);
+        g_autofree char *out = NULL, *again = NULL, *verify = NULL;
+        g_autofree char *says = g_strdup_printf("fridge-resume: noresume: the hibernation image on %s discarded "
+                                                "unread, swap signature restored\n", a.path);
+        g_assert_cmpint(resume_mode(&a, "--discard", &out), ==, 0);
+        g_assert_cmpstr(out, ==, says);
+        assert_page0(&a, "SWAPSPACE2");
+        g_assert_cmpint(resume(&a, false, &again), ==, 0);
+        g_assert_cmpstr(again, ==, "");
+        g_assert_cmpint(resume(&a, true, &verify), ==, 1);
+        area_free(&a);
+}
+
+/* --discard leaves what is not fridge's as it is: plain swap silently, the
+ * kernel's image byte for byte; and it does not go with --verify-only */
+static void test_discard_others(void) {
+        Area plain = area_signed(NULL), kernel = area_signed("S1SUSPEND");
+        g_autofree char *out = NULL, *kout = NULL, *before = NULL, *after = NULL;
+        gsize len = 0;
+        g_assert_cmpint(resume_mode(&plain, "--discard", &out), ==, 0);
+        g_assert_cmpstr(out, ==, "");
+        assert_page0(&plain, "SWAPSPACE2");
+        g_assert_true(g_file_get_contents(kernel.path, &before, &len, NULL));
+        g_assert_cmpint(resume_mode(&kernel, "--discard", &kout), ==, 0);
+        g_assert_nonnull(strstr(kout, "left as it is"));
+        g_assert_true(g_file_get_contents(kernel.path, &after, &len, NULL));
+        g_assert_cmpmem(before, PAGE, after, PAGE);
+        const char *argv[] = { g_getenv("FRIDGE_RESUME"), "--device=/dev/null", "--discard", "--verify-only", NULL };
+        gint status = -1;
+        g_assert_true(g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                                   &status, NULL));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 2);
+        area_free(&plain);
+        area_free(&kernel);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/resume/verify", test_verify);
@@ -293,5 +336,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/resume/damaged-signature", test_damaged_signature);
         g_test_add_func("/resume/truncated", test_truncated);
         g_test_add_func("/resume/by-uuid", test_by_uuid);
+        g_test_add_func("/resume/discard", test_discard);
+        g_test_add_func("/resume/discard-others", test_discard_others);
         return g_test_run();
 }

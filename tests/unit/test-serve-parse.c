@@ -52,7 +52,7 @@ static void test_offset(void) {
 static void test_modes(void) {
         ImageAfter a;
         g_assert_cmpint(serve_mode_after("platform", &a), ==, 0);
-        g_assert_cmpint(a, ==, IMAGE_AFTER_POWEROFF);
+        g_assert_cmpint(a, ==, IMAGE_AFTER_PLATFORM);
         g_assert_cmpint(serve_mode_after("shutdown", &a), ==, 0);
         g_assert_cmpint(a, ==, IMAGE_AFTER_POWEROFF);
         g_assert_cmpint(serve_mode_after("reboot", &a), ==, 0);

@@ -71,10 +71,21 @@ fi
 # After a power cut ("# vm-power-cut"), a resume that returns is what the
 # scenario checks: the boot goes on, the scenario runs again from its top
 # with FRIDGE_VM_BOOT=2 and the resume's exit status and output.
+# With noresume on the command line ("# vm-resume-append: noresume") the
+# resume tool does what fridge's local-premount script runs it for then:
+# --discard, nothing loaded; the boot goes on the same way.
 resume_disk=$(sed -n 's/.*fridge\.resume=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 resume_tool=$(sed -n 's/^# vm-resume-tool: *//p' /scenario | head -n1)
 FRIDGE_VM_BOOT=$(sed -n 's/.*fridge\.boot=\([0-9]*\).*/\1/p' /proc/cmdline)
 export FRIDGE_VM_BOOT=${FRIDGE_VM_BOOT:-1}
+if [ -n "$resume_disk" ] && [ -n "$resume_tool" ] && grep -qw noresume /proc/cmdline; then
+  echo "noresume: $resume_tool --discard on /dev/$resume_disk, as the boot script runs it"
+  "$resume_tool" --device="/dev/$resume_disk" --discard >/run/resume.out 2>&1
+  export FRIDGE_VM_RESUME_RC=$?
+  cat /run/resume.out
+  echo "nothing resumed (noresume; exit status $FRIDGE_VM_RESUME_RC); the boot goes on"
+  resume_disk=
+fi
 if [ -n "$resume_disk" ] && grep -qw fridge.power-cut /proc/cmdline; then
   echo "after a power cut: resuming from /dev/$resume_disk${resume_tool:+ with $resume_tool}, if there is an image"
   if [ -n "$resume_tool" ]; then

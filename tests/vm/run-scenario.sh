@@ -20,7 +20,8 @@
 # /dev/DISK and the first boot's scenario goes on there), "# vm-resume-tool:
 # NAME" (the second boot resumes by running NAME --device=/dev/DISK
 # --snapshot=/dev/snapshot, e.g. fridge-resume, instead of through
-# /sys/power/resume).
+# /sys/power/resume), "# vm-resume-append: ARGS" (more for the second
+# boot's kernel command line, e.g. noresume).
 # "# vm-serial-keys: PATTERN" (the first time the console shows PATTERN, a
 # grep regex, the host types Esc on the serial line: the guest reads it on
 # /dev/ttyS0; several such lines type one Esc each, in their order, each
@@ -40,6 +41,12 @@
 # whatever that boot must know: the first boot's /run is gone. The first
 # boot ending before PATTERN showed fails the test: no power cut happened.
 # Every scenario sees FRIDGE_VM_BOOT, 1 in a first boot).
+# "# vm-qemu-args: ARGS" (more for qemu's command line, both boots),
+# "# vm-console-expect: PATTERN" and "# vm-console-reject: PATTERN" (grep
+# regexes, one a line: a scenario that passes fails all the same when the
+# console of its boots lacks one it expects, each after the line the one
+# before matched, or shows one it rejects anywhere: what a first boot said
+# as it ended, which the resumed system cannot know).
 # NAME.pre.sh next to the scenario, if any, runs in /init before fridged
 # starts (for its config).
 # Exit 0 on "FRIDGE-RESULT: PASS", 1 on FAIL, no marker or a hang (the
@@ -108,11 +115,15 @@ disks=$(header vm-disks)
 binaries=$(header vm-binaries)
 power_button=$(header vm-power-button)
 resume_disk=$(header vm-resume)
+resume_append=$(header vm-resume-append)
 serial_keys=$(sed -n "s/^# vm-serial-keys: *//p" "$scenario")   # one pattern a line
 keyboard_keys=$(sed -n "s/^# vm-keyboard-keys: *//p" "$scenario")   # likewise
 memory=$(header vm-memory); memory=${memory:-256}
 power_cut=$(header vm-power-cut)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
+qemu_args=$(header vm-qemu-args)
+console_expect=$(sed -n "s/^# vm-console-expect: *//p" "$scenario")   # one pattern a line
+console_reject=$(sed -n "s/^# vm-console-reject: *//p" "$scenario")
 [ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
 case $kind in
   vmlinux) kernel=$kdir/vmlinux ;;
@@ -160,6 +171,8 @@ log=$T/console.log
 qemu=(qemu-system-x86_64 -accel tcg -machine pc -m "$memory" -smp 1 -nodefaults -no-reboot
       -display none -vga none "${dargs[@]}"
       -kernel "$kernel" -initrd "$T/initramfs.gz")
+# shellcheck disable=SC2206 # words, as the header says them
+[ -z "$qemu_args" ] || qemu+=($qemu_args)
 cmdline="console=ttyS0 panic=-1 quiet $append"
 
 if [ $interactive -eq 1 ]; then
@@ -285,7 +298,7 @@ elif [ $hung -eq 0 ] && [ -n "$resume_disk" ] && [ -z "$first_boot_result" ]; th
   echo "scenario $name: first boot powered off without a result; booting again to resume from /dev/$resume_disk"
   t_resume=$(date +%s.%N)
   echo "=== second boot (resume from /dev/$resume_disk)" >>"$log"
-  boot "fridge.boot=2 fridge.resume=$resume_disk"
+  boot "fridge.boot=2 fridge.resume=$resume_disk${resume_append:+ $resume_append}"
   echo "second boot to power-off: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s"
 fi
 t2=$(date +%s.%N)
@@ -314,6 +327,22 @@ if [ -n "$resume_disk" ] && [ -z "$power_cut" ] && [ "$first_boot_result" = "FRI
   show_console
   echo "FAIL: $name: the first boot passed without powering off to hibernate: nothing was resumed"
   exit 1
+fi
+# what the boots must (not) have said, for a scenario that passed
+if [ "${marker#FRIDGE-RESULT: PASS}" != "$marker" ]; then
+  from=1
+  while IFS= read -r p; do
+    [ -n "$p" ] || continue
+    n=$(tail -n "+$from" "$T/console.txt" | grep -n -m1 -- "$p" | cut -d: -f1)
+    if [ -z "$n" ]; then
+      marker="FRIDGE-RESULT: FAIL the console does not show \"$p\" (vm-console-expect, after line $((from - 1)))"
+      break
+    fi
+    from=$((from + n))
+  done <<<"$console_expect"
+  while IFS= read -r p; do
+    [ -z "$p" ] || ! grep -q -- "$p" "$T/console.txt" || marker="FRIDGE-RESULT: FAIL the console shows \"$p\" (vm-console-reject)"
+  done <<<"$console_reject"
 fi
 case $marker in
   "FRIDGE-RESULT: PASS"*)

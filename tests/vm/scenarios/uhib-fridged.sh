@@ -18,6 +18,8 @@
 # vm-resume: vda
 # vm-resume-tool: fridge-resume
 # vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
+# (fridged's default mode, platform: the image made for ACPI S4, restored so)
+# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode)
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
 fridged_writer_cycle uhib-fridged vt

@@ -8,6 +8,20 @@ swap_page0() {
 # The signature at the page's end, and mkswap's UUID (bytes 1036-1051)
 swap_sig() { tail -c 10 "$1"; }
 swap_uuid() { dd if="$1" bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
+# keep_page0: boot 1's mkswap header page kept on /dev/vdb, for boot 2
+keep_page0() {
+  dd if=/run/page0.mkswap of=/dev/vdb bs=4096 count=1 conv=fsync 2>/dev/null || fail "cannot keep the header page on /dev/vdb"
+}
+# page0_as_kept AFTER: in boot 2, /dev/vda's header page is the one boot 1
+# kept (mkswap's: same signature, same UUID, byte for byte), after AFTER
+page0_as_kept() {
+  dd if=/dev/vdb of=/run/page0.mkswap bs=4096 count=1 2>/dev/null || fail "cannot read boot 1's copy of the header page on /dev/vdb"
+  [ "$(swap_sig /run/page0.mkswap)" = SWAPSPACE2 ] || fail "/dev/vdb holds no swap header page: boot 1 did not keep it"
+  swap_page0 /run/page0.after
+  [ "$(swap_sig /run/page0.after)" = SWAPSPACE2 ] || fail "the swap signature after $1 is \"$(swap_sig /run/page0.after)\""
+  [ "$(swap_uuid /run/page0.after)" = "$(swap_uuid /run/page0.mkswap)" ] || fail "the swap UUID changed"
+  cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
+}
 # val FILE KEY: KEY's value in a key=value output
 val() { sed -n "s/^$2=//p" "$1" | head -n1; }
 # swap_and_holder: /dev/vda made a swap area in use (its header page kept in
@@ -108,5 +122,29 @@ fridged_writer_cycle() {
   swap_page0 /run/page0.after
   cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
   kill "$writer" "$holder"
+  pass
+}
+# platform_two_boot NAME: fridge-image-writer --write --after=platform
+# across two boots (the kernel's messages on the console, for the host's
+# vm-console-expect lines to find how the first boot ended); in the
+# restored system the writer says resumed=1 and the holder answers
+platform_two_boot() {
+  swap_and_holder
+  [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
+  echo "holder $holder holds $value; /sys/power/disk: $(cat /sys/power/disk)"
+  echo 7 >/proc/sys/kernel/printk
+  fridge-image-writer --snapshot=/dev/snapshot --write --after=platform --resume-device=/dev/vda \
+    >/run/write.out 2>/dev/ttyS0
+  rc=$?
+  echo 4 >/proc/sys/kernel/printk
+  echo "back: fridge-image-writer exited with $rc"
+  cat /run/write.out
+  [ $rc -eq 0 ] || fail "fridge-image-writer --write --after=platform exited with $rc"
+  [ "$(val /run/write.out resumed)" = 1 ] || fail "the writer did not come back resumed (no resumed=1)"
+  [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer with its value after the resume"
+  swap_page0 /run/page0.after
+  cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
+  echo "FIGURE $1: raw_bytes=$(val /run/write.out raw_bytes) write_ms=$(val /run/write.out write_ms)"
+  kill "$holder"
   pass
 }

@@ -24,12 +24,7 @@ if [ "$FRIDGE_VM_BOOT" = 2 ]; then
   echo "boot 2, after the power cut: fridge-resume exited with $FRIDGE_VM_RESUME_RC"
   [ "$FRIDGE_VM_RESUME_RC" = 0 ] || fail "fridge-resume exited with $FRIDGE_VM_RESUME_RC after the power cut, not 0 (no image): $(cat /run/resume.out)"
   [ ! -s /run/resume.out ] || fail "fridge-resume said something on a plain swap area: $(cat /run/resume.out)"
-  dd if=/dev/vdb of=/run/page0.mkswap bs=4096 count=1 2>/dev/null || fail "cannot read boot 1's copy of the header page on /dev/vdb"
-  [ "$(swap_sig /run/page0.mkswap)" = SWAPSPACE2 ] || fail "/dev/vdb holds no swap header page: boot 1 did not keep it"
-  swap_page0 /run/page0.after
-  [ "$(swap_sig /run/page0.after)" = SWAPSPACE2 ] || fail "the swap signature after the power cut is \"$(swap_sig /run/page0.after)\""
-  [ "$(swap_uuid /run/page0.after)" = "$(swap_uuid /run/page0.mkswap)" ] || fail "the swap UUID changed"
-  cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"
+  page0_as_kept "the power cut"
   swapon /dev/vda || fail "swapon does not take /dev/vda after the power cut"
   grep -q '^/dev/vda ' /proc/swaps || fail "/dev/vda is not in use as swap: $(cat /proc/swaps)"
   pass
@@ -38,7 +33,7 @@ mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
 swapon /dev/vda || fail "swapon /dev/vda failed"
 swap_page0 /run/page0.mkswap
 # boot 2 compares with this copy: boot 1's /run dies with it
-dd if=/run/page0.mkswap of=/dev/vdb bs=4096 count=1 conv=fsync 2>/dev/null || fail "cannot keep the header page on /dev/vdb"
+keep_page0
 head -c 134217728 /dev/urandom >/dev/shm/fill || fail "cannot fill tmpfs"
 sync
 echo "the write starts; the host cuts the power when the bar is half full"
