@@ -205,7 +205,7 @@ static int platform_enter(int fd, const FridgeImageHeader *h) {
         if (!(h->flags & FRIDGE_IMAGE_FLAG_PLATFORM))
                 return 0;
         say("image written; entering the platform's hibernation state\n");
-        sync();
+        /* no sync(): see power_down() */
         int r = ioctl(fd, SNAPSHOT_POWER_OFF) < 0 ? -errno : 0;
         if (r == -EAGAIN || r == -EBUSY)
                 return -EAGAIN;
