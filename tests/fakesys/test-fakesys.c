@@ -708,9 +708,10 @@ static void test_hold_delay(Fs *fs, gconstpointer opts)
         /* Held writes are not processed yet: no log line, no change. */
         assert_read(fs, "log", "");
         assert_read(fs, "sys/power/disk", "[platform] shutdown reboot suspend test_resume\n");
+        /* not done 200 ms on (above) is the hold; how long the writer
+         * thread itself waited depends on when it was scheduled */
         ctl(fs, "release-write power/disk");
         g_assert_cmpint(bg_write_join(&w), ==, 0);
-        g_assert_cmpint(w.elapsed_ms, >=, 195);
         ctl(fs, "delay-write power/image_size 150");
         bg_write_start(&w, fs, "sys/power/image_size", "1\n");
         g_assert_cmpint(bg_write_join(&w), ==, 0);
