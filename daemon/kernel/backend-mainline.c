@@ -23,13 +23,13 @@ static bool writes_image(SleepKind kind, bool pm_test) {
 }
 
 static PowerAnswer mainline_can(const PowerContext *ctx, SleepKind kind, char **ret_reason) {
-        g_autoptr(PowerCaps) caps = NULL;
+        g_autoptr(PowerCaps) read = NULL;
         const char *reason;
-        if (power_caps_read(ctx->sysfs_fd, &caps) < 0) {
+        if (!ctx->caps && power_caps_read(ctx->sysfs_fd, &read) < 0) {
                 *ret_reason = g_strdup(POWER_STATE_UNUSABLE);
                 return POWER_ANSWER_NA;
         }
-        PowerAnswer a = power_can(caps, kind, ctx->config->hibernate_mode, &reason);
+        PowerAnswer a = power_can(ctx->caps ? ctx->caps : read, kind, ctx->config->hibernate_mode, &reason);
         if (a != POWER_ANSWER_YES || !writes_image(kind, false)) {
                 *ret_reason = a == POWER_ANSWER_YES ? NULL : g_strdup(reason);
                 return a;

@@ -42,6 +42,7 @@ typedef struct PowerContext {
         HibernateCache *hibernate;      /* NULL: every pre-flight from scratch */
         const char *image_writer_socket; /* where fridge-image-writer listens; NULL: nowhere */
         uint64_t call;                  /* the call asking (see hibernate_check()); 0: none */
+        const struct PowerCaps *caps;   /* what the kernel offers, read for this call; NULL: read it */
 } PowerContext;
 
 /* What a cycle asks of the kernel phase: the cycle's own options, not yet

@@ -30,6 +30,7 @@
 #include "power.h"
 #include "power-backend.h"
 #include "record.h"
+#include "systemd-sleep.h"
 #include "timeline.h"
 #include "worker.h"
 #include "write-queue.h"
@@ -185,6 +186,11 @@ struct Manager {
         char *can_reason[_SLEEP_KIND_MAX]; /* owns what manager_can() returned last */
         PowerAnswer can_answer[_SLEEP_KIND_MAX];
         uint64_t can_call[_SLEEP_KIND_MAX]; /* the call they answered, 0: none */
+        /* What one call's Can* share (GetAll asks three kinds): sleep.conf
+         * and the kernel's offer, read once for call can_shared_call */
+        SystemdSleepConf *can_sleep_conf;
+        PowerCaps *can_caps;
+        uint64_t can_shared_call;
         HibernateCache hibernate;       /* the pre-flight's swap choice, and its answer for one call */
 };
 

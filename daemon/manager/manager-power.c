@@ -56,15 +56,32 @@ int manager_pick_driver(Manager *m, const CycleOptions *o, CycleDriver *ret, cha
         return FRIDGE_ERROR_NOT_SUPPORTED;
 }
 
+/* sleep.conf and /sys/power read once for all the kinds one call asks
+ * about; call 0 (none) reads them afresh */
+static void can_read_shared(Manager *m, uint64_t call) {
+        if (call != 0 && call == m->can_shared_call)
+                return;
+        m->can_sleep_conf = systemd_sleep_conf_free(m->can_sleep_conf);
+        m->can_caps = power_caps_free(m->can_caps);
+        if (systemd_sleep_conf_load(m->sleep_conf_root, &m->can_sleep_conf) < 0)
+                m->can_sleep_conf = NULL;
+        if (power_caps_read(m->sysfs_fd, &m->can_caps) < 0)
+                m->can_caps = NULL;
+        m->can_shared_call = call;
+}
+
 const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason) {
         if (call == 0 || call != m->can_call[kind]) {
+                can_read_shared(m, call);
                 PowerContext ctx = manager_power_context(m, m->config);
                 ctx.call = call;
+                ctx.caps = m->can_caps;
                 g_free(m->can_reason[kind]);
                 m->can_reason[kind] = NULL;
-                m->can_answer[kind] = manager_check_sleep_allowed(m, kind, &m->can_reason[kind]) != 0
-                                              ? POWER_ANSWER_NO
-                                              : power_backend_can(&ctx, kind, &m->can_reason[kind]);
+                /* sleep.conf unreadable: as manager_check_sleep_allowed(), nothing ruled out */
+                bool allowed = !m->can_sleep_conf ||
+                               systemd_sleep_allowed(m->can_sleep_conf, (SystemdSleepOp) kind, &m->can_reason[kind]);
+                m->can_answer[kind] = !allowed ? POWER_ANSWER_NO : power_backend_can(&ctx, kind, &m->can_reason[kind]);
                 m->can_call[kind] = call;
         }
         *ret_reason = m->can_reason[kind] ? m->can_reason[kind] : "";

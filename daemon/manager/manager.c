@@ -549,6 +549,8 @@ Manager *manager_free(Manager *m) {
         g_free(m->last_wake_reason);
         for (int k = 0; k < _SLEEP_KIND_MAX; k++)
                 g_free(m->can_reason[k]);
+        systemd_sleep_conf_free(m->can_sleep_conf);
+        power_caps_free(m->can_caps);
         sd_event_unref(m->event);
         g_free(m);
         return NULL;

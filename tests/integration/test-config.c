@@ -164,6 +164,19 @@ static void test_allow_suspend(void) {
         g_assert_nonnull(strstr(msg, "sleep-root/etc/systemd/sleep.conf:2"));
 }
 
+/* Can* read sleep.conf and /sys/power once per call (GetAll's three
+ * kinds share them), never from one call to the next: a change between
+ * two reads is seen by the second */
+static void test_allow_suspend_fresh(void) {
+        HarnessOptions o = { .sleep_conf = "[Sleep]\nAllowSuspend=no\n" };
+        g_autoptr(Harness) h = harness_new(&o);
+        g_autofree char *before = harness_get_string(h, "CanSuspend");
+        g_assert_cmpstr(before, ==, "no");
+        write_under(h->dir, "sleep-root/etc/systemd/sleep.conf", "[Sleep]\nAllowSuspend=yes\n");
+        g_autofree char *after = harness_get_string(h, "CanSuspend");
+        g_assert_cmpstr(after, ==, "yes");
+}
+
 int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         g_test_add_func("/config/dropins", test_dropins);
@@ -171,5 +184,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/config/reload-spares-running-cycle", test_reload_spares_running_cycle);
         g_test_add_func("/config/cat-config", test_cat_config);
         g_test_add_func("/config/allow-suspend", test_allow_suspend);
+        g_test_add_func("/config/allow-suspend-fresh", test_allow_suspend_fresh);
         return g_test_run();
 }
