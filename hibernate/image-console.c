@@ -88,6 +88,7 @@ void image_console_attach_peer(ImageConsole *c, int peer) {
         c->peer = peer;
         c->in.len = 0;
         c->peer_cancelled = false;
+        c->peer_hung_up = false;
 }
 
 /* Whole or not at all, never waiting, never SIGPIPE */
@@ -125,10 +126,16 @@ bool image_console_peer_cancelled(ImageConsole *c) {
                 if (!c->has_peer || c->peer_cancelled || c->in.len >= WRITER_LINE_MAX)
                         return c->peer_cancelled;
                 ssize_t n = recv(c->peer, chunk, WRITER_LINE_MAX - c->in.len, MSG_DONTWAIT);
-                if (n <= 0)
+                if (n == 0) /* fridged gave up on the cycle (or died): an image would wake to nobody */
+                        return c->peer_hung_up = c->peer_cancelled = true;
+                if (n < 0)
                         return false;
                 writer_line_buffer_feed(&c->in, chunk, (size_t) n);
         }
+}
+
+const char *image_console_abort_reason(const ImageConsole *c) {
+        return c->peer_hung_up ? "fridged hung up" : c->peer_cancelled ? "fridged cancelled the write" : "Esc typed on the console";
 }
 
 bool image_console_abort_typed(ImageConsole *c) {

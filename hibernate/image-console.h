@@ -33,7 +33,8 @@ typedef struct ImageConsole {
         bool has_peer;
         int peer;               /* fridged's connection (has_peer) */
         WriterLineBuffer in;    /* what it sent, not yet taken */
-        bool peer_cancelled;    /* the abort was its cancel, not a key */
+        bool peer_cancelled;    /* the abort was its cancel (or its hang-up), not a key */
+        bool peer_hung_up;      /* fridged closed the connection: nobody waits for the image */
 } ImageConsole;
 
 /* Opens and sets the line raw and non-blocking; a negative errno. "vt"
@@ -51,8 +52,12 @@ void image_console_start(ImageConsole *c);
 void image_console_progress(ImageConsole *c, uint64_t done, uint64_t total);
 /* Progress to peer and cancel from it, as well as (or instead of) a tty */
 void image_console_attach_peer(ImageConsole *c, int peer);
-/* Has the peer sent cancel (read without waiting)? Sets peer_cancelled */
+/* Has the peer sent cancel, or hung up (read without waiting)? Sets
+ * peer_cancelled */
 bool image_console_peer_cancelled(ImageConsole *c);
+/* Why the write stops, once image_console_abort_typed or
+ * image_console_peer_cancelled said so: fridged's cancel or hang-up, or Esc */
+const char *image_console_abort_reason(const ImageConsole *c);
 /* Was Esc (or Backspace) typed, or the peer's cancel sent, since the last call? */
 bool image_console_abort_typed(ImageConsole *c);
 /* One line of text of the bar (for tests): buf holds size bytes */

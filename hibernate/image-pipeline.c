@@ -193,8 +193,7 @@ static int batch_console(ImageConsole *con, const ImageFigures *f, int64_t total
                 return 0;
         image_console_progress(con, f->raw_bytes, total == INT64_MAX ? f->raw_bytes : (uint64_t) total);
         if (image_console_abort_typed(con))
-                return say("aborted: %s\n", con->peer_cancelled ? "fridged cancelled the write" : "Esc typed on the console"),
-                       -ECANCELED;
+                return say("aborted: %s\n", image_console_abort_reason(con)), -ECANCELED;
         return 0;
 }
 

@@ -256,7 +256,8 @@ static void write_created(int fd, int dev, const ImageWriteJob *j, FridgeImageHe
         }
         if (j->console && image_console_peer_cancelled(j->console)) {
                 image_write_release(fd, true);
-                return set_outcome(res, IMAGE_WRITE_CANCELLED, "fridged cancelled the write before it began");
+                return set_outcome(res, IMAGE_WRITE_CANCELLED, "%s before the write began",
+                                   image_console_abort_reason(j->console));
         }
         ImageOutput out;
         int r = image_output_init(&out, dev, fd, h->page_size, j->resume_offset);
@@ -269,8 +270,7 @@ static void write_created(int fd, int dev, const ImageWriteJob *j, FridgeImageHe
                 image_write_release(fd, true);
                 if (r == -ECANCELED)
                         return set_outcome(res, IMAGE_WRITE_CANCELLED, "%s; no image, unfrozen",
-                                           j->console->peer_cancelled ? "fridged cancelled the write"
-                                                                      : "Esc typed on the console");
+                                           image_console_abort_reason(j->console));
                 return set_outcome(res, IMAGE_WRITE_FAILED, "the image was not written (%s); no signature on %s",
                                    strerror(-r), j->resume_device);
         }
@@ -296,7 +296,8 @@ void image_write_run(int fd, const ImageWriteJob *j, ImageWriteResult *res) {
         if (set_swap_area(fd, j, &st, res) < 0)
                 return;
         if (j->console && image_console_peer_cancelled(j->console))
-                return set_outcome(res, IMAGE_WRITE_CANCELLED, "fridged cancelled the write before the freeze");
+                return set_outcome(res, IMAGE_WRITE_CANCELLED, "%s before the freeze",
+                                   image_console_abort_reason(j->console));
         /* a compositor gives its VT up only while it runs */
         if (j->console)
                 image_console_show(j->console);

@@ -204,6 +204,16 @@ static int write_image(int fd, const Args *a) {
         }
 }
 
+/* --after=: what follows the write (fridged's modes are serve_mode_after's) */
+#define AFTER_NAMES "poweroff, platform, reboot, suspend or unfreeze"
+static const struct {
+        const char *name;
+        ImageAfter after;
+} afters[] = {
+        { "poweroff", IMAGE_AFTER_POWEROFF }, { "platform", IMAGE_AFTER_PLATFORM }, { "reboot", IMAGE_AFTER_REBOOT },
+        { "suspend", IMAGE_AFTER_SUSPEND },   { "unfreeze", IMAGE_AFTER_UNFREEZE },
+};
+
 static void usage(FILE *f) {
         fprintf(f, "Usage: fridge-image-writer --snapshot=DEVICE --probe-threads|--discard|--write|--serve ...\n"
                    "  --snapshot=DEVICE       the snapshot device (/dev/snapshot); never assumed\n"
@@ -221,9 +231,10 @@ static void usage(FILE *f) {
                    "  --sysfs=DIR             (--serve) read DIR/power/resume, not /sys's\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
-                   "  --after=poweroff|platform|unfreeze  after the write (platform: ACPI S4, else\n"
-                   "                          off; unfreeze: for tests, the image left valid on\n"
-                   "                          the device and the system running)\n"
+                   "  --after=poweroff|platform|reboot|suspend|unfreeze  after the write (platform:\n"
+                   "                          ACPI S4, else off; suspend: to RAM, the image\n"
+                   "                          withdrawn once woken; unfreeze: for tests, the image\n"
+                   "                          left valid on the device and the system running)\n"
                    "  --console=TTY|vt        draw the progress bar there while user space is\n"
                    "                          frozen; Esc or Backspace there aborts the write\n"
                    "                          (exit status 3, no image, the system runs on);\n"
@@ -254,16 +265,12 @@ static int parse_option(int c, Args *a) {
                                        optarg), 2;
                 return 0;
         case 'a':
-                if (strcmp(optarg, "poweroff") == 0)
-                        a->after = IMAGE_AFTER_POWEROFF;
-                else if (strcmp(optarg, "platform") == 0)
-                        a->after = IMAGE_AFTER_PLATFORM;
-                else if (strcmp(optarg, "unfreeze") == 0)
-                        a->after = IMAGE_AFTER_UNFREEZE;
-                else
-                        return fprintf(stderr, "fridge-image-writer: --after=%s is not poweroff, platform or "
-                                               "unfreeze\n", optarg), 2;
-                return 0;
+                for (size_t i = 0; i < sizeof(afters) / sizeof(afters[0]); i++)
+                        if (strcmp(optarg, afters[i].name) == 0) {
+                                a->after = afters[i].after;
+                                return 0;
+                        }
+                return fprintf(stderr, "fridge-image-writer: --after=%s is not " AFTER_NAMES "\n", optarg), 2;
         case 'h': usage(stdout); return -1;
         default: return 2;
         }

@@ -60,6 +60,8 @@ const ConfigKey config_keys[] = {
             "and a cycle waits as much awake time for the post, before it thaws on its own"),
         MSEC("Sleep", "KernelWatchdogMs", kernel_watchdog_ms, 1000, 3600000, "120000",
             "awake time the state write may take before fridged reports it stuck (it goes on waiting)"),
+        MSEC("Sleep", "WriterCancelTimeoutMs", writer_cancel_timeout_ms, 1000, 600000, "10000",
+            "awake time fridge-image-writer has to answer a Cancel before fridged hangs up on it and thaws"),
         MSEC("Flush", "TimeoutMs", flush_timeout_ms, FLUSH_TIMEOUT_MIN_MS, FLUSH_TIMEOUT_MAX_MS, "30000",
             "how long writing back dirty data may take"),
         ENUM("Flush", "OnTimeout", flush_on_timeout, FlushOnTimeout, on_timeout, "fail",

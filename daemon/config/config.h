@@ -55,6 +55,7 @@ typedef struct Config {
         uint32_t delay_timeout_ms;
         uint32_t hook_timeout_ms; /* awake time a hook cycle waits for the other hook */
         uint32_t kernel_watchdog_ms; /* awake time the state write may take before it is reported stuck */
+        uint32_t writer_cancel_timeout_ms; /* awake time the image writer has to answer a Cancel */
         uint32_t inhibitors_per_user;             /* and class holds, root excepted */
         uint32_t pending_authorizations_per_user; /* calls waiting for polkit at once */
         uint32_t pending_plans_per_user;          /* GetPlan calls waiting for a build, root excepted */

@@ -46,6 +46,7 @@ typedef struct UserspaceRequest {
         pthread_mutex_t lock;           /* guards what the loop reads while enter runs: */
         uint64_t done, total;           /*   the writer's progress */
         bool cancelled;                 /*   a Cancel was sent */
+        bool abandoned;                 /*   it went unanswered: fridged hung up */
         WriterMessage outcome;          /*   the writer's result (enter writes it under the lock too) */
         /* results, read after enter returned */
         bool fell_back;                 /* the writer was unavailable: the kernel wrote the image */
@@ -241,10 +242,15 @@ static int userspace_write(PowerSysfsRequest *s) {
                 r = writer_run(u, err, sizeof(err));
         if (r < 0) {
                 pthread_mutex_lock(&u->lock);
-                u->outcome = (WriterMessage) { .type = WRITER_MSG_FAILED };
-                snprintf(u->outcome.message, sizeof(u->outcome.message), "fridge-image-writer: %s", err);
+                bool abandoned = u->abandoned;
+                u->outcome = (WriterMessage) { .type = abandoned ? WRITER_MSG_CANCELLED : WRITER_MSG_FAILED };
+                if (abandoned)
+                        g_strlcpy(u->outcome.message, "fridge-image-writer did not answer the Cancel; fridged hung up on it",
+                                  sizeof(u->outcome.message));
+                else
+                        snprintf(u->outcome.message, sizeof(u->outcome.message), "fridge-image-writer: %s", err);
                 pthread_mutex_unlock(&u->lock);
-                return -EIO;
+                return abandoned ? -ECANCELED : -EIO;
         }
         switch (u->outcome.type) {
         case WRITER_MSG_RESUMED:
@@ -336,6 +342,20 @@ static int userspace_cancel(PowerRequest *r) {
         return too_late ? -EINPROGRESS : asked ? 1 : 0;
 }
 
+/* A writer silent after the Cancel is hung before its freeze (had it
+ * frozen user space, fridged would not be running to count the time):
+ * the hang-up ends enter's read, and tells the writer, should it ever get
+ * that far, that nobody waits for its image (it counts it as a cancel) */
+static void userspace_abandon(PowerRequest *r) {
+        UserspaceRequest *u = (UserspaceRequest *) r;
+        pthread_mutex_lock(&u->lock);
+        if (u->fd >= 0 && u->cancelled && !u->abandoned && !is_result(u->outcome.type)) {
+                u->abandoned = true;
+                (void) shutdown(u->fd, SHUT_RDWR);
+        }
+        pthread_mutex_unlock(&u->lock);
+}
+
 static double userspace_progress(const PowerRequest *r, char **ret_text) {
         UserspaceRequest *u = (UserspaceRequest *) r;
         pthread_mutex_lock(&u->lock);
@@ -367,4 +387,5 @@ const PowerBackend power_backend_userspace = {
         .free = userspace_free,
         .cancel = userspace_cancel,
         .progress = userspace_progress,
+        .abandon = userspace_abandon,
 };

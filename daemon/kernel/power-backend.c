@@ -161,6 +161,11 @@ int power_request_cancel(PowerRequest *r) {
         return r->backend->cancel ? r->backend->cancel(r) : -EINPROGRESS;
 }
 
+void power_request_abandon(PowerRequest *r) {
+        if (r->backend->abandon)
+                r->backend->abandon(r);
+}
+
 bool power_request_progress(const PowerRequest *r, double *ret_fraction, char **ret_text) {
         if (!r->backend->progress)
                 return false;

@@ -139,6 +139,10 @@ struct PowerBackend {
          * and a text for the progress property). */
         int (*cancel)(PowerRequest *r);
         double (*progress)(const PowerRequest *r, char **ret_text);
+        /* On the loop, after a cancel that returned 1 went unanswered for
+         * the cycle's WriterCancelTimeoutMs of awake time: stop waiting for
+         * the work, so enter returns -ECANCELED soon whatever it does */
+        void (*abandon)(PowerRequest *r);
 };
 
 /* The built-in backends, in the order of preference */
@@ -200,4 +204,7 @@ const char *power_request_backend_name(const PowerRequest *r);
  * the state write is the point of no return). Progress:
  * false when the backend reports none. */
 int power_request_cancel(PowerRequest *r);
+/* Stop waiting for a work that a cancel (1) did not stop; no-op for a
+ * backend without the hook, or once enter has its result */
+void power_request_abandon(PowerRequest *r);
 bool power_request_progress(const PowerRequest *r, double *ret_fraction, char **ret_text);

@@ -41,6 +41,7 @@ int cycle_settings_new(const Config *config, const CycleOptions *opts, CycleDriv
         s->freeze_timeout_ms = or_default(opts->freeze_timeout_ms, config->freeze_timeout_ms);
         s->hook_timeout_ms = config->hook_timeout_ms;
         s->kernel_watchdog_ms = config->kernel_watchdog_ms;
+        s->writer_cancel_timeout_ms = config->writer_cancel_timeout_ms;
         s->retries = config->retries;
         s->retry_delay_ms = config->retry_delay_ms;
         s->freeze_roots = g_strdupv(config->freeze_roots);
@@ -86,6 +87,7 @@ char **cycle_settings_strv(const CycleSettings *s) {
         add(a, "freeze-timeout-ms", ms(s->freeze_timeout_ms));
         add(a, "hook-timeout-ms", ms(s->hook_timeout_ms));
         add(a, "kernel-watchdog-ms", ms(s->kernel_watchdog_ms));
+        add(a, "writer-cancel-timeout-ms", ms(s->writer_cancel_timeout_ms));
         add(a, "retries", ms(s->retries));
         add(a, "retry-delay-ms", ms(s->retry_delay_ms));
         g_autofree char *roots = s->freeze_roots ? g_strjoinv(",", s->freeze_roots) : NULL;

@@ -41,6 +41,7 @@ typedef struct CycleSettings {
         uint32_t freeze_timeout_ms;
         uint32_t hook_timeout_ms;
         uint32_t kernel_watchdog_ms;
+        uint32_t writer_cancel_timeout_ms;
         uint32_t retries;
         uint32_t retry_delay_ms;
         char **freeze_roots;

@@ -87,6 +87,7 @@ typedef struct Cycle {
         unsigned thawed;                /* cgroups thawed so far (the resume thaws before the thaw phase) */
         uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */
         bool kernel_stuck;              /* its watchdog fired: the return is logged too */
+        unsigned cancel_wait_ticks;     /* writer progress ticks since an unanswered Cancel, or 0 */
         uint64_t slept_usec;            /* for RESUMING: how long the machine slept */
         char *wake_reason;              /* for RESUMING: what woke it */
         PowerImageWrite image;          /* the kernel phase's image write, as its backend tells it */

@@ -183,12 +183,28 @@ void manager_enter_skipping_kernel(Manager *m) {
  * timer stops with the state (cycle_stop_work) or when enter returns */
 #define WRITER_PROGRESS_USEC (250 * USEC_PER_MSEC)
 
+/* Ticks, not the clock: the time user space spent frozen by the writer
+ * passes in one tick, so only awake time with the writer silent counts */
+static void writer_cancel_wait(Manager *m) {
+        Cycle *c = m->cycle;
+        uint64_t limit = ((uint64_t) c->settings->writer_cancel_timeout_ms * USEC_PER_MSEC + WRITER_PROGRESS_USEC - 1) /
+                         WRITER_PROGRESS_USEC;
+        if (c->cancel_wait_ticks == 0 || ++c->cancel_wait_ticks <= limit)
+                return;
+        c->cancel_wait_ticks = 0;
+        log_warning("Cycle %" G_GUINT64_FORMAT ": fridge-image-writer has not answered the Cancel in %u ms of "
+                    "awake time; fridged hangs up on it and thaws", c->id, c->settings->writer_cancel_timeout_ms);
+        power_request_abandon(c->power_request);
+}
+
 static int on_writer_progress(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         double fraction;
         g_autofree char *text = NULL;
         if (m->cycle->power_request && power_request_progress(m->cycle->power_request, &fraction, &text))
                 manager_set_progress(m, fraction, "%s", text);
+        if (m->cycle->power_request)
+                writer_cancel_wait(m);
         (void) sd_event_source_set_time_relative(s, WRITER_PROGRESS_USEC);
         return 0;
 }

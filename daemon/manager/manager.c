@@ -383,8 +383,10 @@ int manager_cancel(Manager *m, uint64_t id, const char *why, char **ret_message)
                 *ret_message = g_strdup("the cycle is past the point of no return");
                 return FRIDGE_ERROR_TOO_LATE;
         }
-        if (r == 0) /* else the image writer was asked to stop: its answer ends the cycle */
+        if (r == 0)
                 manager_end_cycle_early(m, RESULT_ABORTED, FRIDGE_ERROR_CANCELLED, "%s", why);
+        else if (c->cancel_wait_ticks == 0) /* the image writer was asked to stop: its answer ends the cycle */
+                c->cancel_wait_ticks = 1;
         return 0;
 }
 

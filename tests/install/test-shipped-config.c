@@ -36,6 +36,7 @@ static void assert_config_equal(const Config *a, const Config *b) {
         g_assert_cmpuint(a->delay_timeout_ms, ==, b->delay_timeout_ms);
         g_assert_cmpuint(a->hook_timeout_ms, ==, b->hook_timeout_ms);
         g_assert_cmpuint(a->kernel_watchdog_ms, ==, b->kernel_watchdog_ms);
+        g_assert_cmpuint(a->writer_cancel_timeout_ms, ==, b->writer_cancel_timeout_ms);
         g_assert_cmpint(a->tuxonice.image_size_limit, ==, b->tuxonice.image_size_limit);
         g_assert_cmpstr(a->tuxonice.compressor, ==, b->tuxonice.compressor);
         g_assert_cmpint(a->tuxonice.enable_escape, ==, b->tuxonice.enable_escape);

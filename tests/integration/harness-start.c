@@ -196,7 +196,14 @@ static bool mount_line_is_ours(const char *line, int mount_point_field, const ch
         return (int) g_strv_length(f) > mount_point_field && g_str_has_prefix(f[mount_point_field], prefix);
 }
 
-static void write_filtered_mounts(const char *src, const char *dst, int mount_point_field, const char *dir) {
+/* The cgroup2 mount, for a test on real scratch cgroups: fridged finds
+ * the cgroup root in mountinfo */
+static bool mount_line_is_cgroup2(const char *line, int mount_point_field) {
+        return mount_point_field == 4 ? strstr(line, " - cgroup2 ") != NULL : strstr(line, " cgroup2 ") != NULL;
+}
+
+static void write_filtered_mounts(const char *src, const char *dst, int mount_point_field, const char *dir,
+                                  bool cgroup2) {
         g_autofree char *text = NULL;
         g_autoptr(GString) out = g_string_new(NULL);
 
@@ -204,7 +211,8 @@ static void write_filtered_mounts(const char *src, const char *dst, int mount_po
                 g_error("read %s", src);
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         for (char **l = lines; *l; l++)
-                if (**l && mount_line_is_ours(*l, mount_point_field, dir))
+                if (**l && (mount_line_is_ours(*l, mount_point_field, dir) ||
+                            (cgroup2 && mount_line_is_cgroup2(*l, mount_point_field))))
                         g_string_append_printf(out, "%s\n", *l);
         harness_write_file(dst, out->str);
 }
@@ -224,7 +232,8 @@ static void symlink_entries(const char *from_dir, const char *to_dir, const char
         }
 }
 
-/* With HARNESS_FAKE_PROC=1: a /proc whose mount tables hold only our mounts,
+/* With HARNESS_FAKE_PROC=1: a /proc whose mount tables hold only our mounts
+ * (and the cgroup2 mount, with real_cgroups),
  * so a file system stuck elsewhere on the host cannot stall the flush. Off
  * by default: its PID entries are a snapshot, so processes a test starts
  * later (clients, FUSE servers, syncing tasks) would be invisible. */
@@ -245,8 +254,8 @@ void harness_make_proc_root(Harness *h, const HarnessOptions *opts) {
         symlink_entries("/proc/self", self, self_except);
         mi = g_build_filename(self, "mountinfo", NULL);
         mounts = g_build_filename(self, "mounts", NULL);
-        write_filtered_mounts("/proc/self/mountinfo", mi, 4, h->dir);
-        write_filtered_mounts("/proc/self/mounts", mounts, 1, h->dir);
+        write_filtered_mounts("/proc/self/mountinfo", mi, 4, h->dir, h->real_cgroups);
+        write_filtered_mounts("/proc/self/mounts", mounts, 1, h->dir, h->real_cgroups);
         mounts_link = g_build_filename(h->proc, "mounts", NULL);
         g_assert_cmpint(symlink("self/mounts", mounts_link), ==, 0);
         for (; files && files[0] && files[1]; files += 2) {

@@ -49,9 +49,16 @@ static void writer_serve(StandinWriter *w, int fd) {
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_PROGRESS, .done = 2 * MIB, .total = 4 * MIB });
         if (w->script == SCRIPT_HANG_UP)
                 return;
-        if (w->script == SCRIPT_WAIT_CANCEL || w->script == SCRIPT_LATE_CANCEL) {
+        if (w->script == SCRIPT_WAIT_CANCEL || w->script == SCRIPT_LATE_CANCEL || w->script == SCRIPT_DEAF) {
                 while (writer_hear(w, fd, &b, &m) && m.type != WRITER_MSG_CANCEL)
                         ;
+        }
+        if (w->script == SCRIPT_DEAF) {
+                bool gone = !writer_hear(w, fd, &b, &m);
+                g_mutex_lock(&w->lock);
+                w->hung_up = gone;
+                g_mutex_unlock(&w->lock);
+                return;
         }
         if (w->script == SCRIPT_WAIT_CANCEL) {
                 WriterMessage c = { .type = WRITER_MSG_CANCELLED };

@@ -20,6 +20,8 @@ typedef enum WriterScript {
                               * the resume: the restored writer no longer reads) */
         SCRIPT_UNAVAILABLE,  /* unavailable: the kernel's writer goes on */
         SCRIPT_HANG_UP,      /* progress, then the connection closes with no result */
+        SCRIPT_DEAF,         /* progress, fridged's cancel heard, then silence until fridged hangs up
+                              * (a writer hung before its freeze) */
 } WriterScript;
 
 typedef struct StandinWriter {
@@ -30,6 +32,7 @@ typedef struct StandinWriter {
         GCond cond;
         bool go;             /* SCRIPT_WRITE: finish the write */
         GString *heard;      /* every line fridged sent, '\n'-ended */
+        bool hung_up;        /* fridged closed the connection first */
 } StandinWriter;
 
 /* Listens on fridged's socket before fridged looks */

@@ -25,6 +25,7 @@
 
 #include "fridge-config.h"
 #include "harness.h"
+#include "scratch.h"
 #include "standin-writer.h"
 #include "writer-protocol.h"
 
@@ -146,11 +147,14 @@ static void test_fridgectl_json_image(Fixture *f, gconstpointer data) {
         fridgectl_hibernate_says(f, true, has);
 }
 
-/* Hibernate, and Cancel once the writer's progress shows; the cycle's
- * result and message once it finished */
-static uint64_t cancel_while_writing(Harness *h, char **ret_result, char **ret_message) {
+/* Hibernate, and Cancel once the writer's progress shows (the scratch
+ * pair `frozen`, if any, frozen by then); the cycle's result and message
+ * once it finished */
+static uint64_t cancel_while_writing(Harness *h, const ScratchPair *frozen, char **ret_result, char **ret_message) {
         uint64_t cycle = hibernate(h);
         g_assert_true(harness_wait_property_signal(h, "ProgressText", "writing the image: 2 of 4 MiB", 10000));
+        if (frozen)
+                g_assert_true(scratch_is_frozen(frozen->s, frozen->a) && scratch_is_frozen(frozen->s, frozen->b));
         g_autofree char *err = NULL, *msg = NULL;
         if (harness_cancel(h, cycle, &err, &msg) < 0)
                 g_error("Cancel while the image is written: %s: %s", err, msg);
@@ -167,7 +171,7 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         Harness *h = start(f);
         StandinWriter *w = standin_writer_start(h, SCRIPT_WAIT_CANCEL);
         g_autofree char *result = NULL, *message = NULL;
-        cancel_while_writing(h, &result, &message);
+        cancel_while_writing(h, NULL, &result, &message);
         g_assert_cmpstr(result, ==, "aborted");
         g_assert_cmpstr(message, ==, "the image write was cancelled: asked by fridged before the freeze");
         standin_writer_join(w); /* the writer has heard all it will */
@@ -178,6 +182,43 @@ static void test_cancel_reaches_writer(Fixture *f, gconstpointer data) {
         history_says(h, false, "image: the write stopped at 2 of 4 MiB");
         history_says(h, true, "\"image-done-bytes\":2097152");
         history_says(h, true, "\"image-total-bytes\":4194304");
+        standin_writer_free(w);
+}
+
+/* A writer that hears the Cancel and stays silent (hung before its
+ * freeze: had it frozen user space, fridged would not be counting) is
+ * hung up on after WriterCancelTimeoutMs of awake time: the cycle ends
+ * cancelled, says why, and nothing stays frozen */
+static void test_cancel_unanswered(Fixture *f, gconstpointer data) {
+        const char *why = harness_scratch_skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return;
+        }
+        if (!have_loop0())
+                return;
+        ScratchPair p;
+        scratch_pair_new(&p);
+        g_autoptr(Scratch) sc = p.s; /* thawed and removed whatever happens */
+        const char *const files[] = { "swaps", SWAPS, "meminfo", MEMINFO, NULL };
+        g_autofree char *config = g_strdup_printf(CONFIG "WriterCancelTimeoutMs=1000\n[Freeze]\nRoots=%s\n", sc->root);
+        HarnessOptions o = { .proc_files = files, .config = config, .real_cgroups = true };
+        Harness *h = f->h = harness_new(&o);
+        StandinWriter *w = standin_writer_start(h, SCRIPT_DEAF);
+        g_autofree char *result = NULL, *message = NULL;
+        cancel_while_writing(h, &p, &result, &message);
+        g_assert_cmpstr(result, ==, "aborted");
+        g_assert_cmpstr(message, ==, "the image write was cancelled: fridge-image-writer did not answer the Cancel; "
+                                     "fridged hung up on it");
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, "fridge-image-writer has not answered the Cancel in 1000 ms of awake time"));
+        g_assert_false(scratch_is_frozen(sc, p.a) || scratch_is_frozen(sc, p.b));
+        standin_writer_join(w);
+        g_autofree char *heard = standin_writer_heard(w);
+        g_assert_cmpstr(heard, ==, "hibernate mode=platform\ncancel\n");
+        g_assert_true(w->hung_up);
+        g_assert_false(log_has(h, "power/state disk"));
         standin_writer_free(w);
 }
 
@@ -192,7 +233,7 @@ static void test_cancel_after_freeze(Fixture *f, gconstpointer data) {
         Harness *h = start(f);
         StandinWriter *w = standin_writer_start(h, SCRIPT_LATE_CANCEL);
         g_autofree char *result = NULL, *message = NULL;
-        uint64_t cycle = cancel_while_writing(h, &result, &message);
+        uint64_t cycle = cancel_while_writing(h, NULL, &result, &message);
         g_assert_cmpstr(result, ==, "done");
         g_assert_nonnull(strstr(message, "image written by fridge: 8.0 MiB"));
         g_assert_cmpint(harness_find_signal(h, "Resumed", true, cycle), >=, 0);
@@ -360,9 +401,14 @@ static char *ask_as_root(const char *path, const char *request) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
         strcpy(sa.sun_path, path);
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
         g_assert_cmpint(fd, >=, 0);
-        g_assert_cmpint(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
+        /* systemd-socket-activate binds (the path appears) before it
+         * listens: refused until then */
+        for (int i = 0; (r = connect(fd, (struct sockaddr *) &sa, sizeof(sa))) < 0 && errno == ECONNREFUSED && i < 3000;
+             i++)
+                g_usleep(10000);
+        g_assert_cmpint(r, ==, 0);
         g_assert_cmpint(send(fd, request, strlen(request), MSG_NOSIGNAL), ==, (ssize_t) strlen(request));
         WriterLineBuffer b = {};
         char line[WRITER_LINE_MAX], chunk[WRITER_LINE_MAX];
@@ -474,6 +520,7 @@ int main(int argc, char **argv) {
         ADD("writes-with-progress", test_writes_with_progress);
         ADD("cancel-reaches-writer", test_cancel_reaches_writer);
         ADD("cancel-after-freeze", test_cancel_after_freeze);
+        ADD("cancel-unanswered", test_cancel_unanswered);
         ADD("fridgectl-says-image", test_fridgectl_says_image);
         ADD("fridgectl-json-image", test_fridgectl_json_image);
         ADD("unavailable-falls-back", test_unavailable_falls_back);

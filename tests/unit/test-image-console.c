@@ -79,6 +79,29 @@ static void test_peer_cancel(void) {
         close(c.peer);
 }
 
+/* fridged gone (crashed, or it gave up on a writer that did not answer
+ * its Cancel): the write stops as for a cancel, and says why */
+static void test_peer_hang_up(void) {
+        ImageConsole c;
+        int fridged = peer_pair(&c);
+        say(fridged, "progress done=1 total=2\n");
+        g_assert_false(image_console_abort_typed(&c));
+        g_assert_cmpstr(image_console_abort_reason(&c), ==, "Esc typed on the console");
+        close(fridged);
+        g_assert_true(image_console_abort_typed(&c));
+        g_assert_true(c.peer_hung_up);
+        g_assert_cmpstr(image_console_abort_reason(&c), ==, "fridged hung up");
+        close(c.peer);
+
+        fridged = peer_pair(&c);
+        say(fridged, "cancel\n");
+        g_assert_true(image_console_peer_cancelled(&c));
+        g_assert_false(c.peer_hung_up);
+        g_assert_cmpstr(image_console_abort_reason(&c), ==, "fridged cancelled the write");
+        close(fridged);
+        close(c.peer);
+}
+
 static void test_peer_progress(void) {
         ImageConsole c;
         int fridged = peer_pair(&c);
@@ -100,6 +123,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/image-console/format", test_format);
         g_test_add_func("/image-console/keys", test_keys);
         g_test_add_func("/image-console/peer-cancel", test_peer_cancel);
+        g_test_add_func("/image-console/peer-hang-up", test_peer_hang_up);
         g_test_add_func("/image-console/peer-progress", test_peer_progress);
         return g_test_run();
 }

@@ -124,23 +124,33 @@ fridged_writer_cycle() {
   kill "$writer" "$holder"
   pass
 }
-# platform_two_boot NAME: fridge-image-writer --write --after=platform
-# across two boots (the kernel's messages on the console, for the host's
-# vm-console-expect lines to find how the first boot ended); in the
-# restored system the writer says resumed=1 and the holder answers
-platform_two_boot() {
-  swap_and_holder
-  [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
-  echo "holder $holder holds $value; /sys/power/disk: $(cat /sys/power/disk)"
+# write_and_come_back AFTER: fridge-image-writer --write --after=AFTER to
+# /dev/vda, the kernel's messages on the console meanwhile (for the host's
+# vm-console-expect lines); it must come back resumed=1, its output in
+# /run/write.out
+write_and_come_back() {
   echo 7 >/proc/sys/kernel/printk
-  fridge-image-writer --snapshot=/dev/snapshot --write --after=platform --resume-device=/dev/vda \
+  fridge-image-writer --snapshot=/dev/snapshot --write --after="$1" --resume-device=/dev/vda \
     >/run/write.out 2>/dev/ttyS0
   rc=$?
   echo 4 >/proc/sys/kernel/printk
   echo "back: fridge-image-writer exited with $rc"
   cat /run/write.out
-  [ $rc -eq 0 ] || fail "fridge-image-writer --write --after=platform exited with $rc"
+  [ $rc -eq 0 ] || fail "fridge-image-writer --write --after=$1 exited with $rc"
   [ "$(val /run/write.out resumed)" = 1 ] || fail "the writer did not come back resumed (no resumed=1)"
+}
+# two_boot_after NAME AFTER: fridge-image-writer --write --after=AFTER
+# (platform, or suspend with the power cut in S3) across two boots (the
+# kernel's messages on the console, for the host's vm-console-expect lines
+# to find how the first boot ended); in the restored system the writer
+# says resumed=1, the boot id is boot 1's and the holder answers
+two_boot_after() {
+  swap_and_holder
+  [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer before the hibernation"
+  echo "holder $holder holds $value; /sys/power/disk: $(cat /sys/power/disk)"
+  boot_id=$(cat /proc/sys/kernel/random/boot_id)
+  write_and_come_back "$2"
+  [ "$(cat /proc/sys/kernel/random/boot_id)" = "$boot_id" ] || fail "the boot id is not boot 1's"
   [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer with its value after the resume"
   swap_page0 /run/page0.after
   cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not mkswap's byte for byte"

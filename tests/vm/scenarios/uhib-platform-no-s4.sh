@@ -15,4 +15,4 @@
 # vm-console-reject: Preparing to enter system sleep state S4
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
-platform_two_boot uhib-platform-no-s4
+two_boot_after uhib-platform-no-s4 platform

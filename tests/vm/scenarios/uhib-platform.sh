@@ -23,4 +23,4 @@
 # vm-console-reject: a plain power-off instead
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
-platform_two_boot uhib-platform
+two_boot_after uhib-platform platform
