@@ -281,7 +281,8 @@ static CycleResult userspace_describe_failure(const PowerRequest *r, FridgeError
                 return RESULT_ABORTED;
         }
         *ret_error = FRIDGE_ERROR_KERNEL;
-        *ret_message = g_strdup_printf("the image was not written: %s", u->outcome.message);
+        /* the writer says whether an image was written (and withdrawn) */
+        *ret_message = g_strdup_printf("fridge-image-writer failed: %s", u->outcome.message);
         return RESULT_FAILED;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
@@ -131,6 +132,39 @@ static void wait_log_prefix(Harness *h, const char *prefix, const char *suffix) 
         g_error("fakesys never logged '%s…%s'", prefix, suffix);
 }
 
+/* Whether a thread of pid is in write(2) on a file whose path ends in
+ * `suffix` (from /proc: its syscall and the fd's link) */
+static bool writing_to(pid_t pid, const char *suffix) {
+        g_autofree char *tasks = g_strdup_printf("/proc/%d/task", (int) pid);
+        g_autoptr(GDir) d = g_dir_open(tasks, 0, NULL);
+        for (const char *t; d && (t = g_dir_read_name(d));) {
+                g_autofree char *p = g_strdup_printf("%s/%s/syscall", tasks, t);
+                g_autofree char *text = NULL;
+                long nr = -1;
+                unsigned long fd = 0;
+                if (!g_file_get_contents(p, &text, NULL, NULL) || sscanf(text, "%ld %lx", &nr, &fd) != 2 ||
+                    nr != SYS_write)
+                        continue;
+                g_autofree char *link = g_strdup_printf("/proc/%d/fd/%lu", (int) pid, fd);
+                g_autofree char *target = g_file_read_link(link, NULL);
+                if (target && g_str_has_suffix(target, suffix))
+                        return true;
+        }
+        return false;
+}
+
+/* The held write has reached fakesys: a kill now leaves it in flight, to
+ * be released (fakesys logs a held write only once it is done, and the
+ * wakeup_count write before it says only that it comes next) */
+static void wait_write_held(Rig *r, const char *suffix) {
+        for (int i = 0; i < PHASE_TIMEOUT_MS / 10; i++) {
+                if (writing_to(r->h->fridged_pid, suffix))
+                        return;
+                harness_process_until(r->h, 10, NULL, NULL);
+        }
+        g_error("no thread of fridged (pid %d) came to write %s", (int) r->h->fridged_pid, suffix);
+}
+
 static uint64_t sleep_or_die(Rig *r, const char *phase, unsigned flags) {
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL;
@@ -172,8 +206,10 @@ uint64_t rig_start_held(Rig *r, const char *phase, unsigned flags) {
         uint64_t cycle = sleep_or_die(r, phase, flags);
         if (!harness_wait_property_signal(r->h, "Phase", phase, PHASE_TIMEOUT_MS))
                 g_error("cycle %" G_GUINT64_FORMAT " never reached phase %s", cycle, phase);
-        if (r->state_held) /* the last step before the held state write */
-                wait_log_prefix(r->h, "power/wakeup_count ", " ok");
+        if (r->state_held) {
+                wait_log_prefix(r->h, "power/wakeup_count ", " ok"); /* the last step before it */
+                wait_write_held(r, "/power/state");
+        }
         else if (r->sleeping)
                 wait_log_prefix(r->h, "power/state mem sleeping", "");
         return cycle;

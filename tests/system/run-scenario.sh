@@ -21,10 +21,18 @@
 # "# system-console: TEXT" must be on the second boot's console (what the
 # initrd said), and "# system-corrupt-swap: MIB" overwrites 64 KiB of the
 # swap disk at MIB MiB between the boots (inside the image).
+# "# system-serial-keys: PATTERN" (one a line, in order): the host types
+# Esc on the guest's serial line the first time the console shows PATTERN
+# (a grep regex) after the previous Esc; a first boot that passes is then
+# the result (the write was aborted: nothing to resume). "# system-power-cut:
+# PATTERN": the host SIGKILLs qemu the first time the console shows PATTERN
+# (no sync, no power-off: the disks keep what was written) and boots the
+# same disks again; the first boot ending before PATTERN showed fails.
 # Exit 0 pass, 1 fail or hang, 77 when qemu, the kernel, mmdebstrap or
 # Debian's packaging tools cannot be had.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../vm/console-actions.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -57,6 +65,8 @@ case $sysboot in
 esac
 "$here/image.sh" "${itools[@]}" "$cache" "$kdir"
 
+serial_keys=$( [ -f "$scenario" ] && sed -n 's/^# system-serial-keys: *//p' "$scenario" || true)
+power_cut=$(header system-power-cut || true)
 kind=$(header system-kernel || true); kind=${kind:-vmlinux}
 timeout=$(header system-timeout || true); timeout=${timeout:-180}
 case $kind in vmlinux) kernel=$kdir/vmlinux ;; bzImage) kernel=$kdir/vmlinuz ;; *) die "bad system-kernel $kind" ;; esac
@@ -92,13 +102,32 @@ if [ -n "$sysboot" ]; then
   append=${append/ quiet/}
 fi
 t0=$(date +%s.%N)
-# boot: one qemu run, bounded; its console appended to console.log; hung=1 on a timeout
+# boot [first]: one qemu run, bounded; its console appended to console.log;
+# hung=1 on a timeout. The first boot types the keys and cuts the power.
 hung=0
 end=$((SECONDS + timeout))
 boot() {
+  local serial=(-serial "file:$T/boot.log") reader= typer= cutter=
+  if [ -n "$serial_keys" ] && [ "${1:-}" = first ]; then
+    # the serial line both ways: its output copied to boot.log, keys typed in
+    rm -f "$T/ser.in" "$T/ser.out"
+    mkfifo "$T/ser.in" "$T/ser.out"
+    serial=(-chardev "pipe,id=ser,path=$T/ser" -serial chardev:ser)
+  fi
+  : >"$T/boot.log"
   "${qemu[@]}" -append "$append fridge.scenario=$name systemd.mask=serial-getty@ttyS0.service" \
-    -serial "file:$T/boot.log" </dev/null >>"$T/qemu.out" 2>&1 &
+    "${serial[@]}" </dev/null >>"$T/qemu.out" 2>&1 &
   qemu_pid=$!
+  if [ -n "$serial_keys" ] && [ "${1:-}" = first ]; then
+    cat "$T/ser.out" >"$T/boot.log" &
+    reader=$!
+    press_esc "$serial_keys" "$T/ser.in" '\033' "typed Esc on the serial line" &
+    typer=$!
+  fi
+  if [ -n "$power_cut" ] && [ "${1:-}" = first ]; then
+    cut_power &
+    cutter=$!
+  fi
   while kill -0 "$qemu_pid" 2>/dev/null; do
     [ $SECONDS -lt $end ] || { hung=1; break; }
     sleep 0.2
@@ -106,14 +135,26 @@ boot() {
   [ $hung -eq 0 ] || { kill "$qemu_pid"; sleep 0.5; kill -9 "$qemu_pid" 2>/dev/null || true; }
   wait "$qemu_pid" 2>/dev/null || true
   qemu_pid=
+  for p in $typer $cutter; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  [ -z "$reader" ] || wait "$reader" 2>/dev/null || true   # ends with qemu
   tr -d '\r' <"$T/boot.log" >>"$T/console.txt"
 }
-boot
+boot first
+if [ -n "$power_cut" ] && [ $hung -eq 0 ] && [ ! -f "$T/power-cut" ]; then
+  cat "$T/console.txt"
+  echo "FAIL: system $name: the first boot ended before its console showed \"$power_cut\": no power cut happened"
+  exit 1
+fi
 if [ -n "$sysboot" ] && [ $hung -eq 0 ]; then
   first=$(grep -o 'FRIDGE-RESULT: .*' "$T/console.txt" | head -n1 || true)
   case $first in
-    "") echo "system $name: the first boot powered off without a result (hibernated): booting the same disks again"
-        echo "=== second boot (the same root and swap disks)" >>"$T/console.txt"
+    "") if [ -f "$T/power-cut" ]; then
+          echo "system $name: power cut in the first boot (the console showed \"$power_cut\"): booting the same disks again"
+          echo "=== second boot (after the power cut; the same root and swap disks)" >>"$T/console.txt"
+        else
+          echo "system $name: the first boot powered off without a result (hibernated): booting the same disks again"
+          echo "=== second boot (the same root and swap disks)" >>"$T/console.txt"
+        fi
         t_resume=$(date +%s.%N)
         corrupt=$(header system-corrupt-swap || true)
         if [ -n "$corrupt" ]; then
@@ -131,9 +172,10 @@ if [ -n "$sysboot" ] && [ $hung -eq 0 ]; then
         fi
         echo "FIGURE: system $name: second boot to the result: $(python3 -c "print(f'{$(date +%s.%N) - $t_resume:.1f}')") s" ;;
     "FRIDGE-RESULT: PASS"*)
+        [ -n "$serial_keys" ] && [ ! -f "$T/power-cut" ] && { echo "system $name: Esc typed: one boot"; } || {
         cat "$T/console.txt"
         echo "FAIL: system $name: the first boot passed without powering off to hibernate: nothing was resumed"
-        exit 1 ;;
+        exit 1; } ;;
   esac
 fi
 secs=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")

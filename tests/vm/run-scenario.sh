@@ -29,6 +29,9 @@
 # Esc), "# vm-keyboard-keys: PATTERN" (the same, but Esc pressed on the
 # guest's PS/2 keyboard through qemu's monitor (sendkey esc): the kernel
 # gives it to the VT in front, so only a reader there sees it),
+# "# vm-power-button-at: PATTERN" (the ACPI power button pressed once,
+# through qemu's monitor, the first time the console shows PATTERN: a
+# wakeup event at a chosen point, e.g. during an image write),
 # "# vm-memory: MIB" (the guest's memory, 256 by default),
 # "# vm-power-cut: PATTERN" (a power cut: the first time the first boot's
 # console shows PATTERN, a grep regex, the host SIGKILLs that qemu at once,
@@ -57,6 +60,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/console-actions.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -118,6 +122,7 @@ resume_disk=$(header vm-resume)
 resume_append=$(header vm-resume-append)
 serial_keys=$(sed -n "s/^# vm-serial-keys: *//p" "$scenario")   # one pattern a line
 keyboard_keys=$(sed -n "s/^# vm-keyboard-keys: *//p" "$scenario")   # likewise
+button_at=$(header vm-power-button-at)
 memory=$(header vm-memory); memory=${memory:-256}
 power_cut=$(header vm-power-cut)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
@@ -192,7 +197,7 @@ echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramf
 hung=0
 boot() {
   local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter= presser_keys=
-  if [ "$power_button" = yes ] || [ -n "$keyboard_keys" ]; then
+  if [ "$power_button" = yes ] || [ -n "$keyboard_keys" ] || [ -n "$button_at" ]; then
     rm -f "$T/mon.in" "$T/mon.out"
     mkfifo "$T/mon.in" "$T/mon.out"
     mon=(-chardev "pipe,id=mon,path=$T/mon" -mon chardev=mon,mode=readline)
@@ -209,7 +214,7 @@ boot() {
   if [ -n "$serial_keys" ]; then
     cat "$T/ser.out" >"$T/boot.log" &
     reader=$!
-    press_esc "$serial_keys" "$T/ser.in" '\033' "on the serial line" &
+    press_esc "$serial_keys" "$T/ser.in" '\033' "typed Esc on the serial line" &
     typer=$!
   fi
   if [ -n "$power_cut" ] && [ "${1:-}" = "" ]; then
@@ -222,7 +227,10 @@ boot() {
     presser=$!
   fi
   if [ -n "$keyboard_keys" ]; then
-    press_esc "$keyboard_keys" "$T/mon.in" 'sendkey esc\n' "on the keyboard" &
+    press_esc "$keyboard_keys" "$T/mon.in" 'sendkey esc\n' "typed Esc on the keyboard" &
+    presser_keys=$!
+  elif [ -n "$button_at" ] && [ "${1:-}" = "" ]; then
+    press_esc "$button_at" "$T/mon.in" 'system_powerdown\n' "pressed the power button through the monitor" &
     presser_keys=$!
   fi
   local end=$((SECONDS + timeout))
@@ -242,29 +250,6 @@ boot() {
   [ -z "$cutter" ] || { kill "$cutter" 2>/dev/null || true; wait "$cutter" 2>/dev/null || true; }
   [ -z "$reader" ] || wait "$reader" 2>/dev/null || true   # ends with qemu
   cat "$T/boot.log" >>"$log"
-}
-# Esc once per pattern of PATTERNS, in order, each when the console shows
-# it after the previous Esc (an earlier write's bar does not count): BYTES
-# (printf %b) written to FIFO, on the serial line or to the monitor
-# (vm-keyboard-keys: sendkey, the PS/2 keyboard)
-# Usage: press_esc PATTERNS FIFO BYTES WHERE
-press_esc() {
-  exec 6>"$2"
-  local pattern from=1
-  while IFS= read -r pattern; do
-    until tail -c "+$from" "$T/boot.log" 2>/dev/null | grep -q -- "$pattern"; do sleep 0.02; done
-    printf '%b' "$3" >&6
-    from=$(($(stat -c %s "$T/boot.log") + 1))
-    echo "typed Esc $4 (the console showed \"$pattern\")" >>"$T/qemu.out"
-  done <<<"$1"
-}
-# A power cut: SIGKILL of this boot's qemu the moment the console shows the
-# pattern (what the guest wrote to its disks stays: they are files on the host)
-cut_power() {
-  until grep -q -- "$power_cut" "$T/boot.log" 2>/dev/null; do sleep 0.02; done
-  kill -KILL "$qemu_pid"
-  : >"$T/power-cut"
-  echo "power cut: qemu SIGKILLed when the console showed \"$power_cut\"" >>"$T/qemu.out"
 }
 # The guest says when it is about to sleep; a press before it is asleep
 # would be a wakeup event that aborts the cycle, so wait, then retry.

@@ -76,3 +76,22 @@ hibernate_boot1() {
   holder_and_file
   hibernate
 }
+# writer_on_serial: the writer's bar and keys on the serial line (the
+# host reads the one and types the other), as an admin would set it
+writer_on_serial() {
+  mkdir -p /etc/systemd/system/fridge-image-writer.service.d
+  printf '[Service]\nExecStart=\nExecStart=/usr/libexec/fridge-image-writer --serve --snapshot=/dev/snapshot --console=/dev/ttyS0\n' \
+    >/etc/systemd/system/fridge-image-writer.service.d/50-serial.conf
+  systemctl daemon-reload
+}
+# still_running WHEN: after an aborted write the machine runs on: no
+# cgroup frozen, the holder answers, the swap area mkswap's and in use
+still_running() {
+  frozen=$(grep -l '^frozen 1' $(find /sys/fs/cgroup -name cgroup.events) 2>/dev/null || true)
+  [ -z "$frozen" ] || fail "$1: cgroups left frozen: $frozen"
+  [ "$(ask)" = "$holder $value" ] || fail "$1: the holder does not answer with its value"
+  swap_page0 /run/page0.now
+  cmp -s /run/page0.now $state/page0.mkswap || fail "$1: the swap header page is not mkswap's byte for byte"
+  swap_on_vdb
+  echo "$1: running on, nothing frozen, the holder answers, the swap area intact"
+}

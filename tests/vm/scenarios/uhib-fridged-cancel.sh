@@ -10,7 +10,7 @@
 #     and switching VTs (the compositor was asked for tty1: "not
 #     released"), stopped there; Cancel; the writer goes on into
 #     SNAPSHOT_FREEZE with the cancel unread, makes the snapshot, reads
-#     the cancel right after it and unfreezes ("before it began").
+#     the cancel right after it and unfreezes ("before the write began").
 # Each time: fridgectl cancel succeeds, the cycle ends aborted with the
 # writer's word on it (fridged waited for it), no Resumed, the system runs
 # (the holder answers), every cgroup is thawed (fridged's log says it
@@ -59,14 +59,7 @@ cancelled() {
     || fail "cycle $1 does not end with the writer's \"$2\""
   grep -q '"event":"resumed"' "/run/out.$1.json" && fail "a Resumed for cycle $1, which was cancelled"
   [ "$(ask)" = "$holder $value" ] || fail "the holder does not answer after cycle $1"
-  for f in $(find /sys/fs/cgroup -name cgroup.freeze); do
-    [ "$(cat "$f")" = 0 ] || fail "after cycle $1 $f is 1"
-  done
-  for f in $(find /sys/fs/cgroup -name cgroup.events); do
-    grep -q '^frozen 1' "$f" && fail "after cycle $1 ${f%/cgroup.events} is frozen"
-  done
-  n=$(grep -c 'thawed [1-9][0-9]* cgroups' /run/fridged.log)
-  [ "$n" -ge "$1" ] || fail "fridged's log does not say it thawed the holder's cgroup after cycle $1: $(tail -n 20 /run/fridged.log)"
+  all_thawed "after cycle $1" "$1"
   swap_page0 /run/page0.after
   cmp -s /run/page0.after /run/page0.mkswap || fail "after cycle $1 the swap header page is not mkswap's"
   grep -q '^/dev/vda ' /proc/swaps || fail "/dev/vda is no longer in use as swap: $(cat /proc/swaps)"
@@ -99,7 +92,7 @@ done
 kill -STOP "$writer"
 cancel_now "the writer stopped in its VT switch, just before SNAPSHOT_FREEZE"
 kill -CONT "$writer"
-cancelled 2 "fridged cancelled the write before it began"
+cancelled 2 "fridged cancelled the write before the write began"
 cat /run/writer.err
 grep -q 'freezing user space' /run/writer.err || fail "the writer never froze user space in cycle 2"
 kill "$writer" "$holder" "$owner"

@@ -158,3 +158,23 @@ two_boot_after() {
   kill "$holder"
   pass
 }
+# all_thawed WHEN N: no cgroup frozen nor asked to be (cgroup.freeze 0,
+# cgroup.events frozen 0 everywhere), and fridged's log says it thawed
+# what it froze at least N times (the holder's cgroup, fridge-test/app)
+all_thawed() {
+  for f in $(find /sys/fs/cgroup -name cgroup.freeze); do
+    [ "$(cat "$f")" = 0 ] || fail "$1: $f is 1"
+  done
+  for f in $(find /sys/fs/cgroup -name cgroup.events); do
+    grep -q '^frozen 1' "$f" && fail "$1: ${f%/cgroup.events} is frozen"
+  done
+  n=$(grep -c 'thawed [1-9][0-9]* cgroups' /run/fridged.log)
+  [ "$n" -ge "$2" ] || fail "$1: fridged's log does not say it thawed the holder's cgroup: $(tail -n 20 /run/fridged.log)"
+}
+# writer_and_scratch_conf: for a NAME.pre.sh, before fridged starts:
+# fridge's own writer, and a scratch cgroup of the test's own that the
+# cycle freezes (the holder goes to fridge-test/app)
+writer_and_scratch_conf() {
+  printf '[Sleep]\nHibernateWriter=fridge\n[Freeze]\nRoots=fridge-test\n' >/etc/fridge/fridge.conf
+  mkdir -p /sys/fs/cgroup/fridge-test/app
+}
