@@ -20,7 +20,8 @@
  *    logs it: "ms after the resume"), against a minimal loop writing "0"
  *    to the same 500 frozen cgroups (goal: ratio at most 1.25).
  *
- * Medians of 10 cycles (20 for the plan). Runs the real fridged on a private
+ * fridged's --state-dir (the ledger) is on a tmpfs, as /run is where it
+ * runs. Medians of 10 cycles (20 for the plan). Runs the real fridged on a private
  * bus and fakesys, through the integration harness; the cgroups are real
  * cgroup v2 scratch cgroups holding only processes this program started,
  * all thawed, killed and removed at exit whatever happens (scratch.c).
@@ -86,7 +87,7 @@ static PlanCounts get_plan_counts(Harness *h) {
 
 static Harness *start_fridged(Scratch *s) {
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", s->root);
-        HarnessOptions o = { .config = config, .classes = classes_conf, .real_cgroups = true };
+        HarnessOptions o = { .config = config, .classes = classes_conf, .real_cgroups = true, .state_on_tmpfs = true };
         return harness_new(&o);
 }
 

@@ -140,7 +140,7 @@ int main(void) {
                SLICES * (SERVICES + 1), SLICES, SERVICES, ms_since(t0));
 
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", s->root);
-        HarnessOptions o = { .config = config, .real_cgroups = true };
+        HarnessOptions o = { .config = config, .real_cgroups = true, .state_on_tmpfs = true };
         Harness *h = harness_new(&o);
         g_autofree char *root = scratch_abs(s, s->root);
         double fr[RUNS], mi[RUNS];

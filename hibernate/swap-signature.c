@@ -7,11 +7,12 @@
 #include <stdbool.h>
 #include <xxhash.h>
 
-/* fridge's tail of the page, counted back from its end: the checksum, the
- * image header's offset, the saved signature, fridge's signature. mkswap's
- * fields end at byte 1540 (linux/swap.h's union swap_header), far below. */
-#define TAIL_SIZE 36u
-enum { T_SUM = 0, T_OFFSET = 8, T_ORIG = 16, T_SIG = 26 };
+/* fridge's tail of the page, counted back from its end: its mark, the
+ * checksum, the image header's offset, the saved signature, the signature
+ * (the last three where uswsusp's header keeps them). mkswap's fields end
+ * at byte 1540 (linux/swap.h's union swap_header), far below. */
+#define TAIL_SIZE 46u
+enum { T_MARK = 0, T_SUM = 10, T_OFFSET = 18, T_ORIG = 26, T_SIG = 36 };
 
 static int page_check(size_t page_size, char *err, size_t errlen) {
         if (page_size < 4096 || (page_size & (page_size - 1)) != 0)
@@ -30,11 +31,15 @@ int fridge_swap_sig_inspect(const uint8_t *page, size_t page_size, FridgeSwapSig
                 return r;
         const uint8_t *tail = page + page_size - TAIL_SIZE;
         FridgeSwapSig s = { .kind = FRIDGE_SWAP_OTHER };
-        for (size_t i = 0; i < FRIDGE_SWAP_SIG_LEN; i++) /* printable, for a message */
+        size_t n = FRIDGE_SWAP_SIG_LEN;
+        while (n > 0 && tail[T_SIG + n - 1] == 0)
+                n--;
+        for (size_t i = 0; i < n; i++) /* printable, for a message */
                 s.found[i] = tail[T_SIG + i] >= 0x20 && tail[T_SIG + i] < 0x7f ? (char) tail[T_SIG + i] : '?';
         if (memcmp(tail + T_SIG, FRIDGE_SWAP_SPACE2, FRIDGE_SWAP_SIG_LEN) == 0)
                 s.kind = FRIDGE_SWAP_PLAIN;
-        else if (memcmp(tail + T_SIG, FRIDGE_SWAP_SIG, FRIDGE_SWAP_SIG_LEN) == 0) {
+        else if (memcmp(tail + T_SIG, FRIDGE_SWAP_SIG, FRIDGE_SWAP_SIG_LEN) == 0 &&
+                 memcmp(tail + T_MARK, FRIDGE_SWAP_MARK, FRIDGE_SWAP_SIG_LEN) == 0) {
                 bool ok = get64(tail + T_SUM) == tail_sum(tail) &&
                           memcmp(tail + T_ORIG, FRIDGE_SWAP_SPACE2, FRIDGE_SWAP_SIG_LEN) == 0;
                 s.kind = ok ? FRIDGE_SWAP_IMAGE : FRIDGE_SWAP_DAMAGED;
@@ -60,6 +65,7 @@ int fridge_swap_sig_mark(uint8_t *page, size_t page_size, uint64_t header_offset
         put64(tail + T_OFFSET, header_offset);
         memcpy(tail + T_ORIG, FRIDGE_SWAP_SPACE2, FRIDGE_SWAP_SIG_LEN);
         put64(tail + T_SUM, tail_sum(tail));
+        memcpy(tail + T_MARK, FRIDGE_SWAP_MARK, FRIDGE_SWAP_SIG_LEN);
         memcpy(tail + T_SIG, FRIDGE_SWAP_SIG, FRIDGE_SWAP_SIG_LEN);
         return 0;
 }

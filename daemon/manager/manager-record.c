@@ -72,24 +72,25 @@ void manager_record_update(Manager *m) {
          * cycle ending unannounced: the restart names where it was cut */
         if (m->persistent_fd < 0 || m->keep_record || (c->recorded_phase && strcmp(c->recorded_phase, phase) == 0))
                 return;
-        /* The cycle's start goes to disk at once, before anything is
-         * frozen (a power cut is then reported); each phase after it only
-         * to the page cache. Up to the kernel phase on the loop, so that a
-         * crash report names the phase the bus last showed; the thaw's
-         * off the loop, in order with the history: after a resume the disk
-         * under /var/lib may wait for good behind a FUSE server not yet
-         * thawed, and the thaw must not wait for it */
-        bool durable = c->recorded_phase == NULL;
+        /* Each phase goes to the page cache only: the first flush, before
+         * anything is frozen, takes the cycle's start to disk with the rest
+         * (a power cut is then reported), and no fsync of ours waits on
+         * the loop for a slow disk. Up to the kernel phase on the loop, so
+         * that a crash report names the phase the bus last showed; the
+         * thaw's off the loop, in order with the history: after a resume
+         * the disk under /var/lib may wait for good behind a FUSE server
+         * not yet thawed, and the thaw must not wait for it */
+        bool first = c->recorded_phase == NULL;
         c->recorded_phase = phase;
         CycleRecord rec = { .id = c->id, .kind = (char *) sleep_kind_to_string(c->kind),
                             .phase = (char *) phase, .started_usec = c->started_usec, .pid = getpid(),
                             .boot_id = m->boot_id, .by_hook = c->by_hook, .starter_uid = c->owner,
                             .starter_pid = c->client.pid };
-        if (!durable && m->writes && record_phase_late(c)) {
+        if (!first && m->writes && record_phase_late(c)) {
                 manager_record_queue_update(m, &rec);
                 return;
         }
-        int r = record_write(m->persistent_fd, &rec, durable);
+        int r = record_write(m->persistent_fd, &rec);
         if (r < 0)
                 c->recorded_phase = NULL; /* the next state tries again */
         if (r < 0)

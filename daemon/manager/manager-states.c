@@ -270,6 +270,18 @@ static void enter_flush(Manager *m) {
         Cycle *c = m->cycle;
         char **mounts = NULL;
 
+        /* The second flush writes back what the producers dirtied before
+         * they froze, while the cleaners still run. With none frozen it
+         * would repeat the first for what runs on anyway (a dearer one:
+         * the journal commits of the cycle's own record come with it) */
+        if (c->state == CYCLE_STATE_FLUSHING_AGAIN && (!c->freezer || freezer_n_frozen(c->freezer) == 0)) {
+                log_debug("Cycle %" G_GUINT64_FORMAT ": nothing frozen since the first flush; no second one",
+                          c->id);
+                manager_set_progress(m, 1.0, "nothing frozen since the first flush");
+                manager_schedule_step(m);
+                return;
+        }
+
         unsigned running = flush_jobs_running();
         if (running >= FLUSH_JOBS_MAX) {
                 flush_refuse(m, running);

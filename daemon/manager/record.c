@@ -32,7 +32,7 @@ CycleRecord *cycle_record_free(CycleRecord *r) {
         return NULL;
 }
 
-static int record_write_locked(int dir_fd, const CycleRecord *r, bool durable) {
+static int record_write_locked(int dir_fd, const CycleRecord *r) {
         g_autofree char *text = g_strdup_printf("ID=%" PRIu64 "\nKIND=%s\nPHASE=%s\nSTARTED_USEC=%" PRIu64
                                                 "\nPID=%d\nBOOT_ID=%s\nSTARTER=%s\nSTARTER_UID=%" PRId64
                                                 "\nSTARTER_PID=%d\n", r->id, r->kind, r->phase,
@@ -40,13 +40,12 @@ static int record_write_locked(int dir_fd, const CycleRecord *r, bool durable) {
                                                 r->by_hook ? "hook" : "caller",
                                                 r->starter_uid == (uid_t) -1 ? (int64_t) -1 : (int64_t) r->starter_uid,
                                                 (int) r->starter_pid);
-        return durable ? write_file_atomic_at(dir_fd, RECORD_FILE, RECORD_TMP, text)
-                       : write_file_replace_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
+        return write_file_replace_at(dir_fd, RECORD_FILE, RECORD_TMP, text);
 }
 
-int record_write(int dir_fd, const CycleRecord *r, bool durable) {
+int record_write(int dir_fd, const CycleRecord *r) {
         pthread_mutex_lock(&record_lock);
-        int ret = record_write_locked(dir_fd, r, durable);
+        int ret = record_write_locked(dir_fd, r);
         pthread_mutex_unlock(&record_lock);
         return ret;
 }
@@ -57,7 +56,7 @@ int record_update(int dir_fd, const CycleRecord *r) {
         int ret = 0;
         /* a newer cycle's record is there: this one's cycle is over */
         if (record_read(dir_fd, &now) < 0 || !now || now->id <= r->id)
-                ret = record_write_locked(dir_fd, r, false);
+                ret = record_write_locked(dir_fd, r);
         pthread_mutex_unlock(&record_lock);
         return ret;
 }

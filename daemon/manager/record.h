@@ -30,9 +30,9 @@ typedef struct CycleRecord {
 CycleRecord *cycle_record_free(CycleRecord *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CycleRecord, cycle_record_free)
 
-/* Writes the record (replacing any); `durable`: on disk before it
- * returns (fsync'd), else only as the page cache has it */
-int record_write(int dir_fd, const CycleRecord *r, bool durable);
+/* Writes the record (replacing any, atomically) to the page cache: the
+ * cycle's first flush takes it to disk, before anything is frozen */
+int record_write(int dir_fd, const CycleRecord *r);
 /* Writes it (not durable) unless a newer cycle's record is there: for
  * a phase written late, off the loop. Safe on another thread. */
 int record_update(int dir_fd, const CycleRecord *r);

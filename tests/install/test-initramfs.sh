@@ -1,8 +1,8 @@
 #!/bin/sh
 # The initramfs-tools integration under dash, as the initramfs's busybox
 # sh runs it. The local-premount script with initramfs-tools' own
-# scripts/functions and scripts/local (skipped without them: package
-# initramfs-tools-core), blkid, fstype and udevadm stubbed, and a stub
+# scripts/functions and scripts/local (package initramfs-tools-core,
+# installed or unpacked by this test; skipped when neither can be), blkid, fstype and udevadm stubbed, and a stub
 # fridge-resume recording its arguments: the device it is given comes from
 # $resume (resume=, RESUME=) resolved as initramfs-tools' resume does,
 # with resume_offset; nothing configured, a device that never appears and
@@ -18,10 +18,23 @@ script=$1
 hook=$2
 libexecdir=$3
 its=/usr/share/initramfs-tools/scripts
+# Not installed: the package's own files, unpacked (not installed: udev
+# would come with it) into FRIDGE_INITRAMFS_TOOLS_DIR once
+if { [ ! -f "$its/functions" ] || [ ! -f "$its/local" ]; } && [ -n "${FRIDGE_INITRAMFS_TOOLS_DIR:-}" ]; then
+        unpacked=$FRIDGE_INITRAMFS_TOOLS_DIR
+        if [ ! -f "$unpacked/usr/share/initramfs-tools/scripts/local" ]; then
+                rm -rf "$unpacked" && mkdir -p "$unpacked" \
+                        && (cd "$unpacked" && apt-get download initramfs-tools-core >/dev/null 2>&1 \
+                                && dpkg-deb -x initramfs-tools-core_*.deb .) \
+                        || echo "cannot unpack initramfs-tools-core into $unpacked (apt-get download)"
+        fi
+        its=$unpacked/usr/share/initramfs-tools/scripts
+fi
 if [ ! -f "$its/functions" ] || [ ! -f "$its/local" ]; then
-        echo "SKIP: $its/functions and local (package initramfs-tools-core) are not installed"
+        echo "SKIP: $its/functions and local (package initramfs-tools-core) are not there"
         exit 77
 fi
+echo "initramfs-tools' scripts from $its"
 shell=$(command -v dash || command -v sh)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fridge-initramfs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,6 +171,13 @@ Harness *harness_new(const HarnessOptions *opts) {
         h->conf_dir = g_build_filename(h->dir, "conf", NULL);
         h->fridged_log = g_build_filename(h->dir, "fridged.log", NULL);
         g_assert_cmpint(mkdir(h->root, 0755), ==, 0);
+        if (opts && opts->state_on_tmpfs) {
+                g_autofree char *state = g_build_filename(h->dir, "state", NULL);
+                g_assert_cmpint(mkdir(state, 0755), ==, 0);
+                if (mount("tmpfs", state, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755") < 0)
+                        g_error("cannot mount a tmpfs on %s: %s", state, g_strerror(errno));
+                h->state_mounted = true;
+        }
         g_assert_cmpint(mkdir(h->conf_dir, 0755), ==, 0);
         live_add(h);
 
@@ -350,8 +358,12 @@ static void harness_stop_internal(Harness *h) {
         if (h->dbus_pid > 0)
                 (void) harness_stop_pid(&h->dbus_pid, 5000);
 
+        if (h->state_mounted) {
+                g_autofree char *state = g_build_filename(h->dir, "state", NULL);
+                h->state_mounted = umount2(state, MNT_DETACH) < 0;
+        }
         if (h->dir) {
-                if (h->root_mounted || h->slowfs_mounted) {
+                if (h->root_mounted || h->slowfs_mounted || h->state_mounted) {
                         fprintf(stderr, "harness: leaving %s in place, something is still mounted\n", h->dir);
                 } else if (g_getenv("HARNESS_KEEP_DIR")) {
                         fprintf(stderr, "harness: keeping %s\n", h->dir);

@@ -36,6 +36,10 @@ typedef struct HarnessOptions {
          * history, the cycle record), so a held slowfs stalls its writes
          * as a stuck disk would */
         bool persistent_on_slowfs;
+        /* fridged's --state-dir (DIR/state) on a tmpfs of its own, as
+         * /run is where fridged runs (the benchmarks: the ledger's fsyncs
+         * cost there what they cost in production; root only) */
+        bool state_on_tmpfs;
         /* name, text pairs, NULL-terminated: files such as "swaps" that
          * fridged's /proc shows instead of the host's (implies the fake
          * /proc described below) */
@@ -117,6 +121,7 @@ typedef struct Harness {
         bool root_mounted;
         bool slowfs_mounted;
         bool slowfs_held;
+        bool state_mounted;         /* DIR/state is a tmpfs (state_on_tmpfs) */
         bool real_cgroups;
         char *persistent;           /* fridged's --persistent-dir: DIR/lib or DIR/slow/lib */
         bool unit_capabilities;

@@ -329,8 +329,8 @@ static void test_flush_threads_capped(Fixture *f, gconstpointer data) {
         }
 }
 
-/* The same with [Flush] OnTimeout=continue: a cycle leaves two threads at
- * the most (flush and flush-again); once four are stuck a cycle starts
+/* The same with [Flush] OnTimeout=continue: a cycle leaves one thread
+ * here (nothing is frozen: no flush-again); once four are stuck a cycle starts
  * none, says where they are, and goes on as configured */
 static void test_flush_threads_capped_continue(Fixture *f, gconstpointer data) {
         HarnessOptions o = { .slowfs = true, .config = "[Flush]\nOnTimeout=continue\n" };
@@ -349,6 +349,28 @@ static void test_flush_threads_capped_continue(Fixture *f, gconstpointer data) {
         }
         g_test_message("cycle %d started no flush thread", said_at + 1);
         g_assert_cmpint(said_at, >=, 2);
+        harness_slowfs_release(h);
+}
+
+/* Nothing frozen in the early stage, nothing for a second flush to do
+ * that the first did not: with writeback held, the first flush runs out
+ * of time (and goes on as configured), and flushing-again starts none */
+static void test_no_second_flush_when_nothing_frozen(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .config = "[Flush]\nOnTimeout=continue\n" };
+        if (!need_slowfs())
+                return;
+        Harness *h = f->h = harness_new(&o);
+        hold_dirty_slowfs(h);
+        uint64_t cycle = SLEEP_OK(h, "suspend", "flush-timeout-ms", "u", 200u, NULL);
+        assert_finished(h, cycle, 20000, "done", "", NULL);
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        g_autofree char *gave_up = g_strdup_printf("Writeback did not finish within 200 ms");
+        unsigned n = 0;
+        for (const char *p = log; (p = strstr(p, gave_up)); p++)
+                n++;
+        g_assert_cmpuint(n, ==, 1);
+        g_assert_true(fridged_log_has(h, "nothing frozen since the first flush; no second one"));
         harness_slowfs_release(h);
 }
 
@@ -507,6 +529,7 @@ int main(int argc, char **argv) {
         ADD("flush-timeout-continue", test_flush_timeout_continue);
         ADD("flush-threads-capped", test_flush_threads_capped);
         ADD("flush-threads-capped-continue", test_flush_threads_capped_continue);
+        ADD("no-second-flush-when-nothing-frozen", test_no_second_flush_when_nothing_frozen);
         ADD("wakeup-event", test_wakeup_event);
         ADD("kernel-ebusy", test_kernel_ebusy);
         ADD("busy-too-late-no-such-cycle", test_busy_too_late_no_such_cycle);

@@ -396,7 +396,8 @@ static void test_timeline(Fixture *f, gconstpointer data) {
         }
         g_assert_cmpstr(seen->str, ==, "prepare flush freeze-early flush-again freeze-late kernel retry "
                                        "freeze-early flush-again freeze-late kernel thaw");
-        g_assert_cmpuint(t->samples->len, >=, 3); /* the flushes' ends at least */
+        /* the first flush's (nothing is frozen here: flushing-again flushes not) */
+        g_assert_cmpuint(t->samples->len, >=, 2);
         g_assert_null(manager_timeline(f->m, id + 1, &owner));
 }
 

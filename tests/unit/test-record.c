@@ -33,7 +33,7 @@ static void test_round_trip(void) {
 
         CycleRecord rec = { .id = 42, .kind = (char *) "suspend", .phase = (char *) "freeze-late",
                             .started_usec = 1700000000123456, .pid = 4321, .starter_uid = (uid_t) -1 };
-        g_assert_cmpint(record_write(fd, &rec, true), ==, 0);
+        g_assert_cmpint(record_write(fd, &rec), ==, 0);
         g_autoptr(CycleRecord) back = NULL;
         g_assert_cmpint(record_read(fd, &back), ==, 0);
         g_assert_cmpuint(back->id, ==, 42);
@@ -48,7 +48,7 @@ static void test_round_trip(void) {
         rec.boot_id = (char *) "6f2b1c9e-3a4d-4e5f-8a9b-0c1d2e3f4a5b";
         rec.starter_uid = 1000;
         rec.starter_pid = 77;
-        g_assert_cmpint(record_write(fd, &rec, true), ==, 0);
+        g_assert_cmpint(record_write(fd, &rec), ==, 0);
         g_autoptr(CycleRecord) with_boot = NULL;
         g_assert_cmpint(record_read(fd, &with_boot), ==, 0);
         g_assert_cmpstr(with_boot->boot_id, ==, "6f2b1c9e-3a4d-4e5f-8a9b-0c1d2e3f4a5b");
@@ -56,7 +56,7 @@ static void test_round_trip(void) {
         g_assert_cmpint(with_boot->starter_pid, ==, 77);
         rec.by_hook = true;
         rec.starter_uid = (uid_t) -1;
-        g_assert_cmpint(record_write(fd, &rec, true), ==, 0);
+        g_assert_cmpint(record_write(fd, &rec), ==, 0);
         g_autoptr(CycleRecord) hook = NULL;
         g_assert_cmpint(record_read(fd, &hook), ==, 0);
         g_assert_true(hook->by_hook);

@@ -151,7 +151,7 @@ static void test_verify(void) {
         g_assert_cmpint(resume(&a, true, &out), ==, 0);
         g_assert_nonnull(strstr(out, "verified=1\npages=70\nblocks=3\n"));
         g_assert_nonnull(strstr(out, "first_page=100\n"));
-        assert_page0(&a, "FRIDGEIMG1"); /* --verify-only changes nothing */
+        assert_page0(&a, "ULSUSPEND"); /* --verify-only changes nothing (the literal's NUL is its 10th byte) */
         area_free(&a);
 }
 
@@ -195,13 +195,14 @@ static void test_plain_swap(void) {
         area_free(&a);
 }
 
-/* The kernel's own image is the kernel's resume's: its header stays byte
- * for byte, whichever of the two initramfs scripts runs first */
-static void test_kernel_image(void) {
-        Area a = area_signed("S1SUSPEND");
+/* The kernel's own image is the kernel's resume's, and uswsusp's (its
+ * ULSUSPEND without fridge's mark) uswsusp's: the header stays byte for
+ * byte, whichever of the initramfs scripts runs first */
+static void test_foreign_image(gconstpointer sig) {
+        Area a = area_signed(sig);
         g_autofree char *before = NULL, *after = NULL, *out = NULL;
-        g_autofree char *says = g_strdup_printf("fridge-resume: no fridge image on %s (signature \"S1SUSPEND?\"): "
-                                                "left as it is\n", a.path);
+        g_autofree char *says = g_strdup_printf("fridge-resume: no fridge image on %s (signature \"%s\"): "
+                                                "left as it is\n", a.path, (const char *) sig);
         gsize len = 0;
         g_assert_true(g_file_get_contents(a.path, &before, &len, NULL));
         g_assert_cmpint(resume(&a, false, &out), ==, 0);
@@ -329,7 +330,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/resume/verify", test_verify);
         g_test_add_func("/resume/restored-before-load", test_restored_before_load);
         g_test_add_func("/resume/plain-swap", test_plain_swap);
-        g_test_add_func("/resume/kernel-image", test_kernel_image);
+        g_test_add_data_func("/resume/kernel-image", "S1SUSPEND", test_foreign_image);
+        g_test_add_data_func("/resume/uswsusp-image", "ULSUSPEND", test_foreign_image);
         g_test_add_func("/resume/corrupt-block", test_corrupt_block);
         g_test_add_func("/resume/corrupt-map", test_corrupt_map);
         g_test_add_func("/resume/other-kernel", test_other_kernel);

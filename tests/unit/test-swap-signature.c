@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "swap-page.h"
 #include "swap-signature.h"
@@ -32,7 +33,9 @@ static void test_mark_restore(void) {
         FridgeSwapSig s = inspect(page);
         g_assert_cmpint(s.kind, ==, FRIDGE_SWAP_IMAGE);
         g_assert_cmpuint(s.header_offset, ==, 7 * PAGE);
-        g_assert_cmpstr(s.found, ==, "FRIDGEIMG1");
+        g_assert_cmpstr(s.found, ==, "ULSUSPEND");
+        g_assert_true(memcmp(page + PAGE - 10, "ULSUSPEND\0", 10) == 0);
+        g_assert_true(memcmp(page + PAGE - 46, "FRIDGEIMG1", 10) == 0);
         /* mkswap's fields (version, size, UUID, label) are not touched */
         g_assert_true(memcmp(page, orig, 2048) == 0);
         g_assert_cmpint(fridge_swap_sig_restore(page, PAGE, err, sizeof(err)), ==, 0);
@@ -63,10 +66,10 @@ static void test_refusals(void) {
         g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, PAGE, err, sizeof(err)), ==, 0);
         /* never twice: the saved signature would be fridge's own */
         assert_says(fridge_swap_sig_mark(page, PAGE, PAGE, err, sizeof(err)), -EBUSY, err,
-                    "signature \"FRIDGEIMG1\" is not mkswap's SWAPSPACE2");
+                    "signature \"ULSUSPEND\" is not mkswap's SWAPSPACE2");
         /* never over the kernel's own image */
         memcpy(page + PAGE - 10, "S1SUSPEND\0", 10);
-        assert_says(fridge_swap_sig_mark(page, PAGE, PAGE, err, sizeof(err)), -EBUSY, err, "\"S1SUSPEND?\"");
+        assert_says(fridge_swap_sig_mark(page, PAGE, PAGE, err, sizeof(err)), -EBUSY, err, "\"S1SUSPEND\"");
         assert_says(fridge_swap_sig_restore(page, PAGE, err, sizeof(err)), -ENODATA, err,
                     "is neither fridge's nor SWAPSPACE2");
         g_assert_cmpint(inspect(page).kind, ==, FRIDGE_SWAP_OTHER);
@@ -75,10 +78,78 @@ static void test_refusals(void) {
                     "a page of 1000 bytes is not a power of two");
 }
 
+/* uswsusp's own image: its ULSUSPEND without fridge's mark is not
+ * fridge's, never marked over nor restored */
+static void test_uswsusp_left_alone(void) {
+        g_autofree uint8_t *page = test_swap_page();
+        char err[256] = "";
+        g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, 5 * PAGE, err, sizeof(err)), ==, 0);
+        memset(page + PAGE - 46, 0, 10); /* no mark */
+        g_autofree uint8_t *uswsusp = g_memdup2(page, PAGE);
+        g_assert_cmpint(inspect(page).kind, ==, FRIDGE_SWAP_OTHER);
+        assert_says(fridge_swap_sig_restore(page, PAGE, err, sizeof(err)), -ENODATA, err,
+                    "signature \"ULSUSPEND\" is neither fridge's nor SWAPSPACE2");
+        g_assert_true(memcmp(page, uswsusp, PAGE) == 0);
+}
+
+/* blkid FILE's KEY=VALUE lines (-p: the device's own bytes, no cache) */
+static char *blkid(const char *path) {
+        const char *argv[] = { "blkid", "-p", "-o", "export", path, NULL };
+        g_autofree char *out = NULL;
+        int status = -1;
+        if (!g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                          NULL, &out, NULL, &status, NULL))
+                return NULL;
+        return g_steal_pointer(&out);
+}
+
+static char *area_file(const uint8_t *page) {
+        g_autofree char *path = g_build_filename(g_get_tmp_dir(), "fridge-swapsig-XXXXXX", NULL);
+        int fd = g_mkstemp(path);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(ftruncate(fd, 64 * PAGE), ==, 0); /* blkid's swsuspend wants 10 pages at least */
+        g_assert_cmpint(pwrite(fd, page, PAGE, 0), ==, PAGE);
+        close(fd);
+        return g_steal_pointer(&path);
+}
+
+static const char *line_of(const char *text, const char *key) {
+        const char *l = strstr(text, key);
+        return l && (l == text || l[-1] == '\n') ? l : NULL;
+}
+
+/* What a boot without fridge-resume sees: blkid (and so udev's by-uuid
+ * link and systemd's swap unit) finds the area by its UUID, as a
+ * suspend image (swapon rewrites that signature before use) */
+static void test_blkid_sees_swsuspend(void) {
+        g_autofree char *found = g_find_program_in_path("blkid");
+        if (!found) {
+                g_test_skip("no blkid");
+                return;
+        }
+        g_autofree uint8_t *page = test_swap_page();
+        g_autofree char *plain = area_file(page), *plain_ids = blkid(plain);
+        g_assert_nonnull(plain_ids);
+        g_assert_nonnull(line_of(plain_ids, "TYPE=swap\n"));
+        const char *uuid = line_of(plain_ids, "UUID=");
+        g_assert_nonnull(uuid);
+        g_autofree char *uuid_line = g_strndup(uuid, strcspn(uuid, "\n") + 1);
+        char err[256] = "";
+        g_assert_cmpint(fridge_swap_sig_mark(page, PAGE, 9 * PAGE, err, sizeof(err)), ==, 0);
+        g_autofree char *marked = area_file(page), *marked_ids = blkid(marked);
+        g_assert_nonnull(marked_ids);
+        if (!line_of(marked_ids, "TYPE=swsuspend\n") || !line_of(marked_ids, uuid_line))
+                g_error("blkid says \"%s\" of the marked area, not TYPE=swsuspend with %s", marked_ids, uuid_line);
+        g_unlink(plain);
+        g_unlink(marked);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/swap-signature/mark-restore", test_mark_restore);
         g_test_add_func("/swap-signature/damaged", test_damaged);
         g_test_add_func("/swap-signature/refusals", test_refusals);
+        g_test_add_func("/swap-signature/uswsusp-left-alone", test_uswsusp_left_alone);
+        g_test_add_func("/swap-signature/blkid-sees-swsuspend", test_blkid_sees_swsuspend);
         return g_test_run();
 }

@@ -21,7 +21,7 @@ write_image() {
     >/run/write.out 2>/dev/ttyS0 || fail "fridge-image-writer --write --after=unfreeze $* exited with $?"
   cat /run/write.out
   swap_page0 /run/page0.image
-  [ "$(swap_sig /run/page0.image)" = FRIDGEIMG1 ] || fail "no fridge signature after the write"
+  [ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "no fridge signature after the write"
   # as at boot, where fridge-resume runs before swapon (the kernel refuses
   # writes to an active swap device: ETXTBSY)
   swapoff /dev/vda || fail "swapoff /dev/vda failed"

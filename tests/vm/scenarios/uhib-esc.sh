@@ -29,6 +29,6 @@ cmp -s /run/page0.after /run/page0.mkswap || fail "the swap header page is not m
 swapoff /dev/vda && swapon /dev/vda || fail "swapon does not take /dev/vda after the abort"
 write_image || { cat /run/write.err; fail "the second write (no Esc) exited with $?"; }
 swap_page0 /run/page0.image
-[ "$(swap_sig /run/page0.image)" = FRIDGEIMG1 ] || fail "the second write left no image"
+[ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "the second write left no image"
 kill "$holder"
 pass

@@ -6,7 +6,7 @@ swap_page0() {
   dd if=/dev/vda of="$1" bs=4096 count=1 2>/dev/null
 }
 # The signature at the page's end, and mkswap's UUID (bytes 1036-1051)
-swap_sig() { tail -c 10 "$1"; }
+swap_sig() { tail -c 10 "$1" | tr -d '\000'; }   # NULs dropped: ULSUSPEND has one
 swap_uuid() { dd if="$1" bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
 # keep_page0: boot 1's mkswap header page kept on /dev/vdb, for boot 2
 keep_page0() {

@@ -46,7 +46,7 @@ vt_back "completed" /run/write.err
 # image_then_swap WRITE: the write left an image; /dev/vda mkswap's again
 image_then_swap() {
   swap_page0 /run/page0.image
-  [ "$(swap_sig /run/page0.image)" = FRIDGEIMG1 ] || fail "the $1 write left no image"
+  [ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "the $1 write left no image"
   { swapoff /dev/vda && mkswap /dev/vda >/dev/null && swapon /dev/vda; } || fail "/dev/vda is no swap again"
 }
 image_then_swap completed
