@@ -26,27 +26,10 @@
 # vm-serial-keys: Esc aborts
 # vm-binaries: FRIDGE_IMAGE_WRITER
 # vm-timeout: 420
+. /usr/lib/vm/hibernate-load-lib.sh
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 val() { sed -n "s/^$2=//p" "$1" | head -n1; }
-swap_fresh() {
-  swapoff "/dev/$1" 2>/dev/null
-  mkswap "/dev/$1" >/dev/null || fail "mkswap /dev/$1 failed"
-  swapon "/dev/$1" || fail "swapon /dev/$1 failed"
-}
-# The load: the guest's own binaries and libraries (compressible as real
-# memory is) copied into tmpfs up to LOAD_MIB, so the image is not only the
-# initramfs
-LOAD_MIB=40
-files=$(find /usr/bin /usr/sbin /usr/lib -type f -size +16k 2>/dev/null)
-i=0
-while [ "$(du -sm /dev/shm | cut -f1)" -lt $LOAD_MIB ]; do
-  for f in $files; do cat "$f"; done >"/dev/shm/load.$i"
-  i=$((i + 1))
-  [ $i -le 200 ] || fail "could not make the load"
-done
-echo "load: $(du -sm /dev/shm | cut -f1) MiB in tmpfs; $(sed -n 's/^MemFree: *//p' /proc/meminfo) free"
-# no shrinking of memory before the image: the same pages for both writers
-echo $((200 * 1024 * 1024)) >/sys/power/image_size
+hibernate_load 40
 : >/run/kernel.mibs; : >/run/fridge.mibs
 kernel_run() { # DISK
   swap_fresh "$1"

@@ -226,8 +226,26 @@ static int block_check_header(const FridgeImageHeader *h, uint64_t index, const 
         return 0;
 }
 
-/* dctx: one kept across blocks (ZSTD_decompress makes and clears one a
- * call, and in the initramfs every byte of memory is the image's), or NULL */
+/* A block's compressed bytes into exactly raw bytes at out. dctx: one kept
+ * across blocks (ZSTD_decompress makes and clears one a call, and in the
+ * initramfs every byte of memory is the image's), or NULL */
+static int block_inflate(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t index, const uint8_t *src,
+                         uint32_t comp, uint8_t *out, uint32_t raw, char *err, size_t errlen) {
+        if (h->compressor == FRIDGE_IMAGE_LZ4) {
+                int n = LZ4_decompress_safe((const char *) src, (char *) out, (int) comp, (int) raw);
+                if (n < 0 || (uint32_t) n != raw)
+                        return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: lz4: %s", index,
+                                    n < 0 ? "malformed" : "wrong length");
+                return 0;
+        }
+        size_t n = dctx ? ZSTD_decompressDCtx(dctx, out, raw, src, comp) : ZSTD_decompress(out, raw, src, comp);
+        if (ZSTD_isError(n) || n != raw)
+                return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: zstd: %s", index,
+                            ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
+        return 0;
+}
+
+/* out NULL: the block checked (header, checksum, sizes), not decompressed */
 static int block_decode(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t index, const uint8_t *in,
                         size_t in_size, size_t *ret_used, uint8_t *out, size_t out_size, size_t *ret_raw_len,
                         char *err, size_t errlen) {
@@ -240,19 +258,9 @@ static int block_decode(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t in
         if (out_size < raw)
                 return fail(-ENOBUFS, err, errlen, "block %" PRIu64 ": %u raw bytes, room for %zu", index, raw,
                             out_size);
-        const uint8_t *src = in + FRIDGE_IMAGE_BLOCK_HEADER_SIZE;
-        if (h->compressor == FRIDGE_IMAGE_LZ4) {
-                int n = LZ4_decompress_safe((const char *) src, (char *) out, (int) comp, (int) raw);
-                if (n < 0 || (uint32_t) n != raw)
-                        return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: lz4: %s", index,
-                                    n < 0 ? "malformed" : "wrong length");
-        } else {
-                size_t n = dctx ? ZSTD_decompressDCtx(dctx, out, raw, src, comp)
-                                : ZSTD_decompress(out, raw, src, comp);
-                if (ZSTD_isError(n) || n != raw)
-                        return fail(-EBADMSG, err, errlen, "block %" PRIu64 " is corrupt: zstd: %s", index,
-                                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
-        }
+        if (out && (r = block_inflate(h, dctx, index, in + FRIDGE_IMAGE_BLOCK_HEADER_SIZE, comp, out, raw, err,
+                                      errlen)) < 0)
+                return r;
         *ret_used = FRIDGE_IMAGE_BLOCK_HEADER_SIZE + comp;
         *ret_raw_len = raw;
         return 0;
@@ -290,8 +298,9 @@ static int stream_block(const FridgeImageHeader *h, ZSTD_DCtx *dctx, uint64_t i,
         return r;
 }
 
-int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata,
-                             FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
+/* The stream block by block; decompressed (into each page_cb call) only with decompress */
+static int stream_walk(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata, bool decompress,
+                       FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
         size_t room = (size_t) h->block_pages * h->page_size, cap = fridge_image_block_bound(room), have = 0, pos = 0;
         uint64_t pages = 0;
         uint8_t *buf = malloc(room), *win = malloc(cap);
@@ -301,7 +310,8 @@ int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_
                 size_t used = 0, raw = 0;
                 r = window_fill(read_cb, read_userdata, win, cap, &have, err, errlen);
                 if (r == 0)
-                        r = stream_block(h, dctx, i, win, have, buf, room, &used, &raw, err, errlen);
+                        r = stream_block(h, dctx, i, win, have, decompress ? buf : NULL, room, &used, &raw, err,
+                                         errlen);
                 if (r == 0 && page_cb)
                         r = page_cb(buf, raw, userdata);
                 if (r == 0) {
@@ -319,6 +329,16 @@ int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_
                          "image holds %" PRIu64 " pages in %zu bytes, its header says %" PRIu64 " in %" PRIu64, pages,
                          pos, h->image_pages, h->compressed_bytes);
         return r;
+}
+
+int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata,
+                             FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen) {
+        return stream_walk(h, read_cb, read_userdata, true, page_cb, userdata, err, errlen);
+}
+
+int fridge_image_stream_check(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata, char *err,
+                              size_t errlen) {
+        return stream_walk(h, read_cb, read_userdata, false, NULL, NULL, err, errlen);
 }
 
 typedef struct MemSource {

@@ -106,3 +106,10 @@ int fridge_image_stream_decode(const FridgeImageHeader *h, const uint8_t *stream
 typedef ssize_t (*FridgeImageReadCb)(uint8_t *buf, size_t len, void *userdata);
 int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata,
                              FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen);
+/* Every block's header, sizes and checksum (an xxhash64 of its compressed
+ * bytes: what the writer wrote), and the stream's totals, without
+ * decompressing: the resume's first pass, which must prove the image whole
+ * before the swap signature is restored, in the time a read takes. The
+ * load's pass decompresses, and refuses before the restore if that fails. */
+int fridge_image_stream_check(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata, char *err,
+                              size_t errlen);

@@ -3,7 +3,10 @@
  * run early (the initramfs), once the resume device is there. It looks
  * for fridge's signature in the swap area's header page; finding one, it
  * verifies everything before /dev/snapshot is touched: the image header,
- * the kernel's identity (uname -r and -v), the map and every block. Then
+ * the kernel's identity (uname -r and -v), the map and every block's
+ * checksum (of its compressed bytes, so this pass costs a read, not a
+ * decompression; the load decompresses, and refuses before the restore
+ * should that fail). Then
  * it gives the swap area back mkswap's signature and syncs it, so that a
  * restore that fails can never be tried again at the next boot; then it
  * loads the image through /dev/snapshot (opened for writing: the restore
@@ -135,14 +138,15 @@ static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
         return (ssize_t) n;
 }
 
-/* Every block of the image, verified and handed to page_cb (NULL: only verified) */
-static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, FridgeImagePagesCb page_cb,
-                       void *userdata, char *err) {
+/* Every block of the image, checked; with load, decompressed and handed to page_cb */
+static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, bool load,
+                       FridgeImagePagesCb page_cb, void *userdata, char *err) {
         Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes };
         s.chunk = malloc((size_t) CHUNK_PAGES * d->page_size);
         if (!s.chunk)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "out of memory"), -ENOMEM;
-        int r = fridge_image_stream_read(h, source_read, &s, page_cb, userdata, err, FRIDGE_IMAGE_ERR_MAX);
+        int r = load ? fridge_image_stream_read(h, source_read, &s, page_cb, userdata, err, FRIDGE_IMAGE_ERR_MAX)
+                     : fridge_image_stream_check(h, source_read, &s, err, FRIDGE_IMAGE_ERR_MAX);
         free(s.chunk);
         return r;
 }
@@ -167,7 +171,7 @@ static int image_verify(Device *d, uint64_t header_offset, FridgeImageHeader *h,
                                 h->page_size, d->page_size), -EPROTO;
         if ((r = fridge_image_map_load(h, d->pages, read_page, d, map, err, FRIDGE_IMAGE_ERR_MAX)) < 0)
                 return r;
-        return stream_pass(d, h, *map, NULL, NULL, err);
+        return stream_pass(d, h, *map, false, NULL, NULL, err);
 }
 
 static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata) {
@@ -200,7 +204,7 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
         /* the verifying pass's page cache out of the image's way */
         (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
         *err = 0;
-        int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
+        int r = stream_pass(d, h, map, true, snapshot_write_pages, &fd, err);
         if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */
                 snprintf(err, FRIDGE_IMAGE_ERR_MAX, "%s did not take the image: %s", a->snapshot, strerror(-r));
         if (r == 0 && ioctl(fd, SNAPSHOT_ATOMIC_RESTORE) < 0) {
@@ -319,11 +323,11 @@ static int tag_parse(const char *tag, uint8_t want[SWAP_TAG_LEN], size_t *at) {
 }
 
 /* The block device (/dev/NAME of /sys/class/block/NAME) whose swap area
- * has that tag. blkid cannot name a swap area that holds fridge's image
- * (its signature stands where blkid looks for mkswap's), so
- * initramfs-tools, udev's by-uuid links and fstab never find one by UUID=
- * (RESUME=UUID=, Debian's installer's way): fridge-resume reads mkswap's
- * header itself. Only swap areas count: mkswap's page or fridge's. */
+ * has that tag (RESUME=UUID=, Debian's installer's way), from mkswap's
+ * header itself: the first look, needing neither udev's links nor blkid.
+ * A device not there yet is initramfs-tools' to wait for (exit 3): its
+ * blkid names fridge's image too, TYPE=swsuspend with the area's UUID.
+ * Only swap areas count: mkswap's page or fridge's. */
 static int tag_find(const char *tag, char *path, size_t len) {
         uint8_t want[SWAP_TAG_LEN];
         size_t at;

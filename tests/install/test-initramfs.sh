@@ -140,6 +140,19 @@ run resume=UUID=ffff-0000
 args_are "an unknown UUID" "--device=UUID=ffff-0000 --snapshot=/dev/snapshot"
 says "an unknown UUID" "resume device UUID=ffff-0000 did not appear"
 
+# a device that appears while initramfs-tools waits (a USB disk, a slow
+# controller, a stacked device): blkid finds it only on its third look,
+# and it is resumed from. (blkid names a swap area holding fridge's image:
+# TYPE=swsuspend with mkswap's UUID, unit test swap-signature.)
+stub "$tmp/bin/blkid" "echo \"\$*\" >>$tmp/blkid.calls
+[ \"\$*\" = '-l -t UUID=0123-abcd -o device' ] && [ \$(grep -c . $tmp/blkid.calls) -ge 3 ] && echo $tmp/swap"
+: >"$tmp/blkid.calls"
+run resume=UUID=0123-abcd starttime="$(cut -d. -f1 /proc/uptime)"
+args_are "a device that appears late" "--device=UUID=0123-abcd --snapshot=/dev/snapshot
+--device=$tmp/swap --snapshot=/dev/snapshot"
+says "a device that appears late" "Waiting for suspend/resume device"
+[ "$(grep -c . "$tmp/blkid.calls")" -ge 3 ] || fail "a device that appears late: blkid asked only $(grep -c . "$tmp/blkid.calls") times"
+
 mv "$root$libexecdir/fridge-resume" "$tmp/fridge-resume"
 run resume=/dev/null
 not_run "fridge-resume missing"
@@ -156,4 +169,4 @@ mv "$tmp/fridge-resume" "$root$libexecdir/fridge-resume"
 env FRIDGE_INITRAMFS_ROOT="$root" "$shell" "$hook" || fail "hook: exit status $?"
 [ "$(cat "$tmp/copied")" = "$libexecdir/fridge-resume" ] || fail "the hook copied \"$(cat "$tmp/copied")\""
 "$shell" "$hook" prereqs >"$tmp/out" || fail "hook prereqs: exit status $?"
-echo "ok: the local-premount script in 19 cases, the hook in 2"
+echo "ok: the local-premount script in 20 cases, the hook in 2"

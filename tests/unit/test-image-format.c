@@ -209,6 +209,34 @@ static void test_stream_read(void) {
         image_clear(&img);
 }
 
+/* The resume's first pass, which does not decompress: it accepts a whole
+ * image and catches what decoding would, a bit flipped anywhere (a block's
+ * header or its checksummed payload) and an image cut short */
+static void test_stream_check(void) {
+        Image img;
+        image_make(&img);
+        FridgeImageHeader h;
+        char err[FRIDGE_IMAGE_ERR_MAX] = "";
+        g_assert_cmpint(fridge_image_header_decode(img.header, sizeof(img.header), &h, err, sizeof(err)), ==, 0);
+        size_t steps[] = { 1, PAGE, img.len };
+        for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+                Trickle t = { img.stream, img.len, 0, steps[i], SIZE_MAX };
+                g_assert_cmpint(fridge_image_stream_check(&h, trickle, &t, err, sizeof(err)), ==, 0);
+        }
+        for (size_t i = 0; i < img.len; i += 97) {
+                img.stream[i] ^= 0x10;
+                Trickle t = { img.stream, img.len, 0, PAGE, SIZE_MAX };
+                g_assert_cmpint(fridge_image_stream_check(&h, trickle, &t, err, sizeof(err)), <, 0);
+                g_assert_nonnull(strstr(err, "block "));
+                img.stream[i] ^= 0x10;
+        }
+        size_t second = 32 + (size_t) (img.stream[8] | img.stream[9] << 8 | img.stream[10] << 16);
+        Trickle t = { img.stream, second, 0, PAGE, SIZE_MAX };
+        assert_refused(fridge_image_stream_check(&h, trickle, &t, err, sizeof(err)), -ENOBUFS, err,
+                       "image is truncated: 1 of 3 blocks");
+        image_clear(&img);
+}
+
 static void test_flipped_bit(gconstpointer codec) {
         Image img;
         image_make_with(&img, codec);
@@ -340,6 +368,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/image-format/compressor-in-header", test_compressor_in_header);
         g_test_add_func("/image-format/flags-in-header", test_flags_in_header);
         g_test_add_func("/image-format/stream-read", test_stream_read);
+        g_test_add_func("/image-format/stream-check", test_stream_check);
         g_test_add_func("/image-format/truncated", test_truncated);
         g_test_add_func("/image-format/other-kernel", test_other_kernel);
         g_test_add_func("/image-format/header-checksum", test_header_checksum);

@@ -45,6 +45,10 @@
 # boot ending before PATTERN showed fails the test: no power cut happened.
 # Every scenario sees FRIDGE_VM_BOOT, 1 in a first boot).
 # "# vm-qemu-args: ARGS" (more for qemu's command line, both boots),
+# "# vm-host-times: NAME..." (the host's clock when the console first
+# shows "FRIDGE-TIME: NAME" in a boot, printed on a scenario's PASS as
+# "FIGURE-HOST-TIMES: boot1-start=0.00 NAME=S ... boot2-end=S", seconds
+# from the first qemu start: a time that spans a power-off),
 # "# vm-console-expect: PATTERN" and "# vm-console-reject: PATTERN" (grep
 # regexes, one a line: a scenario that passes fails all the same when the
 # console of its boots lacks one it expects, each after the line the one
@@ -127,6 +131,7 @@ memory=$(header vm-memory); memory=${memory:-256}
 power_cut=$(header vm-power-cut)
 timeout=$(header vm-timeout); timeout=${timeout:-90}
 qemu_args=$(header vm-qemu-args)
+host_times=$(header vm-host-times)
 console_expect=$(sed -n "s/^# vm-console-expect: *//p" "$scenario")   # one pattern a line
 console_reject=$(sed -n "s/^# vm-console-reject: *//p" "$scenario")
 [ -z "${FRIDGE_VM_TIMEOUT:-}" ] || timeout=$FRIDGE_VM_TIMEOUT
@@ -195,8 +200,27 @@ echo "scenario $name: $kind, timeout ${timeout}s, initramfs $(du -k "$T/initramf
 # boot [APPEND]: one qemu run, bounded; sets hung=1 on a timeout. The
 # console is appended to $log, so the second boot's follows the first's.
 hung=0
+nboot=0
+# watch_times: the host's clock when each "FRIDGE-TIME: NAME" of
+# vm-host-times first shows on this boot's console (polled every 50 ms):
+# a time that spans a power-off (hibernate to resumed), which no clock in
+# the guest can measure
+watch_times() {
+  local left=$host_times n
+  while [ -n "$left" ]; do
+    for n in $left; do
+      if grep -q "FRIDGE-TIME: $n\b" "$T/boot.log" 2>/dev/null; then
+        echo "$n $(date +%s.%N)" >>"$T/times"
+        left=$(printf '%s\n' $left | grep -vx "$n" | tr '\n' ' ' | sed 's/ *$//' || true)
+      fi
+    done
+    sleep 0.05
+  done
+}
 boot() {
-  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter= presser_keys=
+  local mon=() presser= con=(-chardev "file,id=con,path=$T/boot.log") reader= typer= cutter= presser_keys= watcher=
+  nboot=$((nboot + 1))
+  rm -f "$T/boot.log"
   if [ "$power_button" = yes ] || [ -n "$keyboard_keys" ] || [ -n "$button_at" ]; then
     rm -f "$T/mon.in" "$T/mon.out"
     mkfifo "$T/mon.in" "$T/mon.out"
@@ -211,6 +235,11 @@ boot() {
   "${qemu[@]}" -append "$cmdline ${1:-}" "${con[@]}" -serial chardev:con \
     "${mon[@]}" </dev/null >>"$T/qemu.out" 2>&1 &
   qemu_pid=$!
+  echo "boot$nboot-start $(date +%s.%N)" >>"$T/times"
+  if [ -n "$host_times" ]; then
+    watch_times &
+    watcher=$!
+  fi
   if [ -n "$serial_keys" ]; then
     cat "$T/ser.out" >"$T/boot.log" &
     reader=$!
@@ -244,6 +273,8 @@ boot() {
   done
   wait "$qemu_pid" 2>/dev/null || qrc=$?
   qemu_pid=
+  echo "boot$nboot-end $(date +%s.%N)" >>"$T/times"
+  [ -z "$watcher" ] || { kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; }
   [ -z "$presser" ] || { kill "$presser" 2>/dev/null; wait "$presser" 2>/dev/null || true; }
   [ -z "$typer" ] || { kill "$typer" 2>/dev/null || true; wait "$typer" 2>/dev/null || true; }
   [ -z "$presser_keys" ] || { kill "$presser_keys" 2>/dev/null || true; wait "$presser_keys" 2>/dev/null || true; }
@@ -335,6 +366,10 @@ case $marker in
   "FRIDGE-RESULT: PASS"*)
     # the scenario's own lines, for the meson log
     sed -n '/^=== scenario/,/^--- fridged/p' "$T/console.txt" | sed '$d'
+    if [ -n "$host_times" ]; then
+      # seconds from the first qemu start, by the host's clock
+      echo "FIGURE-HOST-TIMES: $(awk 'NR == 1 { t0 = $2 } { printf "%s%s=%.2f", (NR > 1 ? " " : ""), $1, $2 - t0 }' "$T/times")"
+    fi
     echo "PASS: $name in ${boot_s} s (qemu boot to power-off)"
     echo "FIGURE: vm $name: ${boot_s} s from qemu start to the result"
     exit 0 ;;
