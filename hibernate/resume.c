@@ -138,15 +138,15 @@ static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
         return (ssize_t) n;
 }
 
-/* Every block of the image, checked; with load, decompressed and handed to page_cb */
-static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, bool load,
-                       FridgeImagePagesCb page_cb, void *userdata, char *err) {
+/* Every block of the image, checked; with page_cb, decompressed and handed to it */
+static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, FridgeImagePagesCb page_cb,
+                       void *userdata, char *err) {
         Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes };
         s.chunk = malloc((size_t) CHUNK_PAGES * d->page_size);
         if (!s.chunk)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "out of memory"), -ENOMEM;
-        int r = load ? fridge_image_stream_read(h, source_read, &s, page_cb, userdata, err, FRIDGE_IMAGE_ERR_MAX)
-                     : fridge_image_stream_check(h, source_read, &s, err, FRIDGE_IMAGE_ERR_MAX);
+        int r = page_cb ? fridge_image_stream_read(h, source_read, &s, page_cb, userdata, err, FRIDGE_IMAGE_ERR_MAX)
+                        : fridge_image_stream_check(h, source_read, &s, err, FRIDGE_IMAGE_ERR_MAX);
         free(s.chunk);
         return r;
 }
@@ -171,7 +171,7 @@ static int image_verify(Device *d, uint64_t header_offset, FridgeImageHeader *h,
                                 h->page_size, d->page_size), -EPROTO;
         if ((r = fridge_image_map_load(h, d->pages, read_page, d, map, err, FRIDGE_IMAGE_ERR_MAX)) < 0)
                 return r;
-        return stream_pass(d, h, *map, false, NULL, NULL, err);
+        return stream_pass(d, h, *map, NULL, NULL, err);
 }
 
 static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata) {
@@ -204,7 +204,7 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
         /* the verifying pass's page cache out of the image's way */
         (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
         *err = 0;
-        int r = stream_pass(d, h, map, true, snapshot_write_pages, &fd, err);
+        int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
         if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */
                 snprintf(err, FRIDGE_IMAGE_ERR_MAX, "%s did not take the image: %s", a->snapshot, strerror(-r));
         if (r == 0 && ioctl(fd, SNAPSHOT_ATOMIC_RESTORE) < 0) {

@@ -15,17 +15,6 @@
 mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
 swapon /dev/vda || fail "swapon /dev/vda failed"
 swap_page0 /run/page0.mkswap
-# write_image [ARGS]: an image left valid on /dev/vda, the system running on
-write_image() {
-  fridge-image-writer --snapshot=/dev/snapshot --write --resume-device=/dev/vda --after=unfreeze "$@" \
-    >/run/write.out 2>/dev/ttyS0 || fail "fridge-image-writer --write --after=unfreeze $* exited with $?"
-  cat /run/write.out
-  swap_page0 /run/page0.image
-  [ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "no fridge signature after the write"
-  # as at boot, where fridge-resume runs before swapon (the kernel refuses
-  # writes to an active swap device: ETXTBSY)
-  swapoff /dev/vda || fail "swapoff /dev/vda failed"
-}
 # refused SAYS: fridge-resume refuses, saying SAYS, and the swap area is mkswap's again
 refused() {
   fridge-resume --device=/dev/vda --snapshot=/dev/snapshot >/run/resume.out 2>&1

@@ -124,6 +124,18 @@ fridged_writer_cycle() {
   kill "$writer" "$holder"
   pass
 }
+# write_image [ARGS]: an image left valid on /dev/vda, the system running
+# on, /dev/vda out of use (its header page in /run/page0.image)
+write_image() {
+  fridge-image-writer --snapshot=/dev/snapshot --write --resume-device=/dev/vda --after=unfreeze "$@" \
+    >/run/write.out 2>/dev/ttyS0 || fail "fridge-image-writer --write --after=unfreeze $* exited with $?"
+  cat /run/write.out
+  swap_page0 /run/page0.image
+  [ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "no fridge signature after the write"
+  # as at boot, where fridge-resume runs before swapon (the kernel refuses
+  # writes to an active swap device: ETXTBSY)
+  swapoff /dev/vda || fail "swapoff /dev/vda failed"
+}
 # write_and_come_back AFTER: fridge-image-writer --write --after=AFTER to
 # /dev/vda, the kernel's messages on the console meanwhile (for the host's
 # vm-console-expect lines); it must come back resumed=1, its output in

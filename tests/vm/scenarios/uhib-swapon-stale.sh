@@ -25,11 +25,7 @@ blkid() { /usr/bin/blkid "$@"; }
 mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
 swapon /dev/vda || fail "swapon /dev/vda failed"
 swap_page0 /run/page0.mkswap
-fridge-image-writer --snapshot=/dev/snapshot --write --resume-device=/dev/vda --after=unfreeze \
-  >/run/write.out 2>/dev/ttyS0 || fail "fridge-image-writer --write --after=unfreeze exited with $?"
-swapoff /dev/vda || fail "swapoff /dev/vda failed"
-swap_page0 /run/page0.image
-[ "$(swap_sig /run/page0.image)" = ULSUSPEND ] || fail "no fridge signature after the write: \"$(swap_sig /run/page0.image)\""
+write_image
 fridge-resume --device=/dev/vda --verify-only >/run/verify.out 2>&1 || { cat /run/verify.out; fail "the image does not verify"; }
 uuid=$(swap_uuid /run/page0.mkswap | sed 's/^\(........\)\(....\)\(....\)\(....\)/\1-\2-\3-\4-/')
 blkid -p /dev/vda >/run/blkid.out 2>&1
