@@ -30,12 +30,18 @@ struct Bus {
         sd_bus *bus;
         Manager *manager;
         sd_bus_slot *vtable_slot;
-        sd_bus_slot *systemd_call;      /* systemd's Version, asked once at start-up */
+        sd_bus_slot *systemd_match;     /* org.freedesktop.systemd1's owner changes: its Version is asked again */
+        sd_bus_slot *systemd_call;      /* systemd's Version */
         sd_event_source *throttle;
         uint64_t last_progress_emit;
         bool progress_pending;
         char *sent[_PROP_MAX]; /* what clients were last told, as text */
 };
+
+/* bus-systemd.c: systemd's version for SleepFreeze, asked now and
+ * whenever systemd (re)joins the bus */
+int bus_systemd_watch(Bus *b);
+void bus_systemd_unwatch(Bus *b);
 
 typedef struct HolderTrack HolderTrack;
 void bus_holder_track_free(HolderTrack *t);

@@ -230,35 +230,6 @@ static int property_get_sleep_freeze(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "s", status);
 }
 
-/* systemd's Version ("252.33-1~deb12u1", "257.4"): its leading number */
-static int on_systemd_version(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Bus *b = userdata;
-        const char *version = NULL;
-        unsigned major = 0;
-        b->systemd_call = sd_bus_slot_unref(b->systemd_call);
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
-        if (e)
-                log_info("Cannot read systemd's version (%s): whether systemd-sleep freezes user sessions itself "
-                         "is unknown", e->message ? e->message : e->name);
-        else if (sd_bus_message_read(reply, "v", "s", &version) < 0 || sscanf(version, "%u", &major) != 1)
-                log_warning("systemd's Version property is not a version: %s", version ? version : "(unreadable)");
-        manager_set_systemd_version(b->manager, major);
-        return 0;
-}
-
-/* Never activated: a bus without systemd (the tests') answers with an error
- * at once, and the version is unknown */
-static int ask_systemd_version(Bus *b) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int r = sd_bus_message_new_method_call(b->bus, &call, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                                               "org.freedesktop.DBus.Properties", "Get");
-        if (r >= 0)
-                r = sd_bus_message_set_auto_start(call, false);
-        if (r >= 0)
-                r = sd_bus_message_append(call, "ss", "org.freedesktop.systemd1.Manager", "Version");
-        return r < 0 ? r : sd_bus_call_async(b->bus, &b->systemd_call, call, on_systemd_version, b, 0);
-}
-
 const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Sleep", SD_BUS_ARGS("s", kind, "a{sv}", options), SD_BUS_RESULT("t", cycle),
@@ -461,9 +432,11 @@ int bus_new(sd_bus *bus, Manager *m, Bus **ret) {
         for (StateProperty p = 0; p < _PROP_MAX; p++)
                 b->sent[p] = state_property_text(m, p);
         manager_set_ops(m, &bus_manager_ops, b);
-        r = ask_systemd_version(b);
-        if (r < 0)
+        r = bus_systemd_watch(b);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot watch systemd on the bus: %m");
                 manager_set_systemd_version(m, 0);
+        }
         *ret = b;
         return 0;
 fail:
@@ -479,7 +452,7 @@ Bus *bus_free(Bus *b) {
         g_clear_pointer(&b->holders, g_hash_table_unref);
         g_clear_pointer(&b->polkit, polkit_free);
         sd_event_source_disable_unref(b->throttle);
-        sd_bus_slot_unref(b->systemd_call);
+        bus_systemd_unwatch(b);
         sd_bus_slot_unref(b->vtable_slot);
         sd_bus_unref(b->bus);
         for (StateProperty p = 0; p < _PROP_MAX; p++)

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "harness-private.h"
 
 /* 400 ms: sd-event pings from the loop every 200 to 300 ms */
 #define WATCHDOG_USEC 400000
@@ -57,9 +58,47 @@ static void test_bus_lost(void) {
                 g_error("fridged's log does not say the bus was lost:\n%s", log);
 }
 
+/* PID1 joins the system bus only once the bus runs, and fridged can be
+ * there first: SleepFreeze is unknown until systemd comes, then follows
+ * its version (python3-dbusmock's systemd template says "v246") */
+static char *wait_sleep_freeze_known(Harness *h, int timeout_ms) {
+        for (int waited = 0;; waited += 50) {
+                char *v = harness_get_string(h, "SleepFreeze");
+                if (!g_str_has_prefix(v, "unknown: ") || waited >= timeout_ms)
+                        return v;
+                g_free(v);
+                g_usleep(50 * 1000);
+        }
+}
+
+static void test_systemd_joins_later(void) {
+        g_autofree char *out = NULL;
+        char *probe[] = { "/usr/bin/python3", "-c", "import dbusmock", NULL };
+        if (harness_run(probe, 30000, &out) != 0) {
+                g_test_skip("python3-dbusmock is not installed");
+                return;
+        }
+        g_autoptr(Harness) h = harness_new(NULL);
+        g_autofree char *before = harness_get_string(h, "SleepFreeze");
+        g_assert_true(g_str_has_prefix(before, "unknown: "));
+
+        g_autofree char *env0 = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", h->bus_address);
+        const char *const env[] = { env0, NULL };
+        char *argv[] = { "/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "systemd", NULL };
+        HarnessSpawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .extra_fd = -1,
+                           .env = env };
+        pid_t mock = harness_spawn(&s);
+        g_autofree char *after = wait_sleep_freeze_known(h, 20000);
+        harness_stop_pid(&mock, 5000);
+        g_test_message("SleepFreeze before systemd: %s; after: %s", before, after);
+        g_assert_true(g_str_has_prefix(after, "not affected: systemd 246 "));
+        g_assert_cmpint(harness_stop(h), ==, 0);
+}
+
 int main(int argc, char **argv) {
         harness_init(&argc, &argv);
         g_test_add_func("/service/watchdog", test_watchdog);
         g_test_add_func("/service/bus-lost", test_bus_lost);
+        g_test_add_func("/service/systemd-joins-later", test_systemd_joins_later);
         return g_test_run();
 }
