@@ -9,7 +9,12 @@ for s in suspend hibernate hybrid-sleep suspend-then-hibernate; do
   echo "systemd-$s.service: Environment=$env"
   grep -qw SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false <<<"$env" || fail "systemd-$s.service lacks fridge's drop-in"
 done
-v=$(busctl get-property io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 SleepFreeze) || fail "no SleepFreeze"
+# systemd's version is asked asynchronously (again when PID1 joins the
+# bus): while booting, "unknown" may stand until PID1 answers
+sleep_freeze() { busctl get-property io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 SleepFreeze; }
+known() { v=$(sleep_freeze) && case $v in '"unknown: '*) false ;; esac; }
+wait_for 30 known || true
+v=$(sleep_freeze) || fail "no SleepFreeze"
 echo "SleepFreeze: $v"
 case $v in *'"not affected: systemd 252 '*) ;; *) fail "SleepFreeze says $v on systemd 252" ;; esac
 fridgectl status | grep SleepFreeze || fail "fridgectl status does not show SleepFreeze"
