@@ -135,11 +135,11 @@ static void worst_case(gconstpointer data) {
         (void) harness_wait_finished(h, cycle, 10000, &result, &error, NULL);
         bool met = ms <= budget && !frozen && WIFEXITED(status);
         printf("hook pre worst case (delay, flush and flush-again each to its timeout): budget %u ms "
-               "([Sleep] HookTimeoutMs default; fridged waits %u ms, fridgectl's call %u ms, the script's limit "
+               "([Sleep] HookTimeoutMs default; fridged waits %u ms, fridgectl's call %u ms, its own deadline "
                "%u ms; systemd-sleep's own 90000 ms): Hook(\"pre\") to its return %.0f ms, cycle %s (%s), "
                "%s at return: %s\n",
                budget, hook_pre_wait_ms(budget), hook_call_timeout_ms(budget),
-               hook_script_limit_ms(budget, HOOK_QUERY_MS), ms, result ? result : "?", error ? error : "?",
+               hook_deadline_ms(budget, HOOK_QUERY_MS), ms, result ? result : "?", error ? error : "?",
                frozen ? "still frozen" : "thawed", met ? "met" : "NOT met");
         bench_goal("hook.pre_worst_case_ms", met ? ms : (double) budget + 1, "ms", "<=", budget);
         (void) kill(delay, SIGKILL);

@@ -2,12 +2,16 @@
 /* hook pre|post KIND: what fridge's system-sleep hook runs around
  * systemd-sleep's state write. One Hook call, bounded by the hook's budget
  * (fridge-limits.h): fridged gives up on the pre before this call does,
- * and this call before the hook script kills us. hook budget: the budget
- * the script derives its own limit from. */
+ * and this call before our own deadline ends us. hook budget: the budget,
+ * for people and tests. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bus-util.h"
 #include "cmd.h"
@@ -40,6 +44,71 @@ static int read_budget(sd_bus *bus, uint32_t *ret) {
         if (r >= 0 && (*ret < HOOK_TIMEOUT_MIN_MS || *ret > HOOK_TIMEOUT_MAX_MS))
                 r = -ERANGE;
         return r < 0 ? r : 0;
+}
+
+/* ---- the deadline ----
+ * systemd-sleep waits for its hooks, and a hook that hangs holds up the
+ * sleep. `hook pre|post` ends itself at the limit the hook script used to
+ * keep with timeout(1) (the budget less the question and a slack, from
+ * our start), wherever it is stuck, the bus's connection included: armed
+ * before connecting with FRIDGE_HOOK_TIMEOUT's budget or the default,
+ * narrowed once fridged says its own. So the script starts no process
+ * to ask for the budget, nor a systemctl: each costs every sleep. */
+static uint64_t hook_start;
+static uint32_t hook_env_budget; /* FRIDGE_HOOK_TIMEOUT's, or 0 */
+static char deadline_msg[256];
+static size_t deadline_len;
+
+static void on_deadline(int sig) {
+        (void) !write(STDERR_FILENO, deadline_msg, deadline_len);
+        _exit(EXIT_CODE_FAILED);
+}
+
+static void arm_deadline(const Args *a, uint32_t budget, unsigned query_ms) {
+        unsigned limit = hook_deadline_ms(budget, query_ms);
+        uint64_t spent = now_usec() - hook_start, left = (uint64_t) limit * USEC_PER_MSEC;
+        left = spent < left ? left - spent : 1;
+        sigset_t alrm, old;
+        sigemptyset(&alrm);
+        sigaddset(&alrm, SIGALRM);
+        sigprocmask(SIG_BLOCK, &alrm, &old); /* the message and the timer change together */
+        int n = snprintf(deadline_msg, sizeof(deadline_msg),
+                         "fridgectl: hook %s %s did not finish within %u.%03u s (the hook's budget: %u ms); "
+                         "stopped\n", a->hook_when, a->hook_kind, limit / 1000, limit % 1000, budget);
+        deadline_len = n < 0 ? 0 : (size_t) n < sizeof(deadline_msg) ? (size_t) n : sizeof(deadline_msg) - 1;
+        struct itimerval it = { .it_value = { .tv_sec = left / 1000000, .tv_usec = left % 1000000 } };
+        (void) setitimer(ITIMER_REAL, &it, NULL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* FRIDGE_HOOK_TIMEOUT: the budget in seconds, set by whoever runs the
+ * hook (tests, an administrator's drop-in): fridged is not asked */
+static bool env_budget(uint32_t *ret) {
+        const char *v = getenv("FRIDGE_HOOK_TIMEOUT");
+        if (!v || !*v)
+                return false;
+        char *end;
+        errno = 0;
+        unsigned long s = strtoul(v, &end, 10);
+        if (errno || *end || s == 0 || s > HOOK_TIMEOUT_MAX_MS / 1000) {
+                fprintf(stderr, "fridgectl: FRIDGE_HOOK_TIMEOUT=%s is not a number of seconds from 1 to %u; "
+                        "ignored\n", v, HOOK_TIMEOUT_MAX_MS / 1000);
+                return false;
+        }
+        *ret = (uint32_t) s * 1000;
+        return true;
+}
+
+void cmd_hook_arm(const Args *a) {
+        if (!a->hook_kind)
+                return; /* hook budget: a question, no sleep waits for it */
+        hook_start = now_usec();
+        struct sigaction sa = { .sa_handler = on_deadline };
+        (void) sigaction(SIGALRM, &sa, NULL);
+        if (env_budget(&hook_env_budget))
+                arm_deadline(a, hook_env_budget, 0);
+        else
+                arm_deadline(a, HOOK_TIMEOUT_DEFAULT_MS, HOOK_QUERY_MS);
 }
 
 static int print_budget(const Args *a, sd_bus *bus) {
@@ -91,13 +160,16 @@ int cmd_hook(const Args *a, sd_bus *bus) {
                 return print_budget(a, bus);
 
         /* The call's share of the budget counts from our start: the
-         * question for the budget comes out of it */
-        uint64_t start = now_usec();
-        uint32_t budget;
-        if (read_budget(bus, &budget) < 0)
-                budget = HOOK_TIMEOUT_DEFAULT_MS;
+         * connection and the question for the budget come out of it */
+        uint32_t budget = hook_env_budget;
+        if (!budget) {
+                if (read_budget(bus, &budget) >= 0)
+                        arm_deadline(a, budget, HOOK_QUERY_MS);
+                else
+                        budget = HOOK_TIMEOUT_DEFAULT_MS; /* as armed */
+        }
         uint64_t timeout = (uint64_t) hook_call_timeout_ms(budget) * USEC_PER_MSEC;
-        uint64_t spent = now_usec() - start;
+        uint64_t spent = now_usec() - hook_start;
         timeout = spent < timeout ? timeout - spent : 1;
 
         int r = sd_bus_message_new_method_call(bus, &call, FRIDGE_BUS_NAME, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE,

@@ -15,6 +15,8 @@ int cmd_monitor(const Args *a, sd_bus *bus);
 int cmd_plan(const Args *a, sd_bus *bus);
 int cmd_hold(const Args *a, sd_bus *bus);
 int cmd_hook(const Args *a, sd_bus *bus);
+/* hook pre|post: its deadline, armed before the connection */
+void cmd_hook_arm(const Args *a);
 int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);

@@ -18,6 +18,8 @@ static int run(const Args *a) {
         char what[300];
         int r;
 
+        if (a->command == COMMAND_HOOK)
+                cmd_hook_arm(a);
         r = bus_open(a, &bus);
         if (r < 0) {
                 snprintf(what, sizeof(what), _("cannot connect to %s"), bus_description(a));

@@ -12,16 +12,18 @@
  * The sleep hook's budget B, [Sleep] HookTimeoutMs: from the moment
  * systemd-sleep starts fridge's hook to its return, every layer inside it
  * gives up before the one around it, so none gives up while another still
- * holds (S is the slack between two layers, Q the hook's question for B):
- *   the hook script asks fridged for B (fridgectl hook budget)  at most Q
- *   the script's limit on `fridgectl hook`      B - Q - S, killed S later
- *   fridgectl's Hook call                       B - Q - 2S
- *   fridged's wait from Hook("pre") to frozen   B - Q - 3S, then it thaws
- * fridged also waits B of awake time for the post once frozen. systemd 252
- * runs the hooks under one limit, DEFAULT_TIMEOUT_USEC (90 s: src/sleep/
- * sleep.c's execute_directories(), an alarm() on the process running them
- * all): the largest B keeps 5 s of it for systemd-sleep itself. The hook
- * script (systemd-units/fridge-sleep-hook.in) repeats the arithmetic.
+ * holds (S is the slack between two layers, Q fridgectl's question for B):
+ *   `fridgectl hook` asks fridged for B                at most Q
+ *   fridgectl's own deadline, from its start           B - Q - S (B - S
+ *                                                      when FRIDGE_HOOK_TIMEOUT gives B)
+ *   fridgectl's Hook call                              B - Q - 2S
+ *   fridged's wait from Hook("pre") to frozen          B - Q - 3S, then it thaws
+ * The hook script (systemd-units/fridge-sleep-hook.in) starts nothing but
+ * fridgectl: each process costs every sleep. fridged also waits B of
+ * awake time for the post once frozen. systemd 252 runs the hooks under
+ * one limit, DEFAULT_TIMEOUT_USEC (90 s: src/sleep/sleep.c's
+ * execute_directories(), an alarm() on the process running them all): the
+ * largest B keeps 5 s of it for systemd-sleep itself.
  */
 #define HOOK_TIMEOUT_MIN_MS 2000U
 #define HOOK_TIMEOUT_MAX_MS 85000U
@@ -32,8 +34,8 @@ static inline unsigned hook_slack_ms(unsigned budget_ms) {
         unsigned s = budget_ms / 20;
         return s < 20 ? 20 : s > 1000 ? 1000 : s;
 }
-/* The hook script's limit on `fridgectl hook` (asked: with the question) */
-static inline unsigned hook_script_limit_ms(unsigned budget_ms, unsigned query_ms) {
+/* `fridgectl hook`'s own deadline (asked: with the question) */
+static inline unsigned hook_deadline_ms(unsigned budget_ms, unsigned query_ms) {
         return budget_ms - query_ms - hook_slack_ms(budget_ms);
 }
 static inline unsigned hook_call_timeout_ms(unsigned budget_ms) {

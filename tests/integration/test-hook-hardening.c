@@ -202,6 +202,14 @@ static void test_pre_caller_killed_thaws(Fixture *f, gconstpointer data) {
         assert_frozen(f, false, false);
 }
 
+/* The built hook script, or NULL with the case skipped */
+static const char *hook_script(void) {
+        const char *script = harness_env("FRIDGE_SLEEP_HOOK");
+        if (!script)
+                g_test_skip("FRIDGE_SLEEP_HOOK is not set");
+        return script;
+}
+
 /* The budget: fridged's wait for the pre ends first, then thaws; the hook
  * (the built script, as systemd-sleep runs it) returns inside the budget
  * and exits 0: the machine sleeps anyway */
@@ -209,11 +217,9 @@ static void test_pre_caller_killed_thaws(Fixture *f, gconstpointer data) {
 
 static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        const char *script = harness_env("FRIDGE_SLEEP_HOOK");
-        if (!script) {
-                g_test_skip("FRIDGE_SLEEP_HOOK is not set");
+        const char *script = hook_script();
+        if (!script)
                 return;
-        }
         g_autofree char *budget = NULL;
         g_assert_cmpint(harness_fridgectl(f->h, 90000, &budget, "hook", "budget", NULL), ==, 0);
         g_assert_cmpuint(g_ascii_strtoull(budget, NULL, 10), ==, SHORT_BUDGET_MS);
@@ -239,6 +245,76 @@ static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
         uint64_t cycle = harness_get_u64(f->h, "CycleId");
         expect_finished(f->h, cycle, "failed", HOOK_ABANDONED, "did not finish within");
         harness_slowfs_release(f->h);
+}
+
+/* CMD through sh -c, its stderr with its stdout; its wait status, and
+ * how long it took in *ret_ms */
+static int run_sh(const char *cmd, char **ret_out, double *ret_ms) {
+        char *sh[] = { (char *) "/bin/sh", (char *) "-c", (char *) cmd, NULL };
+        int64_t t0 = g_get_monotonic_time();
+        int status = harness_run(sh, 20000, ret_out);
+        *ret_ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
+        g_test_message("%s: status 0x%x after %.0f ms: %s", cmd, status, *ret_ms, *ret_out);
+        return status;
+}
+
+/* `fridgectl hook` keeps the budget itself, wherever it hangs, and the
+ * hook script starts nothing around it: here the bus is stopped
+ * (SIGSTOP), so the connection never completes, and FRIDGE_HOOK_TIMEOUT
+ * gives the budget */
+static void test_hook_deadline_bus_hung(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        const char *script = hook_script();
+        if (!script)
+                return;
+        g_autofree char *direct = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=2 exec '%s' --bus-address='%s' --no-progress "
+                                                  "hook pre suspend 2>&1", harness_env("FRIDGECTL"),
+                                                  f->h->bus_address);
+        g_autofree char *hook = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=2 FRIDGECTL='%s' DBUS_SYSTEM_BUS_ADDRESS='%s' "
+                                                "exec /bin/sh '%s' pre suspend 2>&1", harness_env("FRIDGECTL"),
+                                                f->h->bus_address, script);
+        const char *said = "hook pre suspend did not finish within 1.900 s (the hook's budget: 2000 ms)";
+        g_assert_cmpint(kill(f->h->dbus_pid, SIGSTOP), ==, 0);
+        g_autofree char *out = NULL, *hook_out = NULL;
+        double ms, hook_ms;
+        int status = run_sh(direct, &out, &ms);
+        int hook_status = run_sh(hook, &hook_out, &hook_ms);
+        g_assert_cmpint(kill(f->h->dbus_pid, SIGCONT), ==, 0);
+
+        g_assert_true(status != -1 && WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+        g_assert_nonnull(strstr(out, said));
+        g_assert_cmpfloat(ms, <=, 2000);
+        /* the script: always 0, fridgectl's words and its own */
+        g_assert_true(hook_status != -1 && WIFEXITED(hook_status));
+        g_assert_cmpint(WEXITSTATUS(hook_status), ==, 0);
+        g_assert_nonnull(strstr(hook_out, said));
+        g_assert_nonnull(strstr(hook_out, "fridge-sleep-hook: fridgectl hook pre suspend failed (exit status 1)"));
+        g_assert_cmpfloat(hook_ms, <=, 2000);
+        g_autofree char *state = harness_get_string(f->h, "State"); /* the bus answers again */
+        g_assert_cmpstr(state, ==, "idle");
+        assert_frozen(f, false, false);
+}
+
+/* A FRIDGE_HOOK_TIMEOUT that is not a number of seconds is said and
+ * ignored: fridged's budget is asked, and the hook works */
+static void test_hook_budget_env_bad(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        double ms;
+        for (int i = 0; i < 2; i++) {
+                g_autofree char *cmd = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=soon exec '%s' --bus-address='%s' "
+                                                       "--no-progress hook %s suspend 2>&1",
+                                                       harness_env("FRIDGECTL"), f->h->bus_address,
+                                                       i == 0 ? "pre" : "post");
+                g_autofree char *out = NULL;
+                int status = run_sh(cmd, &out, &ms);
+                g_assert_true(status != -1 && WIFEXITED(status));
+                g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+                g_assert_nonnull(strstr(out, "FRIDGE_HOOK_TIMEOUT=soon is not a number of seconds from 1 to 85; "
+                                             "ignored"));
+                assert_frozen(f, i == 0, i == 0);
+        }
+        expect_finished(f->h, harness_get_u64(f->h, "CycleId"), "done", "", "slept and resumed");
 }
 
 static void test_post_during_pre_thaws(Fixture *f, gconstpointer data) {
@@ -324,6 +400,8 @@ int main(int argc, char **argv) {
         ADD("pre-caller-killed-thaws", test_pre_caller_killed_thaws, stall);
         ADD("pre-over-budget-thaws", test_pre_over_budget_thaws, stall_short_budget);
         ADD("post-during-pre-thaws", test_post_during_pre_thaws, stall);
+        ADD("hook-deadline-bus-hung", test_hook_deadline_bus_hung, sleep_only);
+        ADD("hook-budget-env-bad", test_hook_budget_env_bad, sleep_only);
         ADD("manage-needed", test_manage_needed, sleep_only);
         ADD("manage-allows", test_manage_allows, sleep_and_manage);
 #undef ADD

@@ -78,8 +78,8 @@ static void test_hook_timeout(void) {
         for (unsigned b = HOOK_TIMEOUT_MIN_MS; b <= HOOK_TIMEOUT_MAX_MS; b += 500) {
                 unsigned s = hook_slack_ms(b);
                 g_assert_cmpuint(hook_pre_wait_ms(b) + s, <=, hook_call_timeout_ms(b));
-                g_assert_cmpuint(hook_call_timeout_ms(b) + s, <=, hook_script_limit_ms(b, HOOK_QUERY_MS));
-                g_assert_cmpuint(HOOK_QUERY_MS + hook_script_limit_ms(b, HOOK_QUERY_MS) + s, ==, b);
+                g_assert_cmpuint(hook_call_timeout_ms(b) + s, <=, hook_deadline_ms(b, HOOK_QUERY_MS));
+                g_assert_cmpuint(HOOK_QUERY_MS + hook_deadline_ms(b, HOOK_QUERY_MS) + s, ==, b);
                 g_assert_cmpuint(hook_pre_wait_ms(b), >, 0);
         }
         g_assert_cmpuint(HOOK_TIMEOUT_MAX_MS, <, 90000);

@@ -4,42 +4,68 @@
 # suspend` with Driver=logind: request-to-return time, median of 5, and
 # the ratios; fridged's RssAnon while idle.
 # system-timeout: 600
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-returned() { journalctl -b -o cat -u systemd-suspend.service | grep -c 'System returned from sleep state'; }
+# The clock and the waits use bash's builtins only: under TCG a process
+# (date, sleep, journalctl, systemctl) costs 50-150 ms of the guest's one
+# CPU, and polling with them slowed whatever was being timed, the longer
+# the more: the ratios came out high.
+# stamp: ms since the epoch, in $ms
+stamp() { local t=${EPOCHREALTIME/./}; ms=$((t / 1000)); }
+mkfifo /run/figures.fifo
+exec 9<>/run/figures.fifo
+nap() { read -r -t 0.02 -u 9 || true; } # 20 ms
+# until_true SECONDS CMD...: polls CMD (a builtin test) every 20 ms
+until_true() {
+  local left=$(($1 * 50)); shift
+  until "$@"; do left=$((left - 1)); [ $left -gt 0 ] || return 1; nap; done
+}
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# one_systemctl: ms from `systemctl suspend` to systemd-sleep's return
+# one_systemctl: ms from `systemctl suspend` to the end of
+# systemd-suspend.service (the hook's post included), in $took: the
+# kernel's count of suspends went up, and then the unit's cgroup is gone
+unit_cgroup=/sys/fs/cgroup/system.slice/systemd-suspend.service
 one_systemctl() {
-  local before t0
-  before=$(returned)
+  local before t0 tries=0 i
+  read -r before </sys/power/suspend_stats/success
   # logind lets the last sleep go a moment after systemd-suspend.service
   # ends ("already a shutdown or sleep operation in progress"): not timed
-  local tries=0
-  until t0=$(now_ms); systemctl suspend 2>/run/suspend.err; do
+  until stamp; t0=$ms; systemctl suspend 2>/run/suspend.err; do
     tries=$((tries + 1))
     grep -q 'already a shutdown or sleep operation in progress' /run/suspend.err && [ $tries -lt 50 ] ||
       fail "systemctl suspend failed: $(cat /run/suspend.err)"
-    sleep 0.1
+    for i in 1 2 3 4 5; do nap; done
   done
-  more() { [ "$(returned)" -gt "$before" ]; }
-  wait_for 60 more || fail "systemd-sleep did not return"
-  # and the unit done (the hook's post included)
-  wait_for 60 sh -c '! systemctl is-active -q systemd-suspend.service' || fail "systemd-suspend.service hangs"
-  echo $(( $(now_ms) - t0 ))
+  slept() { local count; read -r count </sys/power/suspend_stats/success; [ "$count" -gt "$before" ]; }
+  until_true 60 slept || fail "the kernel did not count the suspend"
+  until_true 60 test ! -d "$unit_cgroup" || fail "systemd-suspend.service hangs"
+  stamp
+  took=$((ms - t0))
 }
+# cycle_phases ID: fridged's phases of cycle ID in ms ("prepare 0-3 ms;
+# ..."): GetCycleTimeline's (name, start, end), the only triples of one
+# string and two numbers in its JSON
+cycle_phases() {
+  busctl --json=short call io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 GetCycleTimeline t "$1" |
+    grep -o '\["[a-z-]*",[0-9]*,[0-9]*\]' | tr -d '[]"' |
+    awk -F, '{ printf "%s %.0f-%.0f ms; ", $1, $2 / 1000, $3 / 1000 }'
+}
+last_cycle() { busctl get-property io.fridge.Fridge1 /io/fridge/Fridge1 io.fridge.Fridge1 CycleId | cut -d' ' -f2; }
 echo devices >/sys/power/pm_test
 hook=/usr/lib/systemd/system-sleep/fridge
 mv "$hook" /run/fridge-hook
-for i in 1 2 3 4 5; do one_systemctl; done >/run/stock.ms
+for i in 1 2 3 4 5; do one_systemctl; echo $took >>/run/stock.ms; done
 mv /run/fridge-hook "$hook"
-for i in 1 2 3 4 5; do one_systemctl; done >/run/hook.ms
+for i in 1 2 3 4 5; do one_systemctl; echo $took >>/run/hook.ms; done
+echo "FIGURE: the hook's last cycle in fridged: $(cycle_phases "$(last_cycle)")"
 mkdir -p /etc/fridge/fridge.conf.d
 printf '[Sleep]\nDriver=logind\n' >/etc/fridge/fridge.conf.d/50-logind.conf
 systemctl restart fridged.service
 for i in 1 2 3 4 5; do
-  t0=$(now_ms)
+  stamp; t0=$ms
   fridgectl --no-progress suspend >/dev/null || fail "fridgectl suspend failed"
-  echo $(( $(now_ms) - t0 ))
-done >/run/logind.ms
+  stamp
+  echo $((ms - t0)) >>/run/logind.ms
+done
+echo "FIGURE: the logind driver's last cycle in fridged: $(cycle_phases "$(last_cycle)")"
 echo none >/sys/power/pm_test
 s=$(median </run/stock.ms); h=$(median </run/hook.ms); l=$(median </run/logind.ms)
 echo "stock: $(tr '\n' ' ' </run/stock.ms)ms; hook: $(tr '\n' ' ' </run/hook.ms)ms; logind driver: $(tr '\n' ' ' </run/logind.ms)ms"
