@@ -9,7 +9,8 @@
  * should that fail). Then
  * it gives the swap area back mkswap's signature and syncs it, so that a
  * restore that fails can never be tried again at the next boot; then it
- * loads the image through /dev/snapshot (opened for writing: the restore
+ * loads the image through /dev/snapshot (from the page cache the
+ * verifying pass filled, when free memory leaves room for both) (opened for writing: the restore
  * side), freezes, and restores atomically: on success this process ends
  * inside the kernel and the hibernated system runs on.
  *
@@ -187,6 +188,24 @@ static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata
         return 0;
 }
 
+/* The verifying pass left the image in the page cache, where the load
+ * reads it again without the device. But the kernel fills memory for the
+ * image with GFP_ATOMIC allocations, which reclaim nothing: the cache
+ * stays only while MemFree holds the whole image, a quarter of it and
+ * 32 MiB besides (MemFree in *ret_free, 0 when unreadable). */
+static bool cache_may_stay(uint64_t image_bytes, uint64_t *ret_free) {
+        FILE *f = fopen("/proc/meminfo", "re");
+        unsigned long long kib = 0;
+        char line[128];
+        bool found = false;
+        while (f && !found && fgets(line, sizeof(line), f))
+                found = sscanf(line, "MemFree: %llu kB", &kib) == 1;
+        if (f)
+                fclose(f);
+        *ret_free = found ? (uint64_t) kib << 10 : 0;
+        return *ret_free >= image_bytes + image_bytes / 4 + (UINT64_C(32) << 20);
+}
+
 /* Loads the verified image and jumps into it; returns only on failure */
 static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, const uint64_t *map, char *err) {
         _cleanup_close_ int fd = open(a->snapshot, O_WRONLY | O_CLOEXEC);
@@ -199,10 +218,13 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
          * the kernel restores its own (hibernation_restore(platform_mode)) */
         if ((h->flags & FRIDGE_IMAGE_FLAG_PLATFORM) && ioctl(fd, SNAPSHOT_PLATFORM_SUPPORT, 1) < 0)
                 say("SNAPSHOT_PLATFORM_SUPPORT: %m; restoring without the platform\n");
-        say("loading the image (%" PRIu64 " MiB%s)\n", h->image_pages * h->page_size >> 20,
-            h->flags & FRIDGE_IMAGE_FLAG_PLATFORM ? ", platform mode" : "");
-        /* the verifying pass's page cache out of the image's way */
-        (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
+        uint64_t image_bytes = h->image_pages * h->page_size, mem_free;
+        bool cached = cache_may_stay(image_bytes, &mem_free);
+        if (!cached) /* the verifying pass's page cache out of the image's way */
+                (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
+        say("loading the image (%" PRIu64 " MiB%s) %s (MemFree %" PRIu64 " MiB)\n", image_bytes >> 20,
+            h->flags & FRIDGE_IMAGE_FLAG_PLATFORM ? ", platform mode" : "",
+            cached ? "from the page cache" : "from the device again", mem_free >> 20);
         *err = 0;
         int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
         if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */

@@ -6,7 +6,9 @@
 # system (tty1 held open as a session holds its VT). Boot 1:
 # `fridgectl hibernate`: fridged sets resume (254:0, /dev/vda), asks the
 # writer, which finds the device from /sys/power/resume, freezes, writes
-# the image and powers off. Boot 2 runs fridge-resume on /dev/vda; this
+# the image and powers off. Boot 2 runs fridge-resume on /dev/vda, which
+# loads the image from the page cache its verifying pass filled (384 MiB:
+# free memory holds both); this
 # script goes on in boot 1's world: the same cycle ends done with the
 # writer's figures (kept for the restored system in a swap page) in its
 # message, the holder answers with its value, the swap header is mkswap's
@@ -19,7 +21,8 @@
 # vm-resume-tool: fridge-resume
 # vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
 # (fridged's default mode, platform: the image made for ACPI S4, restored so)
-# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode)
+# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode) from the page cache (MemFree [0-9]* MiB)
+# vm-memory: 384
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
 fridged_writer_cycle uhib-fridged vt

@@ -19,7 +19,8 @@
 # vm-console-expect: fridge-image-writer: image written; entering the platform's hibernation state
 # vm-console-expect: ACPI: PM: Preparing to enter system sleep state S4
 # vm-console-expect: ^=== second boot
-# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode)
+# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode) from the device again (MemFree [0-9]* MiB)
+# vm-memory: 224
 # vm-console-reject: a plain power-off instead
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
