@@ -90,9 +90,10 @@ static bool env_budget(uint32_t *ret) {
         char *end;
         errno = 0;
         unsigned long s = strtoul(v, &end, 10);
-        if (errno || *end || s == 0 || s > HOOK_TIMEOUT_MAX_MS / 1000) {
-                fprintf(stderr, "fridgectl: FRIDGE_HOOK_TIMEOUT=%s is not a number of seconds from 1 to %u; "
-                        "ignored\n", v, HOOK_TIMEOUT_MAX_MS / 1000);
+        /* the range HookBudgetMs has: below it, the layers inside the budget would not fit */
+        if (errno || *end || s < HOOK_TIMEOUT_MIN_MS / 1000 || s > HOOK_TIMEOUT_MAX_MS / 1000) {
+                fprintf(stderr, "fridgectl: FRIDGE_HOOK_TIMEOUT=%s is not a number of seconds from %u to %u; "
+                        "ignored\n", v, HOOK_TIMEOUT_MIN_MS / 1000, HOOK_TIMEOUT_MAX_MS / 1000);
                 return false;
         }
         *ret = (uint32_t) s * 1000;
