@@ -9,10 +9,11 @@
  * should that fail). Then
  * it gives the swap area back mkswap's signature and syncs it, so that a
  * restore that fails can never be tried again at the next boot; then it
- * loads the image through /dev/snapshot (from the page cache the
- * verifying pass filled, when free memory leaves room for both) (opened for writing: the restore
+ * loads the image through /dev/snapshot (opened for writing: the restore
  * side), freezes, and restores atomically: on success this process ends
- * inside the kernel and the hibernated system runs on.
+ * inside the kernel and the hibernated system runs on. The load reads the
+ * page cache the verifying pass filled, when free memory has room for it
+ * and the image both.
  *
  * A damaged, partial or foreign image is refused with one console line
  * naming the problem, the swap signature is restored, and the exit status
