@@ -364,6 +364,8 @@ static double run_n(unsigned n, double fixed_ms) {
                 fr[i] = bench_dry_run(h, 60000);
                 mi[i] = minimal_cycle(m);
         }
+        g_autofree char *what = g_strdup_printf("N=%u: the last cycle's phases:", n);
+        bench_print_phases(h, what);
         assert_none_frozen(s);
         double inside[CYCLES];
         size_t n_inside = freeze_thaw_from_log(h, inside, CYCLES); /* before the resume cycles log theirs */

@@ -6,11 +6,15 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fridge-config.h"
 #include "harness.h"
+
+static uint64_t bench_last_cycle; /* the last bench_dry_run()'s, for bench_print_phases() */
 
 static inline double bench_dry_run(Harness *h, int timeout_ms) {
         uint64_t cycle;
@@ -21,6 +25,7 @@ static inline double bench_dry_run(Harness *h, int timeout_ms) {
         if (!harness_wait_finished(h, cycle, timeout_ms, &result, &ferr, &fmsg))
                 g_error("cycle %" G_GUINT64_FORMAT " did not finish", cycle);
         int64_t t1 = g_get_monotonic_time();
+        bench_last_cycle = cycle;
         if (g_strcmp0(result, "dry-run") != 0)
                 g_error("cycle ended %s (%s: %s), not dry-run", result, ferr, fmsg);
         return (double) (t1 - t0) / 1000.0;
@@ -50,4 +55,22 @@ static inline char *bench_disk_note(void) {
         sync();
         double ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
         return g_strdup_printf("Dirty+Writeback %lld KiB before, a plain sync() of it %.2f ms", kib, ms);
+}
+
+/* Where the last bench_dry_run()'s time went: its phases as fridged's
+ * timeline holds them (GetCycleTimeline), one line, "what: N.NN ms" */
+static inline void bench_print_phases(Harness *h, const char *what) {
+        sd_bus_message *m = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(h, FRIDGE_INTERFACE, "GetCycleTimeline", &m, &err, &msg, "t", bench_last_cycle) < 0)
+                g_error("GetCycleTimeline failed: %s: %s", err, msg);
+        g_autoptr(GString) line = g_string_new(what);
+        const char *name;
+        uint64_t start, end;
+        if (sd_bus_message_skip(m, "a{sv}") < 0 || sd_bus_message_enter_container(m, 'a', "(stt)") <= 0)
+                g_error("GetCycleTimeline: unexpected reply");
+        while (sd_bus_message_read(m, "(stt)", &name, &start, &end) > 0)
+                g_string_append_printf(line, " %s %.2f ms", name, (double) (end - start) / 1000.0);
+        sd_bus_message_unref(m);
+        printf("%s\n", line->str);
 }

@@ -180,7 +180,7 @@ static int property_get_hibernate_writer(sd_bus *bus, const char *path, const ch
                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         g_autofree char *reason = NULL;
-        const char *writer = manager_hibernate_writer(b->manager, &reason);
+        const char *writer = manager_hibernate_writer(b->manager, current_call(b), &reason);
         return sd_bus_message_append(reply, "s", g_str_has_suffix(property, "Reason") ? (reason ? reason : "")
                                                                                          : writer);
 }

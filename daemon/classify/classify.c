@@ -10,6 +10,7 @@
 
 #include "cgroups.h"
 #include "detect.h"
+#include "detect-queue.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
@@ -141,6 +142,7 @@ typedef struct Walk {
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
         bool processes;    /* some rule is a Processes= one: each cgroup's processes are read */
         DetectInput detect;
+        DetectQueue *queue; /* NULL when nothing is detected */
 } Walk;
 
 /* The classes.d rules of the cgroup itself: Units= and Cgroups= (which
@@ -171,10 +173,11 @@ static bool decide_by_rules(Walk *w, const char *path, const char *unit, bool em
 
 /* The decision for one cgroup; `inherited` is the nearest ancestor's
  * configured or overridden class, if any; `empty` when it holds no process
- * (nothing to match or detect), else `procs` its cgroup.procs. Returns the class and sets *reason;
- * *ret_inherit tells whether descendants inherit it. */
-static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, bool empty, const char *procs,
-                          char **reason, bool *ret_inherit, bool *ret_runtime) {
+ * (nothing to match or detect). Returns the class and sets *reason;
+ * *ret_inherit tells whether descendants inherit it; *ret_detect that it
+ * is early only if detection finds no data cleaner among its processes. */
+static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherited, bool empty, char **reason,
+                          bool *ret_inherit, bool *ret_runtime, bool *ret_detect) {
         const ClassifyInput *in = w->in;
         const char *unit = plan_unit_of(path);
         const ClassChoice *c;
@@ -182,6 +185,7 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
 
         *ret_inherit = false;
         *ret_runtime = false;
+        *ret_detect = false;
         if (in->exempt && (why = g_hash_table_lookup(in->exempt, path))) {
                 *reason = g_strdup(why);
                 return CLASS_NOFREEZE;
@@ -219,9 +223,7 @@ static CgroupClass decide(Walk *w, const char *path, const ClassChoice *inherite
                 *reason = g_strdup(inherited->reason);
                 return inherited->class;
         }
-        /* the cgroup.procs the walk read, not read again */
-        if (in->detect && !empty && w->mounts && procs && detect_procs(&w->detect, procs, reason) > 0)
-                return CLASS_LATE;
+        *ret_detect = w->queue && !empty;
         *reason = g_strdup("default");
         return CLASS_EARLY;
 }
@@ -253,6 +255,7 @@ static char *skip_reason(int r, const char *what) {
         return g_strdup_printf("cannot %s (%s); skipped", what, errno_text(r));
 }
 
+/* Closes fd */
 static int list_children(int fd, GPtrArray **ret) {
         DIR *d = fdopendir(fd);
         if (!d) {
@@ -296,25 +299,50 @@ typedef struct CgroupRead {
         GPtrArray *names;
 } CgroupRead;
 
+/* A directory's link count is 2 and one per subdirectory on cgroupfs
+ * (kernfs), as on tmpfs and ext4; 1 where a filesystem does not count
+ * (btrfs). Exactly 2 says there is no child cgroup: most cgroups are
+ * leaves, and listing one (every controller's file) is the dearest read
+ * of a walk. 0 when it is one, else -errno (-ELOOP for a symlink). */
+static int stat_cgroup(Walk *w, const char *path, bool *ret_leaf) {
+        struct stat st;
+        if (fstatat(w->in->cgroup_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+        *ret_leaf = st.st_nlink == 2;
+        return 0;
+}
+
 /* cgroup.procs and the child directories, then cgroup.events only when
  * it can tell what they do not: whether a cgroup with children but no
  * process of its own has any below. Below a cgroup whose events said
- * "populated 0" no cgroup.procs nor cgroup.events is read. */
+ * "populated 0" no cgroup.procs nor cgroup.events is read. A leaf is not
+ * opened: its cgroup.procs is read by path. */
 static CgroupRead cgroup_read(Walk *w, const char *path, bool parent_unpopulated) {
         CgroupRead c = { .what = "open it", .unpopulated = parent_unpopulated };
+        bool leaf = false;
+        c.r = stat_cgroup(w, path, &leaf);
+        if (c.r < 0)
+                return c;
+        if (!c.unpopulated) {
+                g_autofree char *procs = g_strdup_printf("%s/cgroup.procs", path);
+                c.r = read_file_at(w->in->cgroup_fd, procs, &c.procs);
+                if (c.r < 0) {
+                        c.what = "read its cgroup.procs";
+                        return c;
+                }
+                c.has_processes = c.procs[strspn(c.procs, " \n")] != '\0';
+        }
+        if (leaf) {
+                c.names = g_ptr_array_new_with_free_func(g_free);
+                c.unpopulated = c.unpopulated || !c.has_processes;
+                return c;
+        }
         int fd = openat(w->in->cgroup_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
                 c.r = -errno;
                 return c;
-        }
-        if (!c.unpopulated) {
-                c.r = read_file_at(fd, "cgroup.procs", &c.procs);
-                if (c.r < 0) {
-                        c.what = "read its cgroup.procs";
-                        close(fd);
-                        return c;
-                }
-                c.has_processes = c.procs[strspn(c.procs, " \n")] != '\0';
         }
         int events_fd = c.unpopulated || c.has_processes ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
         c.what = "list its children";
@@ -334,12 +362,14 @@ static Frame *frame_new(Walk *w, const char *path, const Frame *parent) {
         Frame *f = g_new0(Frame, 1);
         const ClassChoice *inherited = parent ? parent->inherit : NULL;
         CgroupRead c = cgroup_read(w, path, parent && parent->unpopulated);
-        bool inherit, runtime;
-        CgroupClass class = decide(w, path, inherited, c.r >= 0 && !c.has_processes, c.procs, &f->reason, &inherit,
-                                   &runtime);
-        g_free(c.procs);
+        bool inherit, runtime, detect;
+        CgroupClass class = decide(w, path, inherited, c.r >= 0 && !c.has_processes, &f->reason, &inherit, &runtime,
+                                   &detect);
 
         (void) plan_node_new(path, class, f->reason, c.has_processes, &f->node); /* cannot fail */
+        if (detect && c.procs) /* the cgroup.procs the walk read, not read again */
+                detect_queue_push(w->queue, f->node, g_steal_pointer(&c.procs));
+        g_free(c.procs);
         f->names = c.names;
         f->unpopulated = c.r >= 0 && c.unpopulated;
         if (c.r < 0) {
@@ -414,6 +444,8 @@ int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
                 .proc_fd = in->proc_fd, .mounts = mounts, .fuse = !in->no_fuse, .private_reasons = in->private_reasons,
                 .cache = in->cache, .gen = cache_begin(in, mount_table),
         };
+        if (in->detect && mounts)
+                w.queue = detect_queue_new(&w.detect);
 
         /* A cgroup that vanishes or cannot be read is a skipped entry of
          * the plan, never a failure of it */
@@ -426,6 +458,8 @@ int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
                 }
                 g_ptr_array_add(roots, walk(&w, *r));
         }
+        if (w.queue)
+                detect_queue_finish(w.queue);
         *ret_roots = g_steal_pointer(&roots);
         return 0;
 }

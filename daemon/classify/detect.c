@@ -439,7 +439,7 @@ static int detect_pid(const DetectInput *in, pid_t pid, char **ret_reason) {
         char path[64];
         g_autofree char *stat = NULL;
         snprintf(path, sizeof(path), "%d/stat", (int) pid);
-        if (read_file_at(in->proc_fd, path, &stat) < 0)
+        if (read_file_at_single(in->proc_fd, path, &stat) < 0)
                 g_clear_pointer(&stat, g_free); /* gone, or unreadable: its fd table is read all the same */
 
         if (in->fuse && pid_holds_dev_fuse(in, pid, stat)) {

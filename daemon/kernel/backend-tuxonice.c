@@ -153,10 +153,15 @@ static char *tuxonice_notes(const PowerRequest *r) {
         return g_strdup_printf("TuxOnIce hibernated with notes: %s", notes);
 }
 
+/* What the call read, when it did: every property of a GetAll asks */
+static bool tuxonice_probe(const PowerContext *ctx) {
+        return ctx->caps ? ctx->caps->has_tuxonice : tuxonice_present(ctx->sysfs_fd);
+}
+
 const PowerBackend power_backend_tuxonice = {
         .name = "tuxonice",
         .serves = tuxonice_serves,
-        .probe = tuxonice_present,
+        .probe = tuxonice_probe,
         .can = tuxonice_can,
         .check = tuxonice_check,
         .prepare = tuxonice_prepare,

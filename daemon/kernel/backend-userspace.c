@@ -82,7 +82,7 @@ static char *userspace_unusable(const PowerContext *ctx) {
         return NULL;
 }
 
-static bool userspace_probe(int sysfs_fd) {
+static bool userspace_probe(const PowerContext *ctx) {
         return true;
 }
 

@@ -30,7 +30,7 @@ static bool usable(const PowerBackend *b, const PowerContext *ctx) {
 
 const PowerBackend *power_backend_select(const PowerContext *ctx, SleepKind kind, bool pm_test) {
         for (const PowerBackend *const *b = ctx->backends ? ctx->backends : builtin_backends; *b; b++)
-                if ((*b)->serves(kind, pm_test) && (*b)->probe(ctx->sysfs_fd) && usable(*b, ctx))
+                if ((*b)->serves(kind, pm_test) && (*b)->probe(ctx) && usable(*b, ctx))
                         return *b;
         return NULL;
 }

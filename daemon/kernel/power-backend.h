@@ -89,8 +89,8 @@ struct PowerBackend {
         const char *name;
         /* Whether it is the one for a cycle of `kind` (pm_test: a test run) */
         bool (*serves)(SleepKind kind, bool pm_test);
-        /* Whether this kernel has it */
-        bool (*probe)(int sysfs_fd);
+        /* Whether this kernel has it: from ctx->caps when they were read */
+        bool (*probe)(const PowerContext *ctx);
         /* Why it cannot serve as configured and as things stand (owned), so
          * that the next backend does; NULL: it can. A NULL hook: always. */
         char *(*unusable)(const PowerContext *ctx);

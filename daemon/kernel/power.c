@@ -13,6 +13,7 @@
 #include "log.h"
 #include "parse.h"
 #include "time-util.h"
+#include "tuxonice.h"
 #include "util.h"
 
 PowerCaps *power_caps_free(PowerCaps *c) {
@@ -41,7 +42,7 @@ static void note_problem(PowerCaps *c, const char *path, int r) {
 /* An optional word-list file; absent or malformed leaves *words NULL. */
 static void read_words(int fd, PowerCaps *c, const char *path, char ***words, char **current) {
         g_autofree char *text = NULL;
-        int r = read_file_at(fd, path, &text);
+        int r = read_file_at_single(fd, path, &text);
         if (r >= 0)
                 r = parse_word_list(text, words, current);
         if (r < 0)
@@ -52,7 +53,7 @@ int power_caps_read(int fd, PowerCaps **ret) {
         g_autoptr(PowerCaps) c = g_new0(PowerCaps, 1);
         g_autofree char *text = NULL;
 
-        int r = read_file_at(fd, POWER_STATE, &text);
+        int r = read_file_at_single(fd, POWER_STATE, &text);
         if (r < 0)
                 return r;
         r = parse_word_list(text, &c->states, NULL);
@@ -63,6 +64,7 @@ int power_caps_read(int fd, PowerCaps **ret) {
         read_words(fd, c, POWER_DISK, &c->disk, &c->disk_current);
         read_words(fd, c, POWER_PM_TEST, &c->pm_test, NULL);
         c->has_rtc = faccessat(fd, POWER_RTC_ALARM, W_OK, 0) >= 0;
+        c->has_tuxonice = tuxonice_present(fd);
 
         *ret = g_steal_pointer(&c);
         return 0;

@@ -31,6 +31,7 @@ typedef struct PowerCaps {
         char *disk_current;
         char **pm_test;
         bool has_rtc;
+        bool has_tuxonice;      /* tuxonice_present() */
         char *problem;          /* why a file could not be used, for reasons */
 } PowerCaps;
 

@@ -90,7 +90,7 @@ const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **
 
 /* A hibernation asked over the bus: systemd-sleep writes the image on
  * logind's path, else the backend fridged would pick */
-const char *manager_hibernate_writer(Manager *m, char **ret_reason) {
+const char *manager_hibernate_writer(Manager *m, uint64_t call, char **ret_reason) {
         static const CycleOptions none = {};
         CycleDriver driver;
         g_autofree char *refused = NULL;
@@ -101,7 +101,10 @@ const char *manager_hibernate_writer(Manager *m, char **ret_reason) {
                                                "write the image");
                 return "kernel";
         }
+        can_read_shared(m, call);
         PowerContext ctx = manager_power_context(m, m->config);
+        ctx.call = call;
+        ctx.caps = m->can_caps;
         return power_backend_hibernate_writer(&ctx, ret_reason);
 }
 

@@ -245,9 +245,9 @@ const char *manager_last_wake_reason(const Manager *m);
  * GetAll reads; 0: afresh. */
 const char *manager_can(Manager *m, SleepKind kind, uint64_t call, const char **ret_reason);
 /* Who writes the image of a hibernation asked now: "fridge", "kernel" or
- * "tuxonice"; *ret_reason (owned) says why not fridge's writer when the
- * configuration asks for it, else NULL. */
-const char *manager_hibernate_writer(Manager *m, char **ret_reason);
+ * "tuxonice" (call as manager_can()'s); *ret_reason (owned) says why not
+ * fridge's writer when the configuration asks for it, else NULL. */
+const char *manager_hibernate_writer(Manager *m, uint64_t call, char **ret_reason);
 /* Whether the hibernation pre-flight's device is encrypted: "yes", "no",
  * "unknown", or "" when it chose none; *ret_warning (owned) is the notice
  * for a plain one, else NULL. `call` as for manager_can(). */

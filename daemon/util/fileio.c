@@ -32,7 +32,7 @@ int read_file_at(int root_fd, const char *path, char **ret) {
         return read_file_at_max(root_fd, path, READ_FILE_MAX, ret);
 }
 
-int read_file_at_max(int root_fd, const char *path, size_t max, char **ret) {
+static int read_file(int root_fd, const char *path, size_t max, bool single, char **ret) {
         _cleanup_close_ int fd = openat(root_fd, relative(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
@@ -56,12 +56,22 @@ int read_file_at_max(int root_fd, const char *path, size_t max, char **ret) {
                 if (k == 0)
                         break;
                 size += (size_t) k;
+                if (single && size < allocated)
+                        break;
         }
         buf[size] = '\0';
         if (memchr(buf, '\0', size))
                 return -EBADMSG;
         *ret = g_steal_pointer(&buf);
         return 0;
+}
+
+int read_file_at_max(int root_fd, const char *path, size_t max, char **ret) {
+        return read_file(root_fd, path, max, false, ret);
+}
+
+int read_file_at_single(int root_fd, const char *path, char **ret) {
+        return read_file(root_fd, path, READ_FILE_MAX, true, ret);
 }
 
 int write_file_at(int root_fd, const char *path, const char *value) {

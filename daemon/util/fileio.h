@@ -22,6 +22,13 @@ int read_file_at(int root_fd, const char *path, char **ret);
  * thousands of mounts), where a cap would silently lose entries */
 #define READ_FILE_UNBOUNDED SIZE_MAX
 int read_file_at_max(int root_fd, const char *path, size_t max, char **ret);
+/* read_file_at() of a file the kernel makes whole by one show(): a sysfs
+ * attribute, a single_open() file of /proc (/proc/PID/stat). A first read
+ * short of the buffer is all of it, so the read that would return 0 is
+ * saved, which counts when it is done for every process, or on every
+ * property read. Not for files of many records (cgroup.procs, mountinfo),
+ * whose short read may stop at a full page. */
+int read_file_at_single(int root_fd, const char *path, char **ret);
 
 /* The whole of `value` in one write(2), as sysfs attributes want. */
 int write_file_at(int root_fd, const char *path, const char *value);

@@ -3,7 +3,9 @@
  * proven fresh: each test walks a fake /proc and cgroup tree, changes the
  * world, walks again and checks the second walk noticed. The first test
  * also shows the cache in effect (a known process's fd table unread while
- * nothing changed), without which the others would prove nothing. */
+ * nothing changed), without which the others would prove nothing. The
+ * last walks many cgroups, whose detection runs beside the walk on a
+ * thread of its own (detect-queue.c), and checks every finding arrived. */
 #include <errno.h>
 #include <glib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 
 #include "classify.h"
 #include "detect-cache.h"
+#include "detect.h"
 #include "testdir.h"
 
 static const char base_mounts[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
@@ -178,6 +181,68 @@ static void test_overtaken_walk(void) {
         g_assert_cmpuint(detect_cache_size(c), ==, 0);
 }
 
+#define MANY 300
+
+static const PlanNode *child_named(const PlanNode *n, const char *path) {
+        for (guint i = 0; i < n->children->len; i++)
+                if (g_str_equal(((PlanNode *) n->children->pdata[i])->path, path))
+                        return n->children->pdata[i];
+        return NULL;
+}
+
+/* MANY cgroups of one process each; three of them data cleaners, the
+ * first, one in the middle and the last: each found, with its reason and
+ * who may read it, and no other */
+static void test_many_cgroups(Fixture *f, gconstpointer data) {
+        g_autofree char *fsync_text = g_strdup_printf("%ld 0x3 0x0 0x0 0x0 0x0 0x0 0x7ffd2000 0x7f9a1000\n",
+                                                      (long) SYS_fsync);
+        put(f, "proc/self/mountinfo", fuse_mounts);
+        for (int i = 0; i < MANY; i++) {
+                int pid = 1000 + i;
+                bool syncs = i == 0 || i == MANY - 1;
+                put_process(f, pid, syncs ? "tar" : i == MANY / 2 ? "sshfs" : "sleep", syncs ? 'D' : 'S', 100);
+                if (syncs) {
+                        g_autofree char *sc = g_strdup_printf("proc/%d/syscall", pid);
+                        put(f, sc, fsync_text);
+                }
+                g_autofree char *procs = g_strdup_printf("cg/many.slice/s%03d.service/cgroup.procs", i);
+                g_autofree char *text = g_strdup_printf("%d\n", pid);
+                put(f, procs, text);
+        }
+        give_dev_fuse(f, 1000 + MANY / 2);
+        put(f, "cg/many.slice/cgroup.procs", "");
+
+        char *roots[] = { (char *) "many.slice", NULL };
+        g_autoptr(GHashTable) private_reasons = detect_private_reasons_new();
+        ClassifyInput in = { .cgroup_fd = f->cgroup_fd, .proc_fd = f->proc_fd, .roots = roots, .detect = true,
+                             .cache = f->cache, .fuse_connections = f->fuse_connections,
+                             .private_reasons = private_reasons };
+        g_autoptr(GPtrArray) trees = NULL;
+        g_assert_cmpint(classify_tree(&in, &trees), ==, 0);
+        const PlanNode *slice = trees->pdata[0];
+        g_assert_cmpuint(slice->children->len, ==, MANY);
+        for (int i = 0; i < MANY; i++) {
+                g_autofree char *path = g_strdup_printf("many.slice/s%03d.service", i);
+                const PlanNode *n = child_named(slice, path);
+                g_assert_nonnull(n);
+                g_autofree char *want = i == 0 || i == MANY - 1
+                        ? g_strdup_printf("syncing: pid %d (tar) in fsync", 1000 + i)
+                        : i == MANY / 2 ? g_strdup_printf("FUSE server sshfs (pid %d) of /mnt/remote", 1000 + i)
+                                        : g_strdup("default");
+                g_assert_cmpstr(n->reason, ==, want);
+                g_assert_cmpint(n->class, ==, g_str_equal(want, "default") ? CLASS_EARLY : CLASS_LATE);
+                /* the owner of the process reads it whole, another user not */
+                if (g_str_equal(want, "default"))
+                        continue;
+                g_assert_cmpstr(detect_reason_for(private_reasons, n->reason, getuid()), ==, want);
+                const char *other = detect_reason_for(private_reasons, n->reason, getuid() + 1);
+                g_autofree char *pid = g_strdup_printf("%d", 1000 + i);
+                g_assert_cmpstr(other, !=, want);
+                g_assert_null(strstr(other, pid));
+        }
+        g_assert_cmpuint(g_hash_table_size(private_reasons), ==, 3);
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, set_up, fn, tear_down)
 
 int main(int argc, char **argv) {
@@ -187,5 +252,6 @@ int main(int argc, char **argv) {
         ADD("/detect-cache/enters-sync", test_enters_sync);
         ADD("/detect-cache/new-process", test_new_process);
         g_test_add_func("/detect-cache/overtaken-walk", test_overtaken_walk);
+        ADD("/detect-cache/many-cgroups", test_many_cgroups);
         return g_test_run();
 }

@@ -144,7 +144,7 @@ static bool fake_serves(SleepKind kind, bool pm_test) {
         return true;
 }
 
-static bool fake_probe(int sysfs_fd) {
+static bool fake_probe(const PowerContext *ctx) {
         return true;
 }
 

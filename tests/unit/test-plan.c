@@ -586,14 +586,18 @@ static void make_unreadable_tree(Tree *t) {
         g_assert_cmpint(chmod(m, 0), ==, 0);
 }
 
+/* root reads anything: be one who cannot */
+static void become_nobody(void) {
+        if (geteuid() != 0)
+                return;
+        g_assert_cmpint(setgroups(0, NULL), ==, 0);
+        g_assert_cmpint(setresgid(65534, 65534, 65534), ==, 0);
+        g_assert_cmpint(setresuid(65534, 65534, 65534), ==, 0);
+        (void) prctl(PR_SET_DUMPABLE, 1); /* the sanitizers read /proc/self */
+}
+
 static void walk_unreadable_as_nobody(void) {
-        /* root reads anything: be one who cannot */
-        if (geteuid() == 0) {
-                g_assert_cmpint(setgroups(0, NULL), ==, 0);
-                g_assert_cmpint(setresgid(65534, 65534, 65534), ==, 0);
-                g_assert_cmpint(setresuid(65534, 65534, 65534), ==, 0);
-                (void) prctl(PR_SET_DUMPABLE, 1); /* the sanitizers read /proc/self */
-        }
+        become_nobody();
         Tree t = { .dir = g_strdup(g_getenv("FRIDGE_TEST_TREE")) };
         t.fd = testdir_open(t.dir, NULL);
         g_autoptr(Plan) p = tree_plan(&t, "user.slice", NULL, NULL, NULL);
@@ -612,20 +616,71 @@ static void walk_unreadable_as_nobody(void) {
         g_free(t.dir);
 }
 
-static void test_walk_unreadable(void) {
-        if (g_test_subprocess()) {
-                walk_unreadable_as_nobody();
-                return;
-        }
+/* The test's subprocess half (which walks as nobody) on a tree `make`
+ * makes; the directories `locked` get their mode back before it goes */
+static void trap_walk_as_nobody(void (*make)(Tree *), const char *const *locked) {
         Tree t;
         tree_init(&t);
-        make_unreadable_tree(&t);
+        make(&t);
         g_setenv("FRIDGE_TEST_TREE", t.dir, TRUE);
         g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-        g_autofree char *m = g_build_filename(t.dir, USER_MANAGER, NULL);
-        g_assert_cmpint(chmod(m, 0755), ==, 0);
+        for (; *locked; locked++) {
+                g_autofree char *d = g_build_filename(t.dir, *locked, NULL);
+                g_assert_cmpint(chmod(d, 0755), ==, 0);
+        }
         tree_done(&t);
         g_test_trap_assert_passed();
+}
+
+static void test_walk_unreadable(void) {
+        static const char *const locked[] = { USER_MANAGER, NULL };
+        if (g_test_subprocess())
+                walk_unreadable_as_nobody();
+        else
+                trap_walk_as_nobody(make_unreadable_tree, locked);
+}
+
+static const char *const unlisted[] = { "a.slice/leaf.service", "a.slice/b.slice", NULL };
+
+/* What the subprocess walks: a leaf and a cgroup with a child, both of
+ * mode 0111, which lets a path through but not a listing */
+static void make_unlisted_tree(Tree *t) {
+        tree_add(t, "a.slice/leaf.service");
+        tree_add(t, "a.slice/b.slice/c.service");
+        for (const char *const *u = unlisted; *u; u++) {
+                g_autofree char *d = g_build_filename(t->dir, *u, NULL);
+                g_assert_cmpint(chmod(d, 0111), ==, 0);
+        }
+}
+
+static void walk_unlisted_as_nobody(void) {
+        become_nobody();
+        Tree t = { .dir = g_strdup(g_getenv("FRIDGE_TEST_TREE")) };
+        t.fd = testdir_open(t.dir, NULL);
+        g_autoptr(Plan) p = tree_plan(&t, "a.slice", NULL, NULL, NULL);
+        /* its link count says it has no child: not opened, its cgroup.procs read by path */
+        const PlanEntry *leaf = find_entry(p, "a.slice/leaf.service");
+        g_assert_nonnull(leaf);
+        g_assert_false(leaf->skipped);
+        g_assert_cmpstr(leaf->reason, ==, "default");
+        g_assert_true(frozen_by_plan(p, "a.slice/leaf.service"));
+        /* one with a child must be listed, and cannot be: its children are unknown */
+        const PlanEntry *b = find_entry(p, "a.slice/b.slice");
+        g_assert_nonnull(b);
+        g_assert_true(b->skipped);
+        g_assert_nonnull(strstr(b->reason, "Permission denied"));
+        g_assert_false(frozen_by_plan(p, "a.slice/b.slice/c.service"));
+        close(t.fd);
+        g_free(t.dir);
+}
+
+/* A leaf cgroup is read without listing it (the dearest read of a walk):
+ * shown where listing is refused and reading by path is not */
+static void test_walk_leaf_unlisted(void) {
+        if (g_test_subprocess())
+                walk_unlisted_as_nobody();
+        else
+                trap_walk_as_nobody(make_unlisted_tree, unlisted);
 }
 
 static void test_builtin_exemptions(void) {
@@ -710,6 +765,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/plan/walk-vanished", test_walk_vanished);
         g_test_add_func("/plan/walk-skips-unpopulated", test_walk_skips_unpopulated);
         g_test_add_func("/plan/walk-unreadable", test_walk_unreadable);
+        g_test_add_func("/plan/walk-leaf-unlisted", test_walk_leaf_unlisted);
         g_test_add_func("/plan/builtin-exemptions", test_builtin_exemptions);
         g_test_add_func("/plan/walk-impostors", test_walk_impostors);
         return g_test_run();

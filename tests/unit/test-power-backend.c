@@ -39,11 +39,11 @@ static bool serves_real_hibernate(SleepKind kind, bool pm_test) {
         return kind == SLEEP_HIBERNATE && !pm_test;
 }
 
-static bool probe_flag(int sysfs_fd) {
+static bool probe_flag(const PowerContext *ctx) {
         return fake_present;
 }
 
-static bool probe_true(int sysfs_fd) {
+static bool probe_true(const PowerContext *ctx) {
         return true;
 }
 
@@ -349,13 +349,24 @@ static void teardown(Fixture *f, gconstpointer data) {
 }
 
 static void test_probe(Fixture *f, gconstpointer data) {
-        g_assert_true(power_backend_mainline.probe(f->sys_fd));
-        g_assert_false(power_backend_tuxonice.probe(f->sys_fd));
+        g_assert_true(power_backend_mainline.probe(&f->ctx));
+        g_assert_false(power_backend_tuxonice.probe(&f->ctx));
         for (int k = 0; k < _SLEEP_KIND_MAX; k++)
                 g_assert_true(power_backend_select(&f->ctx, (SleepKind) k, false) == &power_backend_mainline);
+        g_autoptr(PowerCaps) before = NULL;
+        g_assert_cmpint(power_caps_read(f->sys_fd, &before), ==, 0);
 
         put_tuxonice(f);
-        g_assert_true(power_backend_tuxonice.probe(f->sys_fd));
+        /* a call that read the kernel's offer before asks no more (a GetAll's properties) */
+        PowerContext read_before = f->ctx;
+        read_before.caps = before;
+        g_assert_false(power_backend_tuxonice.probe(&read_before));
+        g_assert_true(power_backend_select(&read_before, SLEEP_HIBERNATE, false) == &power_backend_mainline);
+        g_autoptr(PowerCaps) after = NULL;
+        g_assert_cmpint(power_caps_read(f->sys_fd, &after), ==, 0);
+        read_before.caps = after;
+        g_assert_true(power_backend_tuxonice.probe(&read_before));
+        g_assert_true(power_backend_tuxonice.probe(&f->ctx));
         g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, false) == &power_backend_tuxonice);
         /* pm_test is the mainline kernel's test mode, hybrid sleep the mainline kernel's */
         g_assert_true(power_backend_select(&f->ctx, SLEEP_HIBERNATE, true) == &power_backend_mainline);
