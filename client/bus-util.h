@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
+#include "bus-match.h"
 #include "fridge-config.h"
 #include "macro.h"
 
@@ -21,10 +22,7 @@
         "interface='org.freedesktop.DBus.Properties',"                  \
         "member='PropertiesChanged',arg0='" FRIDGE_INTERFACE "'"
 
-#define MATCH_FRIDGE_OWNER                                              \
-        "type='signal',sender='org.freedesktop.DBus',"                  \
-        "path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"\
-        "member='NameOwnerChanged',arg0='" FRIDGE_BUS_NAME "'"
+#define MATCH_FRIDGE_OWNER BUS_MATCH_NAME_OWNER_CHANGED(FRIDGE_BUS_NAME)
 
 
 #define _cleanup_bus_ _cleanup_(sd_bus_flush_close_unrefp)

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "bus-match.h"
 #include "log.h"
 #include "manager.h"
 #include "util.h"
@@ -66,10 +67,8 @@ static int on_systemd_owner_changed(sd_bus_message *m, void *userdata, sd_bus_er
 /* The match goes out before the call: the bus handles them in order, so
  * an owner that comes after the call's error is always signalled */
 int bus_systemd_watch(Bus *b) {
-        int r = sd_bus_add_match_async(b->bus, &b->systemd_match,
-                                       "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-                                       "arg0='" SYSTEMD_NAME "'", on_systemd_owner_changed, NULL, b);
+        int r = sd_bus_add_match_async(b->bus, &b->systemd_match, BUS_MATCH_NAME_OWNER_CHANGED(SYSTEMD_NAME),
+                                       on_systemd_owner_changed, NULL, b);
         if (r >= 0)
                 r = ask_systemd_version(b);
         return r;

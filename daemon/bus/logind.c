@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "bus-match.h"
 #include "log.h"
 #include "util.h"
 
@@ -261,10 +262,8 @@ int logind_new(sd_bus *bus, LogindPrepareFunc on_prepare, void *userdata, Logind
         l->on_prepare = on_prepare;
         l->userdata = userdata;
 
-        int r = sd_bus_add_match_async(bus, &l->owner_match,
-                                       "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-                                       "arg0='" LOGIND_NAME "'", on_owner_changed, NULL, l);
+        int r = sd_bus_add_match_async(bus, &l->owner_match, BUS_MATCH_NAME_OWNER_CHANGED(LOGIND_NAME),
+                                       on_owner_changed, NULL, l);
         if (r >= 0)
                 r = sd_bus_match_signal_async(bus, &l->prepare_match, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
                                               "PrepareForSleep", on_prepare_for_sleep, NULL, l);
