@@ -48,20 +48,28 @@ static int read_budget(sd_bus *bus, uint32_t *ret) {
 
 /* ---- the deadline ----
  * systemd-sleep waits for its hooks, and a hook that hangs holds up the
- * sleep. `hook pre|post` ends itself at the limit the hook script used to
- * keep with timeout(1) (the budget less the question and a slack, from
- * our start), wherever it is stuck, the bus's connection included: armed
- * before connecting with FRIDGE_HOOK_TIMEOUT's budget or the default,
- * narrowed once fridged says its own. So the script starts no process
- * to ask for the budget, nor a systemctl: each costs every sleep. */
+ * sleep. `hook pre|post` ends itself at its limit (the budget less the
+ * question and a slack, from our start), wherever it is stuck, the bus's
+ * connection included: armed before connecting with FRIDGE_HOOK_TIMEOUT's
+ * budget or the default, narrowed once fridged says its own. So the hook
+ * starts no process: not timeout(1), nor one to ask for the budget, nor
+ * a systemctl; each costs every sleep. */
 static uint64_t hook_start;
 static uint32_t hook_env_budget; /* FRIDGE_HOOK_TIMEOUT's, or 0 */
 static char deadline_msg[256];
 static size_t deadline_len;
+static char sleep_hook_line[256]; /* as the sleep hook, its own word on the deadline; then 0 */
 
 static void on_deadline(int sig) {
         (void) !write(STDERR_FILENO, deadline_msg, deadline_len);
-        _exit(EXIT_CODE_FAILED);
+        if (!*sleep_hook_line)
+                _exit(EXIT_CODE_FAILED);
+        (void) !write(STDERR_FILENO, sleep_hook_line, strlen(sleep_hook_line));
+        _exit(EXIT_CODE_DONE);
+}
+
+void cmd_hook_as_sleep_hook(const char *line) {
+        snprintf(sleep_hook_line, sizeof(sleep_hook_line), "%s", line);
 }
 
 static void arm_deadline(const Args *a, uint32_t budget, unsigned query_ms) {

@@ -17,6 +17,9 @@ int cmd_hold(const Args *a, sd_bus *bus);
 int cmd_hook(const Args *a, sd_bus *bus);
 /* hook pre|post: its deadline, armed before the connection */
 void cmd_hook_arm(const Args *a);
+/* Run as systemd-sleep's hook: past the deadline, `line` is said too and
+ * the status is 0 (sleep-hook.c) */
+void cmd_hook_as_sleep_hook(const char *line);
 int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fridgectl: the command-line client of fridged. Parses the command line,
  * connects, and hands over to one cmd_*() per command; a pager they
- * opened is waited for at the end. */
+ * opened is waited for at the end. Started as systemd-sleep's hook (a
+ * link named "fridge"), it is the hook (sleep-hook.c). */
 #include <stdio.h>
 
 #include "args.h"
@@ -12,6 +13,7 @@
 #include "i18n.h"
 #include "pager.h"
 #include "report.h"
+#include "sleep-hook.h"
 
 static int run(const Args *a) {
         _cleanup_bus_ sd_bus *bus = NULL;
@@ -61,11 +63,10 @@ static int run(const Args *a) {
         return EXIT_CODE_USAGE;
 }
 
-int main(int argc, char *argv[]) {
+static int fridgectl_main(int argc, char *argv[]) {
         char err[256];
         Args a;
 
-        i18n_init();
         if (args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
                 fprintf(stderr, _("fridgectl: %s\nTry 'fridgectl --help'.\n"), err);
                 return EXIT_CODE_USAGE;
@@ -81,4 +82,11 @@ int main(int argc, char *argv[]) {
         int r = a.command == COMMAND_CAT_CONFIG ? cmd_cat_config(&a) : run(&a);
         pager_close();
         return r;
+}
+
+int main(int argc, char *argv[]) {
+        i18n_init();
+        if (sleep_hook_invoked(argv[0]))
+                return sleep_hook_main(argc, argv, fridgectl_main);
+        return fridgectl_main(argc, argv);
 }

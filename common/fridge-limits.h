@@ -18,8 +18,8 @@
  *                                                      when FRIDGE_HOOK_TIMEOUT gives B)
  *   fridgectl's Hook call                              B - Q - 2S
  *   fridged's wait from Hook("pre") to frozen          B - Q - 3S, then it thaws
- * The hook script (systemd-units/fridge-sleep-hook.in) starts nothing but
- * fridgectl: each process costs every sleep. fridged also waits B of
+ * The hook is fridgectl itself (client/sleep-hook.c): it starts no
+ * process, each of which costs every sleep. fridged also waits B of
  * awake time for the post once frozen. systemd 252 runs the hooks under
  * one limit, DEFAULT_TIMEOUT_USEC (90 s: src/sleep/sleep.c's
  * execute_directories(), an alarm() on the process running them all): the

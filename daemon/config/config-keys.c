@@ -56,7 +56,7 @@ const ConfigKey config_keys[] = {
             "the wait before the first retry, doubled for each later one"),
         MSEC("Sleep", "HookTimeoutMs", hook_timeout_ms, HOOK_TIMEOUT_MIN_MS, HOOK_TIMEOUT_MAX_MS,
             "60000" /* HOOK_TIMEOUT_DEFAULT_MS */,
-            "the sleep hook's budget: the pre (the script, fridgectl's call and fridged's wait) fits in it, "
+            "the sleep hook's budget: the pre (the hook's deadline, fridgectl's call and fridged's wait) fits in it, "
             "and a cycle waits as much awake time for the post, before it thaws on its own"),
         MSEC("Sleep", "KernelWatchdogMs", kernel_watchdog_ms, 1000, 3600000, "120000",
             "awake time the state write may take before fridged reports it stuck (it goes on waiting)"),

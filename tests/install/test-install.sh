@@ -37,7 +37,6 @@ $UNITDIR/systemd-suspend.service.d/fridge.conf
 $UNITDIR/systemd-hibernate.service.d/fridge.conf
 $UNITDIR/systemd-hybrid-sleep.service.d/fridge.conf
 $UNITDIR/systemd-suspend-then-hibernate.service.d/fridge.conf
-$SLEEPDIR/fridge
 $DBUSPOLICYDIR/io.fridge.Fridge1.conf
 $DBUSSERVICEDIR/io.fridge.Fridge1.service
 $DATADIR/dbus-1/interfaces/io.fridge.Fridge1.xml
@@ -68,7 +67,7 @@ for f in $expected; do
 done
 initramfs_hook=$DATADIR/initramfs-tools/hooks/fridge
 initramfs_script=$DATADIR/initramfs-tools/scripts/local-premount/fridge
-for f in "$FRIDGED_PATH" "$FRIDGE_IMAGE_WRITER_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$FRIDGE_RESUME_PATH" "$SLEEPDIR/fridge" \
+for f in "$FRIDGED_PATH" "$FRIDGE_IMAGE_WRITER_PATH" "$FRIDGECTL_PATH" "$FRIDGE_AGENT_PATH" "$FRIDGE_RESUME_PATH" \
          "$initramfs_hook" "$initramfs_script"; do
         [ -x "$dest$f" ] || fail "$f is not executable"
 done
@@ -93,7 +92,10 @@ grep -qx "ListenStream=/run/fridge/image-writer.sock" "$dest$UNITDIR/fridge-imag
         || fail "fridge-image-writer.socket does not listen where fridged connects"
 grep -qx "Exec=$FRIDGED_PATH" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: Exec is not $FRIDGED_PATH"
 grep -qx "SystemdService=fridged.service" "$dest$DBUSSERVICEDIR/io.fridge.Fridge1.service" || fail "activation file: SystemdService"
-grep -q "^FRIDGECTL=\${FRIDGECTL:-$FRIDGECTL_PATH}\$" "$dest$SLEEPDIR/fridge" || fail "sleep hook does not run $FRIDGECTL_PATH"
+# the sleep hook is fridgectl by another name (client/sleep-hook.c): a link
+[ -L "$dest$SLEEPDIR/fridge" ] || fail "$SLEEPDIR/fridge was not installed as a link"
+[ "$(readlink "$dest$SLEEPDIR/fridge")" = "$FRIDGECTL_PATH" ] \
+        || fail "the sleep hook points to $(readlink "$dest$SLEEPDIR/fridge"), not $FRIDGECTL_PATH"
 grep -qx "	copy_exec $FRIDGE_RESUME_PATH" "$dest$initramfs_hook" || fail "initramfs hook does not copy $FRIDGE_RESUME_PATH"
 grep -qx "fridge_resume=\$root$FRIDGE_RESUME_PATH" "$dest$initramfs_script" \
         || fail "initramfs script does not run $FRIDGE_RESUME_PATH"

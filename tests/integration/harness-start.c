@@ -153,8 +153,9 @@ void harness_start_polkit(Harness *h, const char *table) {
                 g_error("polkit-standin did not start");
 }
 
-/* Hooks as systemd-sleep runs them: the script finds fridgectl through
- * $FRIDGECTL and the bus through DBUS_SYSTEM_BUS_ADDRESS (set by the stand-in) */
+/* Hooks as systemd-sleep runs them: the hook (fridgectl by the name
+ * "fridge") finds the bus through DBUS_SYSTEM_BUS_ADDRESS (set by the
+ * stand-in) */
 void harness_start_logind(Harness *h, const HarnessOptions *opts) {
         const char *standin = harness_env("LOGIND_STANDIN"), *fridgectl = harness_env("FRIDGECTL");
         const char *script = harness_env("FRIDGE_SLEEP_HOOK");
@@ -167,7 +168,7 @@ void harness_start_logind(Harness *h, const HarnessOptions *opts) {
         g_autofree char *a_delay = g_strdup_printf("--delay-max-ms=%u",
                                                    opts->logind_delay_max_ms ? opts->logind_delay_max_ms : 5000);
         g_autofree char *err_path = g_build_filename(h->dir, "logind.stderr", NULL);
-        char *script_hook[] = { (char *) "/bin/sh", (char *) script, NULL };
+        char *script_hook[] = { (char *) script, NULL };
         char *direct_hook[] = { (char *) fridgectl, a_bus, (char *) "--no-progress", (char *) "hook", NULL };
         char **hook = opts->logind_hook_script ? script_hook : direct_hook;
         g_autofree char *a_sleep_conf = g_strdup_printf("--sleep-conf=%s/sleep-root/etc/systemd/sleep.conf", h->dir);

@@ -61,9 +61,9 @@ typedef struct HarnessOptions {
         uint64_t watchdog_usec;
         /* a logind stand-in on the bus (tests/logind/logind-standin.c),
          * started before fridged; its sleeps write fakesys's state and run
-         * the sleep hook: the built systemd-units script (which calls
-         * $FRIDGECTL on DBUS_SYSTEM_BUS_ADDRESS) with logind_hook_script,
-         * else `fridgectl hook` directly */
+         * the sleep hook: the built one (fridgectl by the name "fridge",
+         * on DBUS_SYSTEM_BUS_ADDRESS) with logind_hook_script, else
+         * `fridgectl hook` directly */
         bool logind;
         bool logind_hook_script;
         unsigned logind_delay_max_ms;   /* InhibitDelayMaxSec; 0: the stand-in's 5 s */

@@ -202,23 +202,24 @@ static void test_pre_caller_killed_thaws(Fixture *f, gconstpointer data) {
         assert_frozen(f, false, false);
 }
 
-/* The built hook script, or NULL with the case skipped */
-static const char *hook_script(void) {
-        const char *script = harness_env("FRIDGE_SLEEP_HOOK");
-        if (!script)
+/* The built hook (a link named "fridge" to fridgectl), or NULL with the
+ * case skipped */
+static const char *built_hook(void) {
+        const char *path = harness_env("FRIDGE_SLEEP_HOOK");
+        if (!path)
                 g_test_skip("FRIDGE_SLEEP_HOOK is not set");
-        return script;
+        return path;
 }
 
 /* The budget: fridged's wait for the pre ends first, then thaws; the hook
- * (the built script, as systemd-sleep runs it) returns inside the budget
+ * (the built link, as systemd-sleep runs it) returns inside the budget
  * and exits 0: the machine sleeps anyway */
 #define SHORT_BUDGET_MS 3000U
 
 static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        const char *script = hook_script();
-        if (!script)
+        const char *hook_path = built_hook();
+        if (!hook_path)
                 return;
         g_autofree char *budget = NULL;
         g_assert_cmpint(harness_fridgectl(f->h, 90000, &budget, "hook", "budget", NULL), ==, 0);
@@ -229,9 +230,7 @@ static void test_pre_over_budget_thaws(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(property, ==, SHORT_BUDGET_MS);
 
         g_autofree char *bus = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address);
-        g_autofree char *ctl = g_strdup_printf("FRIDGECTL=%s", harness_env("FRIDGECTL"));
-        char *argv[] = { (char *) "/usr/bin/env", bus, ctl, (char *) "/bin/sh", (char *) script, (char *) "pre",
-                         (char *) "suspend", NULL };
+        char *argv[] = { (char *) "/usr/bin/env", bus, (char *) hook_path, (char *) "pre", (char *) "suspend", NULL };
         int64_t t0 = g_get_monotonic_time();
         int status = harness_run(argv, 30000, NULL);
         double ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
@@ -258,21 +257,20 @@ static int run_sh(const char *cmd, char **ret_out, double *ret_ms) {
         return status;
 }
 
-/* `fridgectl hook` keeps the budget itself, wherever it hangs, and the
- * hook script starts nothing around it: here the bus is stopped
+/* `fridgectl hook` keeps the budget itself, wherever it hangs, and so
+ * does the hook, which is fridgectl: here the bus is stopped
  * (SIGSTOP), so the connection never completes, and FRIDGE_HOOK_TIMEOUT
  * gives the budget */
 static void test_hook_deadline_bus_hung(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
-        const char *script = hook_script();
-        if (!script)
+        const char *hook_path = built_hook();
+        if (!hook_path)
                 return;
         g_autofree char *direct = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=2 exec '%s' --bus-address='%s' --no-progress "
                                                   "hook pre suspend 2>&1", harness_env("FRIDGECTL"),
                                                   f->h->bus_address);
-        g_autofree char *hook = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=2 FRIDGECTL='%s' DBUS_SYSTEM_BUS_ADDRESS='%s' "
-                                                "exec /bin/sh '%s' pre suspend 2>&1", harness_env("FRIDGECTL"),
-                                                f->h->bus_address, script);
+        g_autofree char *hook = g_strdup_printf("FRIDGE_HOOK_TIMEOUT=2 DBUS_SYSTEM_BUS_ADDRESS='%s' exec '%s' pre "
+                                                "suspend 2>&1", f->h->bus_address, hook_path);
         const char *said = "hook pre suspend did not finish within 1.900 s (the hook's budget: 2000 ms)";
         g_assert_cmpint(kill(f->h->dbus_pid, SIGSTOP), ==, 0);
         g_autofree char *out = NULL, *hook_out = NULL;
@@ -285,7 +283,7 @@ static void test_hook_deadline_bus_hung(Fixture *f, gconstpointer data) {
         g_assert_cmpint(WEXITSTATUS(status), ==, 1);
         g_assert_nonnull(strstr(out, said));
         g_assert_cmpfloat(ms, <=, 2000);
-        /* the script: always 0, fridgectl's words and its own */
+        /* the hook: always 0, fridgectl's words and its own */
         g_assert_true(hook_status != -1 && WIFEXITED(hook_status));
         g_assert_cmpint(WEXITSTATUS(hook_status), ==, 0);
         g_assert_nonnull(strstr(hook_out, said));

@@ -272,11 +272,11 @@ static void test_pre_busy(Fixture *f, gconstpointer data) {
         expect_finished(f->h, cycle, "done", NULL);
 }
 
-/* The installed script, run as systemd-sleep runs it */
+/* The installed hook, run as systemd-sleep runs it */
 static int run_script(Harness *h, const char *when) {
         g_autofree char *bus = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", h->bus_address);
-        char *argv[] = { (char *) "/usr/bin/env", bus, (char *) "/bin/sh", (char *) harness_env("FRIDGE_SLEEP_HOOK"),
-                         (char *) when, (char *) "hibernate", NULL };
+        char *argv[] = { (char *) "/usr/bin/env", bus, (char *) harness_env("FRIDGE_SLEEP_HOOK"), (char *) when,
+                         (char *) "hibernate", NULL };
         return harness_run(argv, 70000, NULL);
 }
 

@@ -41,7 +41,7 @@ fi
 # What the package holds: the files a user needs
 list=$(dpkg-deb -c "$work/one/fridge_${version}_amd64.deb")
 for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./lib/systemd/system/fridged.service \
-         ./lib/systemd/system-sleep/fridge ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
+         "./lib/systemd/system-sleep/fridge -> /usr/bin/fridgectl" ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
          ./usr/share/locale/de/LC_MESSAGES/fridge.mo ./usr/libexec/fridge-resume \
