@@ -102,8 +102,8 @@ int sleep_hook_main(int argc, char **argv, int (*fridgectl_main)(int argc, char 
         hook_line(deadline_line, sizeof(deadline_line), "fridgectl hook %s %s failed (exit status %d)", phase, kind,
                   EXIT_CODE_FAILED);
         cmd_hook_as_sleep_hook(deadline_line);
-        /* quiet: fridged's journal says what the cycle did; the hook speaks when something failed */
-        char *args[] = { argv[0], (char *) "--no-progress", (char *) "--quiet", (char *) "hook", phase, kind, NULL };
+        /* "cycle N frozen: …" in systemd-sleep's journal ties it to fridged's cycle */
+        char *args[] = { argv[0], (char *) "--no-progress", (char *) "hook", phase, kind, NULL };
         int r = fridgectl_main((int) ELEMENTSOF(args) - 1, args);
         if (r != 0)
                 hook_log("fridgectl hook %s %s failed (exit status %d)", phase, kind, r);

@@ -271,6 +271,9 @@ static void run_hook(const char *when) {
                 argv[n + 1] = (char *) sleeping_kind;
                 setenv("SYSTEMD_SLEEP_ACTION", sleeping_kind, 1);
                 setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1);
+                /* both to one place, as systemd-sleep's to the journal
+                 * (stdout is the pipe READY went to, long closed) */
+                (void) dup2(STDERR_FILENO, STDOUT_FILENO);
                 execvp(argv[0], argv);
                 _exit(127);
         }
