@@ -33,7 +33,7 @@ static int arm_hook_timeout(Manager *m) {
                                           on_hook_timeout, m);
 }
 
-/* The pre's share of the hook's budget ran out: the hook script and
+/* The pre's share of the hook's budget ran out: the hook (fridgectl) and
  * systemd-sleep are about to give up on it, and the machine sleeps anyway.
  * Better awake services than a freeze nobody will undo. */
 static int on_pre_deadline(sd_event_source *s, uint64_t usec, void *userdata) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * systemd's sleep path: `fridgectl hook pre|post` (and the built system-sleep
- * hook script) around a state write fridged does not do itself, and the
+ * hook, fridgectl by the name "fridge") around a state write fridged does not do itself, and the
  * logind driver against a logind stand-in on the private bus that runs the
  * hook as systemd-sleep does and writes fakesys's state. Freezing is checked
  * on scratch cgroups of the real cgroup v2 freezer.
@@ -22,7 +22,7 @@
 
 typedef struct CaseOptions {
         bool scratch;            /* scratch cgroups a (early) and b (late) with processes */
-        bool logind;             /* the logind stand-in, running the built hook script */
+        bool logind;             /* the logind stand-in, running the built hook */
         const char *config;      /* more fridge.conf */
         const char *sleep_conf;  /* systemd-sleep's sleep.conf */
         bool slowfs;             /* the flushes stall on held slowfs */
