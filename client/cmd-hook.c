@@ -58,7 +58,7 @@ static uint64_t hook_start;
 static uint32_t hook_env_budget; /* FRIDGE_HOOK_TIMEOUT's, or 0 */
 static char deadline_msg[256];
 static size_t deadline_len;
-static char sleep_hook_line[256]; /* as the sleep hook, its own word on the deadline; then 0 */
+static char sleep_hook_line[512]; /* as the sleep hook, its own word on the deadline; then 0 */
 
 static void on_deadline(int sig) {
         (void) !write(STDERR_FILENO, deadline_msg, deadline_len);
@@ -189,6 +189,8 @@ int cmd_hook(const Args *a, sd_bus *bus) {
                 return report_errno(a, "cannot build the Hook call", r);
         snprintf(what, sizeof(what), "hook %s %s", a->hook_when, a->hook_kind);
         r = sd_bus_call(bus, call, timeout, &e, &reply);
+        /* answered: what is left is ours to say, however slowly */
+        (void) setitimer(ITIMER_REAL, &(struct itimerval) {}, NULL);
         if (r < 0)
                 return report_call_error(a, what, &e);
         r = sd_bus_message_read(reply, "t", &cycle);

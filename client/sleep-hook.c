@@ -22,6 +22,7 @@
 
 #include "cmd.h"
 #include "exit-code.h"
+#include "journal-stream.h"
 #include "macro.h"
 
 /* where `systemctl mask` puts its link (or with --runtime) */
@@ -36,7 +37,7 @@ bool sleep_hook_invoked(const char *argv0) {
  * there as a warning (sd-daemon's "<4>" prefix, read on a journal stream) */
 __attribute__((format(printf, 3, 0))) static void hook_vline(char *buf, size_t size, const char *format,
                                                            va_list ap) {
-        int n = snprintf(buf, size, "%sfridge-sleep-hook: ", getenv("JOURNAL_STREAM") ? "<4>" : "");
+        int n = snprintf(buf, size, "%sfridge-sleep-hook: ", journal_stream_is(STDERR_FILENO) ? "<4>" : "");
         if (n < 0 || (size_t) n >= size - 1)
                 return;
         int m = vsnprintf(buf + n, size - (size_t) n - 1, format, ap);
@@ -62,7 +63,7 @@ __attribute__((format(printf, 1, 2))) static void hook_log(const char *format, .
 }
 
 /* fridged.service masked: the first of its unit files in the unit
- * directories (FRIDGE_HOOK_UNIT_DIRS, space-separated) is a link to
+ * directories (FRIDGE_HOOK_UNIT_DIRS, separated by blanks) is a link to
  * /dev/null or an empty file, as systemd reads a mask; read here, not
  * asked of systemctl, whose start and round trip to PID1 every sleep
  * would pay */
@@ -70,7 +71,7 @@ static bool fridged_masked(void) {
         const char *dirs = getenv("FRIDGE_HOOK_UNIT_DIRS");
         _cleanup_free_ char *copy = strdup(dirs ? dirs : UNIT_DIRS_DEFAULT);
         char *save = NULL;
-        for (char *d = copy ? strtok_r(copy, " ", &save) : NULL; d; d = strtok_r(NULL, " ", &save)) {
+        for (char *d = copy ? strtok_r(copy, " \t\n", &save) : NULL; d; d = strtok_r(NULL, " \t\n", &save)) {
                 char path[PATH_MAX];
                 struct stat st;
                 if (snprintf(path, sizeof(path), "%s/fridged.service", d) >= (int) sizeof(path) ||

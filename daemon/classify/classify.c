@@ -320,20 +320,20 @@ static int stat_cgroup(Walk *w, const char *path, bool *ret_leaf) {
  * "populated 0" no cgroup.procs nor cgroup.events is read. A leaf is not
  * opened: its cgroup.procs is read by path. */
 static CgroupRead cgroup_read(Walk *w, const char *path, bool parent_unpopulated) {
-        CgroupRead c = { .what = "open it", .unpopulated = parent_unpopulated };
+        CgroupRead c = { .what = "read its cgroup.procs", .unpopulated = parent_unpopulated };
         bool leaf = false;
-        c.r = stat_cgroup(w, path, &leaf);
-        if (c.r < 0)
-                return c;
         if (!c.unpopulated) {
                 g_autofree char *procs = g_strdup_printf("%s/cgroup.procs", path);
                 c.r = read_file_at(w->in->cgroup_fd, procs, &c.procs);
-                if (c.r < 0) {
-                        c.what = "read its cgroup.procs";
+                if (c.r < 0)
                         return c;
-                }
                 c.has_processes = c.procs[strspn(c.procs, " \n")] != '\0';
         }
+        /* after its processes: a child made and filled between the two is listed */
+        c.what = "open it";
+        c.r = stat_cgroup(w, path, &leaf);
+        if (c.r < 0)
+                return c;
         if (leaf) {
                 c.names = g_ptr_array_new_with_free_func(g_free);
                 c.unpopulated = c.unpopulated || !c.has_processes;
@@ -367,7 +367,7 @@ static Frame *frame_new(Walk *w, const char *path, const Frame *parent) {
                                    &detect);
 
         (void) plan_node_new(path, class, f->reason, c.has_processes, &f->node); /* cannot fail */
-        if (detect && c.procs) /* the cgroup.procs the walk read, not read again */
+        if (detect && c.r >= 0 && c.procs) /* the cgroup.procs the walk read, not read again */
                 detect_queue_push(w->queue, f->node, g_steal_pointer(&c.procs));
         g_free(c.procs);
         f->names = c.names;

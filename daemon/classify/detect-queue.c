@@ -16,6 +16,7 @@ struct DetectQueue {
         GPtrArray *items;               /* Item*, owned: every push, for the findings */
         GThread *thread;                /* NULL until the first push, or when none could start */
         bool no_thread;
+        uint64_t log_cycle;             /* the walk's thread's, for the other's log lines */
 };
 
 static Item stop; /* the thread's end, pushed last */
@@ -28,6 +29,7 @@ DetectQueue *detect_queue_new(const DetectInput *in) {
         q->in.private_reasons = in->private_reasons ? detect_private_reasons_new() : NULL;
         q->todo = g_async_queue_new();
         q->items = g_ptr_array_new();
+        q->log_cycle = log_get_cycle();
         return q;
 }
 
@@ -38,6 +40,7 @@ static void item_detect(const DetectInput *in, Item *it) {
 
 static gpointer detect_thread(gpointer data) {
         DetectQueue *q = data;
+        log_set_thread_cycle(q->log_cycle);
         for (Item *it; (it = g_async_queue_pop(q->todo)) != &stop;)
                 item_detect(&q->in, it);
         return NULL;
@@ -86,11 +89,13 @@ void detect_queue_finish(DetectQueue *q) {
         }
         for (guint i = 0; i < q->items->len; i++) {
                 Item *it = q->items->pdata[i];
-                if (it->reason) {
+                /* a cgroup that could not be read whole stays skipped, saying why */
+                if (it->reason && !it->node->skipped) {
                         it->node->class = CLASS_LATE;
                         g_free(it->node->reason);
-                        it->node->reason = it->reason;
+                        it->node->reason = g_steal_pointer(&it->reason);
                 }
+                g_free(it->reason);
                 g_free(it);
         }
         g_ptr_array_unref(q->items);

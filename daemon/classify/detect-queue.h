@@ -26,5 +26,6 @@ DetectQueue *detect_queue_new(const DetectInput *in);
 void detect_queue_push(DetectQueue *q, PlanNode *node, char *procs);
 
 /* Waits for every push to be looked at, helping; a node with a data
- * cleaner becomes CLASS_LATE with its reason. Frees q. */
+ * cleaner becomes CLASS_LATE with its reason, unless it was skipped
+ * meanwhile (plan_node_skip()): its reason says why. Frees q. */
 void detect_queue_finish(DetectQueue *q);

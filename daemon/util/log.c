@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
+#include "journal-stream.h"
 #include "util.h"
 
 static int max_level = LOG_INFO;
@@ -66,12 +67,7 @@ const char *errno_text(int negative_errno) {
 /* JOURNAL_STREAM names the journal's stream as DEV:INODE; it may be
  * inherited by a process whose stderr went elsewhere */
 static bool stderr_is_journal(void) {
-        const char *e = getenv("JOURNAL_STREAM");
-        unsigned long long dev, ino;
-        struct stat st;
-        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
-                return false;
-        return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+        return journal_stream_is(STDERR_FILENO);
 }
 
 static bool under_journal(void) {

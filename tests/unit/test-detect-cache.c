@@ -15,6 +15,7 @@
 #include "classify.h"
 #include "detect-cache.h"
 #include "detect.h"
+#include "detect-queue.h"
 #include "testdir.h"
 
 static const char base_mounts[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
@@ -243,6 +244,31 @@ static void test_many_cgroups(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(g_hash_table_size(private_reasons), ==, 3);
 }
 
+/* A cgroup skipped after its processes were handed over (its children
+ * could not be listed) stays skipped with its reason: detection never
+ * outranks what the walk could not read */
+static void test_queue_keeps_skip(Fixture *f, gconstpointer data) {
+        put_process(f, 200, "tar", 'D', 5000);
+        g_autofree char *fsync_text = g_strdup_printf("%ld 0x3 0x0 0x0 0x0 0x0 0x0 0x7ffd2000 0x7f9a1000\n",
+                                                      (long) SYS_fsync);
+        put(f, "proc/200/syscall", fsync_text);
+        DetectInput in = { .proc_fd = f->proc_fd, .fuse = true };
+        PlanNode *skipped = NULL, *kept = NULL;
+        g_assert_cmpint(plan_node_new("app.slice/x.service", CLASS_EARLY, "default", true, &skipped), ==, 0);
+        g_assert_cmpint(plan_node_new("app.slice/y.service", CLASS_EARLY, "default", true, &kept), ==, 0);
+        DetectQueue *q = detect_queue_new(&in);
+        detect_queue_push(q, skipped, g_strdup("200\n"));
+        detect_queue_push(q, kept, g_strdup("200\n"));
+        plan_node_skip(skipped, "cannot list its children (Permission denied); skipped");
+        detect_queue_finish(q);
+        g_assert_true(skipped->skipped);
+        g_assert_cmpstr(skipped->reason, ==, "cannot list its children (Permission denied); skipped");
+        g_assert_cmpint(kept->class, ==, CLASS_LATE);
+        g_assert_cmpstr(kept->reason, ==, "syncing: pid 200 (tar) in fsync");
+        plan_node_free(skipped);
+        plan_node_free(kept);
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, set_up, fn, tear_down)
 
 int main(int argc, char **argv) {
@@ -253,5 +279,6 @@ int main(int argc, char **argv) {
         ADD("/detect-cache/new-process", test_new_process);
         g_test_add_func("/detect-cache/overtaken-walk", test_overtaken_walk);
         ADD("/detect-cache/many-cgroups", test_many_cgroups);
+        ADD("/detect-cache/queue-keeps-skip", test_queue_keeps_skip);
         return g_test_run();
 }
