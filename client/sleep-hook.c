@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "conf-files.h"
 #include "exit-code.h"
 #include "journal-stream.h"
 #include "macro.h"
@@ -63,21 +63,20 @@ __attribute__((format(printf, 1, 2))) static void hook_log(const char *format, .
 }
 
 /* fridged.service masked: the first of its unit files in the unit
- * directories (FRIDGE_HOOK_UNIT_DIRS, separated by blanks) is a link to
- * /dev/null or an empty file, as systemd reads a mask; read here, not
- * asked of systemctl, whose start and round trip to PID1 every sleep
- * would pay */
+ * directories (FRIDGE_HOOK_UNIT_DIRS, separated by blanks) masks, as
+ * systemd reads a mask and fridge's own files are (conf-files.h); read
+ * here, not asked of systemctl, whose start and round trip to PID1 every
+ * sleep would pay */
 static bool fridged_masked(void) {
         const char *dirs = getenv("FRIDGE_HOOK_UNIT_DIRS");
         _cleanup_free_ char *copy = strdup(dirs ? dirs : UNIT_DIRS_DEFAULT);
         char *save = NULL;
         for (char *d = copy ? strtok_r(copy, " \t\n", &save) : NULL; d; d = strtok_r(NULL, " \t\n", &save)) {
                 char path[PATH_MAX];
-                struct stat st;
                 if (snprintf(path, sizeof(path), "%s/fridged.service", d) >= (int) sizeof(path) ||
-                    stat(path, &st) < 0)
+                    access(path, F_OK) < 0)
                         continue;
-                return S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0);
+                return conf_file_is_masked(path);
         }
         return false;
 }

@@ -141,7 +141,6 @@ typedef struct Walk {
         const ClassifyInput *in;
         GPtrArray *mounts; /* for naming FUSE mounts; may be NULL */
         bool processes;    /* some rule is a Processes= one: each cgroup's processes are read */
-        DetectInput detect;
         DetectQueue *queue; /* NULL when nothing is detected */
 } Walk;
 
@@ -440,12 +439,12 @@ int classify_tree(const ClassifyInput *in, GPtrArray **ret_roots) {
         g_autofree char *mount_table = NULL;
         g_autoptr(GPtrArray) mounts = in->detect ? read_mounts(in->proc_fd, &mount_table) : NULL;
         Walk w = { .in = in, .mounts = mounts, .processes = class_rules_have_processes(in->rules) };
-        w.detect = (DetectInput) {
+        DetectInput detect = {
                 .proc_fd = in->proc_fd, .mounts = mounts, .fuse = !in->no_fuse, .private_reasons = in->private_reasons,
                 .cache = in->cache, .gen = cache_begin(in, mount_table),
         };
         if (in->detect && mounts)
-                w.queue = detect_queue_new(&w.detect);
+                w.queue = detect_queue_new(&detect);
 
         /* A cgroup that vanishes or cannot be read is a skipped entry of
          * the plan, never a failure of it */
