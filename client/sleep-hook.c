@@ -53,6 +53,11 @@ __attribute__((format(printf, 3, 4))) static void hook_line(char *buf, size_t si
         va_end(ap);
 }
 
+/* What a failed `fridgectl hook` leaves, whether it failed or ran out of time */
+static void hook_failed_line(char *buf, size_t size, const char *phase, const char *kind, int status) {
+        hook_line(buf, size, "fridgectl hook %s %s failed (exit status %d)", phase, kind, status);
+}
+
 __attribute__((format(printf, 1, 2))) static void hook_log(const char *format, ...) {
         char line[512];
         va_list ap;
@@ -98,14 +103,16 @@ int sleep_hook_main(int argc, char **argv, int (*fridgectl_main)(int argc, char 
         }
         /* a reader gone (stdout, stderr) is no reason to die before the 0 */
         (void) signal(SIGPIPE, SIG_IGN);
-        char deadline_line[512];
-        hook_line(deadline_line, sizeof(deadline_line), "fridgectl hook %s %s failed (exit status %d)", phase, kind,
-                  EXIT_CODE_FAILED);
+        char deadline_line[512], failed_line[512];
+        hook_failed_line(deadline_line, sizeof(deadline_line), phase, kind, EXIT_CODE_FAILED);
         cmd_hook_as_sleep_hook(deadline_line);
         /* "cycle N frozen: …" in systemd-sleep's journal ties it to fridged's cycle */
         char *args[] = { argv[0], (char *) "--no-progress", (char *) "hook", phase, kind, NULL };
         int r = fridgectl_main((int) ELEMENTSOF(args) - 1, args);
-        if (r != 0)
-                hook_log("fridgectl hook %s %s failed (exit status %d)", phase, kind, r);
+        if (r != 0) {
+                /* not deadline_line: until Hook answers, the deadline may still fire */
+                hook_failed_line(failed_line, sizeof(failed_line), phase, kind, r);
+                fputs(failed_line, stderr);
+        }
         return 0;
 }

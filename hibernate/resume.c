@@ -2,18 +2,18 @@
 /* fridge-resume: the next boot's half of fridge's hibernation (issue 17),
  * run early (the initramfs), once the resume device is there. It looks
  * for fridge's signature in the swap area's header page; finding one, it
- * verifies everything before /dev/snapshot is touched: the image header,
- * the kernel's identity (uname -r and -v), the map and every block's
- * checksum (of its compressed bytes, so this pass costs a read, not a
- * decompression; the load decompresses, and refuses before the restore
- * should that fail). Then
- * it gives the swap area back mkswap's signature and syncs it, so that a
+ * checks what can be checked before /dev/snapshot is touched: the image
+ * header, the kernel's identity (uname -r and -v) and the map. Then it
+ * gives the swap area back mkswap's signature and syncs it, so that a
  * restore that fails can never be tried again at the next boot; then it
  * loads the image through /dev/snapshot (opened for writing: the restore
- * side), freezes, and restores atomically: on success this process ends
- * inside the kernel and the hibernated system runs on. The load reads the
- * page cache the verifying pass filled, when free memory has room for it
- * and the image both.
+ * side) in one pass over the device, as the kernel's own resume does:
+ * each block's checksum (of its compressed bytes) is checked before the
+ * block is decompressed and its pages handed to the kernel, and the
+ * restore is asked for only once every block has passed. A block that
+ * fails stops the load; closing the snapshot device frees what the kernel
+ * took of the image, and the system boots on. On success this process
+ * ends inside the kernel and the hibernated system runs on.
  *
  * A damaged, partial or foreign image is refused with one console line
  * naming the problem, the swap signature is restored, and the exit status
@@ -115,6 +115,7 @@ typedef struct Source {
         uint64_t left;         /* bytes of the stream not yet read */
         uint8_t *chunk;
         size_t len, pos;
+        bool uncached;         /* each chunk dropped from the page cache once read */
 } Source;
 
 static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
@@ -129,6 +130,9 @@ static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
                                   (off_t) (s->map[s->next] * s->d->page_size));
                 if (n != (ssize_t) (run * s->d->page_size))
                         return n < 0 ? -errno : -EIO;
+                if (s->uncached)
+                        (void) posix_fadvise(s->d->fd, (off_t) (s->map[s->next] * s->d->page_size), n,
+                                             POSIX_FADV_DONTNEED);
                 s->len = run * s->d->page_size < s->left ? run * s->d->page_size : s->left;
                 s->left -= s->len;
                 s->pos = 0;
@@ -140,10 +144,13 @@ static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
         return (ssize_t) n;
 }
 
-/* Every block of the image, checked; with page_cb, decompressed and handed to it */
+/* Every block of the image, checked; with page_cb, decompressed and handed
+ * to it, and the page cache kept free of the image: the kernel fills memory
+ * for the image with GFP_ATOMIC allocations, which reclaim nothing */
 static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, FridgeImagePagesCb page_cb,
                        void *userdata, char *err) {
-        Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes };
+        Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes,
+                     .uncached = page_cb != NULL };
         s.chunk = malloc((size_t) CHUNK_PAGES * d->page_size);
         if (!s.chunk)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "out of memory"), -ENOMEM;
@@ -154,7 +161,7 @@ static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *ma
 }
 
 /* The header the signature points at, from the running kernel, with its map */
-static int image_verify(Device *d, uint64_t header_offset, FridgeImageHeader *h, uint64_t **map, char *err) {
+static int image_open(Device *d, uint64_t header_offset, FridgeImageHeader *h, uint64_t **map, char *err) {
         _cleanup_free_ uint8_t *page = malloc(d->page_size);
         struct utsname u;
         if (!page || uname(&u) < 0)
@@ -171,9 +178,7 @@ static int image_verify(Device *d, uint64_t header_offset, FridgeImageHeader *h,
         if (h->page_size != d->page_size)
                 return snprintf(err, FRIDGE_IMAGE_ERR_MAX, "the image has pages of %u bytes, this system %u",
                                 h->page_size, d->page_size), -EPROTO;
-        if ((r = fridge_image_map_load(h, d->pages, read_page, d, map, err, FRIDGE_IMAGE_ERR_MAX)) < 0)
-                return r;
-        return stream_pass(d, h, *map, NULL, NULL, err);
+        return fridge_image_map_load(h, d->pages, read_page, d, map, err, FRIDGE_IMAGE_ERR_MAX);
 }
 
 static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata) {
@@ -189,25 +194,8 @@ static int snapshot_write_pages(const uint8_t *pages, size_t len, void *userdata
         return 0;
 }
 
-/* The verifying pass left the image in the page cache, where the load
- * reads it again without the device. But the kernel fills memory for the
- * image with GFP_ATOMIC allocations, which reclaim nothing: the cache
- * stays only while MemFree holds the whole image, a quarter of it and
- * 32 MiB besides (MemFree in *ret_free, 0 when unreadable). */
-static bool cache_may_stay(uint64_t image_bytes, uint64_t *ret_free) {
-        FILE *f = fopen("/proc/meminfo", "re");
-        unsigned long long kib = 0;
-        char line[128];
-        bool found = false;
-        while (f && !found && fgets(line, sizeof(line), f))
-                found = sscanf(line, "MemFree: %llu kB", &kib) == 1;
-        if (f)
-                fclose(f);
-        *ret_free = found ? (uint64_t) kib << 10 : 0;
-        return *ret_free >= image_bytes + image_bytes / 4 + (UINT64_C(32) << 20);
-}
-
-/* Loads the verified image and jumps into it; returns only on failure */
+/* Loads the image, each block checked before the kernel takes its pages,
+ * and jumps into it; returns only on failure */
 static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, const uint64_t *map, char *err) {
         _cleanup_close_ int fd = open(a->snapshot, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
@@ -219,13 +207,8 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
          * the kernel restores its own (hibernation_restore(platform_mode)) */
         if ((h->flags & FRIDGE_IMAGE_FLAG_PLATFORM) && ioctl(fd, SNAPSHOT_PLATFORM_SUPPORT, 1) < 0)
                 say("SNAPSHOT_PLATFORM_SUPPORT: %m; restoring without the platform\n");
-        uint64_t image_bytes = h->image_pages * h->page_size, mem_free;
-        bool cached = cache_may_stay(image_bytes, &mem_free);
-        if (!cached) /* the verifying pass's page cache out of the image's way */
-                (void) posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
-        say("loading the image (%" PRIu64 " MiB%s) %s (MemFree %" PRIu64 " MiB)\n", image_bytes >> 20,
-            h->flags & FRIDGE_IMAGE_FLAG_PLATFORM ? ", platform mode" : "",
-            cached ? "from the page cache" : "from the device again", mem_free >> 20);
+        say("loading the image (%" PRIu64 " MiB%s), each block checked as it is read\n",
+            (h->image_pages * h->page_size) >> 20, h->flags & FRIDGE_IMAGE_FLAG_PLATFORM ? ", platform mode" : "");
         *err = 0;
         int r = stream_pass(d, h, map, snapshot_write_pages, &fd, err);
         if (r < 0 && !*err) /* the kernel's refusal: page_cb says nothing */
@@ -234,21 +217,29 @@ static int image_load(Device *d, const Args *a, const FridgeImageHeader *h, cons
                 r = -errno;
                 snprintf(err, FRIDGE_IMAGE_ERR_MAX, "SNAPSHOT_ATOMIC_RESTORE: %s", strerror(errno));
         }
+        /* What the kernel took of the image freed before the unfreeze: SNAPSHOT_UNFREEZE drops the
+         * bitmaps that say which pages are the image's, and the close would free none of them */
+        if (ioctl(fd, SNAPSHOT_FREE) < 0)
+                say("SNAPSHOT_FREE: %m\n");
         if (ioctl(fd, SNAPSHOT_UNFREEZE) < 0)
                 say("SNAPSHOT_UNFREEZE: %m\n");
         return r < 0 ? r : -EIO;
 }
 
-/* A fridge image on the device: verified, the signature restored, loaded */
+/* A fridge image on the device: its header and map checked, the signature
+ * restored, then loaded block by block (--verify-only: every block checked) */
 static int resume_image(Device *d, const Args *a, uint8_t *swap_page, uint64_t header_offset) {
         FridgeImageHeader h;
         _cleanup_free_ uint64_t *map = NULL;
         char err[FRIDGE_IMAGE_ERR_MAX] = "";
-        int r = image_verify(d, header_offset, &h, &map, err);
+        int r = image_open(d, header_offset, &h, &map, err);
+        if (r == 0 && a->verify_only)
+                r = stream_pass(d, &h, map, NULL, NULL, err);
         if (r == 0 && a->verify_only) {
                 printf("verified=1\npages=%" PRIu64 "\nblocks=%" PRIu64 "\ncompressed_bytes=%" PRIu64
-                       "\nmap_offset=%" PRIu64 "\nfirst_page=%" PRIu64 "\n",
-                       h.image_pages, h.block_count, h.compressed_bytes, h.map_offset, map[0]);
+                       "\nmap_offset=%" PRIu64 "\nfirst_page=%" PRIu64 "\nlast_page=%" PRIu64 "\n",
+                       h.image_pages, h.block_count, h.compressed_bytes, h.map_offset, map[0],
+                       map[fridge_image_map_entries(&h) - 1]);
                 return EXIT_NOTHING;
         }
         if (r < 0 && a->verify_only)
@@ -407,7 +398,8 @@ static void usage(FILE *f) {
                    "  --offset=PAGES     where the swap area starts on it (a swap file's resume_offset)\n"
                    "  --snapshot=DEVICE  the snapshot device (/dev/snapshot); never assumed\n"
                    "  --verify-only      verify the image and exit 0 if it would be resumed; changes nothing;\n"
-                   "                     prints its figures (first_page: the device page of its first block)\n"
+                   "                     prints its figures (first_page, last_page: the device pages of the\n"
+                   "                     stream's first and last page)\n"
                    "  --discard          drop the image unread and restore the swap signature (noresume)\n"
                    "Exit status: 0 nothing to resume (the boot continues), 1 an image refused or not\n"
                    "restored (swap signature restored; the boot continues), 2 bad usage, 3 no swap area\n"

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fridge-resume on a swap area in a file, holding an image built as
  * fridge-image-writer lays it out (stream pages scattered, map, header,
- * signature). Everything before /dev/snapshot is checked here, with
- * --snapshot naming a path that does not exist: a valid image verifies; a
- * corrupt block, map or signature, or another kernel's header, is refused
- * in one line naming it and the swap area is mkswap's page again; and the
- * signature is restored before any load is tried; --device=UUID= finds
- * the area on a loop device by mkswap's header. */
+ * signature). What is checked before /dev/snapshot is, here with
+ * --snapshot naming a path that does not exist: a valid image verifies
+ * (--verify-only); a corrupt map or signature, or another kernel's header,
+ * is refused in one line naming it and the swap area is mkswap's page
+ * again; the signature is restored before any load is tried;
+ * --device=UUID= finds the area on a loop device by mkswap's header.
+ * The load itself goes into a snapshot device umockdev emulates (its
+ * ioctls and writes answered here): the pages the kernel would get are the
+ * image's, byte for byte; a corrupt block stops the load before any of its
+ * pages are handed on, and the restore is never asked for. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -14,6 +18,13 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/ioctl.h>
+#include <linux/suspend_ioctls.h>
+#ifdef HAVE_UMOCKDEV
+#include <umockdev.h>
+#include "umockdev-preload.h"
+#endif
 
 #include "image-format.h"
 #include "image-map.h"
@@ -52,15 +63,25 @@ static uint64_t stream_write(int fd, const FridgeImageHeader *h, const uint8_t *
         return n;
 }
 
-/* The blocks of IMAGE_PAGES pages of text and zeros, as the writer makes them */
-static size_t blocks_make(FridgeImageHeader *h, uint8_t *stream) {
-        g_autofree uint8_t *raw = g_malloc0(IMAGE_PAGES * PAGE);
+/* The image's IMAGE_PAGES pages, as the snapshot device gave them to the writer */
+static uint8_t *raw_make(void) {
+        uint8_t *raw = g_malloc0(IMAGE_PAGES * PAGE);
         for (size_t i = 0; i < IMAGE_PAGES * PAGE; i += 7)
                 raw[i] = (uint8_t) (i / PAGE);
+        return raw;
+}
+
+/* Where each block starts in the stream */
+static size_t block_at[3];
+
+/* The blocks of the raw pages, as the writer makes them */
+static size_t blocks_make(FridgeImageHeader *h, uint8_t *stream) {
+        g_autofree uint8_t *raw = raw_make();
         size_t len = 0;
         char err[FRIDGE_IMAGE_ERR_MAX];
         for (uint64_t b = 0; b < h->block_count; b++) {
                 size_t n, chunk = MIN(32u, IMAGE_PAGES - b * 32) * PAGE;
+                block_at[b] = len;
                 g_assert_cmpint(fridge_image_block_encode(h, NULL, b, raw + b * 32 * PAGE, chunk, h->level, stream + len,
                                                           fridge_image_block_bound(chunk), &n, err, sizeof(err)), ==, 0);
                 len += n;
@@ -68,15 +89,16 @@ static size_t blocks_make(FridgeImageHeader *h, uint8_t *stream) {
         return len;
 }
 
-/* A swap area of DEVICE_PAGES pages with an image whose header names release */
-static Area area_make(const char *release) {
+/* A swap area of DEVICE_PAGES pages with an image whose header names
+ * release (NULL: the running kernel) and has flags */
+static Area area_make_flags(const char *release, uint32_t flags) {
         Area a = { .path = g_build_filename(g_get_tmp_dir(), "fridge-resume-XXXXXX", NULL), .mkswap = test_swap_page() };
         int fd = g_mkstemp(a.path);
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(ftruncate(fd, (off_t) DEVICE_PAGES * PAGE), ==, 0);
         FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 99, .image_pages = IMAGE_PAGES,
                                 .block_count = 3, .map_offset = MAP_AT * PAGE,
-                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
+                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1, .flags = flags };
         g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
         if (release)
                 g_strlcpy(h.kernel_release, release, sizeof(h.kernel_release));
@@ -92,6 +114,10 @@ static Area area_make(const char *release) {
         put_page(fd, 0, page);
         close(fd);
         return a;
+}
+
+static Area area_make(const char *release) {
+        return area_make_flags(release, 0);
 }
 
 static void area_free(Area *a) {
@@ -151,6 +177,12 @@ static void test_verify(void) {
         g_assert_cmpint(resume(&a, true, &out), ==, 0);
         g_assert_nonnull(strstr(out, "verified=1\npages=70\nblocks=3\n"));
         g_assert_nonnull(strstr(out, "first_page=100\n"));
+        const char *bytes = strstr(out, "compressed_bytes=");
+        g_assert_nonnull(bytes);
+        uint64_t pages = (g_ascii_strtoull(bytes + strlen("compressed_bytes="), NULL, 10) + PAGE - 1) / PAGE;
+        g_autofree char *last = g_strdup_printf("last_page=%" G_GUINT64_FORMAT "\n", STREAM_AT + 2 * (pages - 1));
+        g_assert_cmpuint(pages, >, 1);
+        g_assert_nonnull(strstr(out, last));
         assert_page0(&a, "ULSUSPEND"); /* --verify-only changes nothing (the literal's NUL is its 10th byte) */
         area_free(&a);
 }
@@ -212,12 +244,164 @@ static void test_foreign_image(gconstpointer sig) {
         area_free(&a);
 }
 
-static void test_corrupt_block(void) {
+#ifdef HAVE_UMOCKDEV
+/* /dev/snapshot as umockdev emulates it: what fridge-resume asks of the
+ * kernel (its ioctls, in order; the pages it writes), answered as the
+ * kernel would, but for the restore, refused (EPERM: fridge-resume must
+ * say so and go on with the boot). take: bytes taken before writes fail
+ * with ENOMEM, as the kernel's when memory for the image runs out. */
+typedef struct Sink {
+        UMockdevTestbed *tb;
+        UMockdevIoctlBase *handler;
+        GMutex lock;
+        GString *ioctls; /* "freeze platform restore free unfreeze " */
+        GByteArray *pages;
+        size_t take;
+} Sink;
+
+static const char *sink_ioctl_name(gulong request) {
+        static const struct {
+                gulong request;
+                const char *name;
+        } names[] = { { SNAPSHOT_FREEZE, "freeze" }, { SNAPSHOT_UNFREEZE, "unfreeze" },
+                      { SNAPSHOT_PLATFORM_SUPPORT, "platform" }, { SNAPSHOT_ATOMIC_RESTORE, "restore" },
+                      { SNAPSHOT_FREE, "free" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                if (names[i].request == request)
+                        return names[i].name;
+        return "other";
+}
+
+static gboolean sink_on_ioctl(UMockdevIoctlBase *base, UMockdevIoctlClient *client, gpointer userdata) {
+        Sink *k = userdata;
+        const char *name = sink_ioctl_name(umockdev_ioctl_client_get_request(client));
+        g_mutex_lock(&k->lock);
+        g_string_append_printf(k->ioctls, "%s ", name);
+        g_mutex_unlock(&k->lock);
+        bool refuse = strcmp(name, "restore") == 0 || strcmp(name, "other") == 0;
+        umockdev_ioctl_client_complete(client, refuse ? -1 : 0, refuse ? (strcmp(name, "other") ? EPERM : ENOTTY) : 0);
+        return TRUE;
+}
+
+static gboolean sink_on_write(UMockdevIoctlBase *base, UMockdevIoctlClient *client, gpointer userdata) {
+        Sink *k = userdata;
+        UMockdevIoctlData *d = umockdev_ioctl_client_get_arg(client);
+        g_mutex_lock(&k->lock);
+        size_t room = k->take > k->pages->len ? k->take - k->pages->len : 0, n = MIN(room, (size_t) d->data_len);
+        g_byte_array_append(k->pages, d->data, (guint) n);
+        g_mutex_unlock(&k->lock);
+        umockdev_ioctl_client_complete(client, n > 0 ? (long) n : -1, n > 0 ? 0 : ENOMEM);
+        return TRUE;
+}
+
+static void sink_init(Sink *k, size_t take) {
+        *k = (Sink) { .tb = umockdev_testbed_new(), .handler = g_object_new(UMOCKDEV_TYPE_IOCTL_BASE, NULL),
+                      .ioctls = g_string_new(""), .pages = g_byte_array_new(), .take = take };
+        g_autoptr(GError) error = NULL;
+        g_mutex_init(&k->lock);
+        g_assert_true(umockdev_testbed_add_from_string(k->tb, "P: /devices/virtual/misc/snapshot\nN: snapshot\n"
+                                                       "E: SUBSYSTEM=misc\nE: DEVNAME=/dev/snapshot\nA: dev=10:231\n",
+                                                       &error));
+        g_signal_connect(k->handler, "handle-ioctl", G_CALLBACK(sink_on_ioctl), k);
+        g_signal_connect(k->handler, "handle-write", G_CALLBACK(sink_on_write), k);
+        g_assert_true(umockdev_testbed_attach_ioctl(k->tb, "/dev/snapshot", k->handler, &error));
+}
+
+static void sink_done(Sink *k) {
+        g_autoptr(GError) error = NULL;
+        g_assert_true(umockdev_testbed_detach_ioctl(k->tb, "/dev/snapshot", &error));
+        g_object_unref(k->handler);
+        g_object_unref(k->tb);
+        g_string_free(k->ioctls, TRUE);
+        g_byte_array_unref(k->pages);
+        g_mutex_clear(&k->lock);
+}
+
+/* fridge-resume --snapshot=/dev/snapshot under umockdev's preload: its
+ * exit status, its output (both streams) in out */
+static int resume_into(const Area *a, char **out) {
+        g_autofree char *dev = g_strdup_printf("--device=%s", a->path);
+        const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev, "--snapshot=/dev/snapshot", NULL };
+        g_auto(GStrv) env = umockdev_preload_environ(g_get_environ());
+        g_autofree char *o = NULL, *e = NULL;
+        gint status = -1;
+        g_assert_true(g_spawn_sync(NULL, (char **) argv, env, 0, NULL, NULL, &o, &e, &status, NULL));
+        *out = g_strconcat(o, e, NULL);
+        g_test_message("fridge-resume into the emulated snapshot device: %s", *out);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Loaded: loading, then refused with says; the swap area mkswap's again */
+static void assert_loaded_refused(const Area *a, const char *says) {
+        g_autofree char *out = NULL;
+        g_assert_cmpint(resume_into(a, &out), ==, 1);
+        g_assert_true(g_str_has_prefix(out, "fridge-resume: loading the image (0 MiB"));
+        if (!strstr(out, says) || !strstr(out, "swap signature restored, boot continues"))
+                g_error("\"%s\" does not say \"%s\" and that the boot continues", out, says);
+        assert_page0(a, "SWAPSPACE2");
+}
+
+/* The whole image handed over, page for page, then the restore asked for
+ * (here refused): frozen first, unfrozen after the refusal */
+static void test_load(void) {
         Area a = area_make(NULL);
-        flip(&a, STREAM_AT, 100); /* in block 0, past its 32-byte header */
-        assert_refused(&a, "block 0 is corrupt: its xxhash64 does not match");
+        Sink k;
+        sink_init(&k, SIZE_MAX);
+        assert_loaded_refused(&a, "SNAPSHOT_ATOMIC_RESTORE: Operation not permitted");
+        g_assert_cmpstr(k.ioctls->str, ==, "freeze restore free unfreeze ");
+        g_autofree uint8_t *raw = raw_make();
+        g_assert_cmpmem(k.pages->data, k.pages->len, raw, IMAGE_PAGES * PAGE);
+        sink_done(&k);
         area_free(&a);
 }
+
+/* An image made for the platform's hibernation state: the kernel told so before the load */
+static void test_load_platform(void) {
+        Area a = area_make_flags(NULL, FRIDGE_IMAGE_FLAG_PLATFORM);
+        Sink k;
+        sink_init(&k, SIZE_MAX);
+        assert_loaded_refused(&a, "SNAPSHOT_ATOMIC_RESTORE: Operation not permitted");
+        g_assert_cmpstr(k.ioctls->str, ==, "freeze platform restore free unfreeze ");
+        g_assert_cmpuint(k.pages->len, ==, IMAGE_PAGES * PAGE);
+        sink_done(&k);
+        area_free(&a);
+}
+
+/* A corrupt block stops the load before any of its pages go to the
+ * kernel, and the restore is never asked for: corrupt block 0, nothing
+ * handed on; corrupt block 2 (the last), blocks 0 and 1's pages only */
+static void test_load_corrupt(gconstpointer data) {
+        unsigned block = GPOINTER_TO_UINT(data);
+        Area a = area_make(NULL);
+        size_t at = block_at[block] + 40; /* past the block's 32-byte header */
+        flip(&a, STREAM_AT + 2 * (at / PAGE), at % PAGE);
+        Sink k;
+        sink_init(&k, SIZE_MAX);
+        g_autofree char *says = g_strdup_printf("block %u is corrupt: its xxhash64 does not match", block);
+        assert_loaded_refused(&a, says);
+        g_assert_cmpstr(k.ioctls->str, ==, "freeze free unfreeze ");
+        g_autofree uint8_t *raw = raw_make();
+        g_assert_cmpmem(k.pages->data, k.pages->len, raw, (size_t) block * 32 * PAGE);
+        sink_done(&k);
+        area_free(&a);
+}
+
+/* The kernel out of memory for the image (its write fails): said, no restore */
+static void test_load_refused_by_kernel(void) {
+        Area a = area_make(NULL);
+        Sink k;
+        sink_init(&k, 40 * PAGE);
+        assert_loaded_refused(&a, "/dev/snapshot did not take the image: Cannot allocate memory");
+        g_assert_cmpstr(k.ioctls->str, ==, "freeze free unfreeze ");
+        g_assert_cmpuint(k.pages->len, ==, 40 * PAGE);
+        sink_done(&k);
+        area_free(&a);
+}
+#else
+static void test_no_umockdev(void) {
+        g_test_skip("umockdev-1.0 (libumockdev-dev) was not found at configure time: no emulated snapshot device");
+}
+#endif
 
 static void test_corrupt_map(void) {
         Area a = area_make(NULL);
@@ -332,7 +516,15 @@ int main(int argc, char **argv) {
         g_test_add_func("/resume/plain-swap", test_plain_swap);
         g_test_add_data_func("/resume/kernel-image", "S1SUSPEND", test_foreign_image);
         g_test_add_data_func("/resume/uswsusp-image", "ULSUSPEND", test_foreign_image);
-        g_test_add_func("/resume/corrupt-block", test_corrupt_block);
+#ifdef HAVE_UMOCKDEV
+        g_test_add_func("/resume/load", test_load);
+        g_test_add_func("/resume/load-platform", test_load_platform);
+        g_test_add_data_func("/resume/load-corrupt-first", GUINT_TO_POINTER(0), test_load_corrupt);
+        g_test_add_data_func("/resume/load-corrupt-last", GUINT_TO_POINTER(2), test_load_corrupt);
+        g_test_add_func("/resume/load-refused-by-kernel", test_load_refused_by_kernel);
+#else
+        g_test_add_func("/resume/load", test_no_umockdev);
+#endif
         g_test_add_func("/resume/corrupt-map", test_corrupt_map);
         g_test_add_func("/resume/other-kernel", test_other_kernel);
         g_test_add_func("/resume/damaged-signature", test_damaged_signature);

@@ -7,8 +7,7 @@
 # `fridgectl hibernate`: fridged sets resume (254:0, /dev/vda), asks the
 # writer, which finds the device from /sys/power/resume, freezes, writes
 # the image and powers off. Boot 2 runs fridge-resume on /dev/vda, which
-# loads the image from the page cache its verifying pass filled (384 MiB:
-# free memory holds both); this
+# loads the image in one pass, each block checked as it is read; this
 # script goes on in boot 1's world: the same cycle ends done with the
 # writer's figures (kept for the restored system in a swap page) in its
 # message, the holder answers with its value, the swap header is mkswap's
@@ -21,7 +20,7 @@
 # vm-resume-tool: fridge-resume
 # vm-binaries: FRIDGE_IMAGE_WRITER FRIDGE_RESUME
 # (fridged's default mode, platform: the image made for ACPI S4, restored so)
-# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode) from the page cache (MemFree [0-9]* MiB)
+# vm-console-expect: fridge-resume: loading the image ([0-9]* MiB, platform mode), each block checked as it is read
 # vm-memory: 384
 # vm-timeout: 220
 . /usr/lib/vm/uhib-lib.sh
