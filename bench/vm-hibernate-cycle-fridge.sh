@@ -2,7 +2,8 @@
 # whole hibernation through fridge's writer, from its start to the resumed
 # system running on: fridge-image-writer --write (freeze, image, write,
 # signature, power-off), a new boot (qemu, the kernel, this initramfs),
-# fridge-resume finding, verifying and loading the image from /dev/vda,
+# fridge-resume finding the image on /dev/vda and loading it (each block
+# checked as it is read),
 # the restore, user space thawed. The counterpart of
 # vm-hibernate-cycle-kernel.sh (same load, swap disk and memory), timed
 # the same way by the host (vm-host-times); tools/bench prints the two

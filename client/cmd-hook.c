@@ -72,6 +72,10 @@ void cmd_hook_as_sleep_hook(const char *line) {
         snprintf(sleep_hook_line, sizeof(sleep_hook_line), "%s", line);
 }
 
+void cmd_hook_deadline_disarm(void) {
+        (void) setitimer(ITIMER_REAL, &(struct itimerval) {}, NULL);
+}
+
 static void arm_deadline(const Args *a, uint32_t budget, unsigned query_ms) {
         unsigned limit = hook_deadline_ms(budget, query_ms);
         uint64_t spent = now_usec() - hook_start, left = (uint64_t) limit * USEC_PER_MSEC;
@@ -190,7 +194,7 @@ int cmd_hook(const Args *a, sd_bus *bus) {
         snprintf(what, sizeof(what), "hook %s %s", a->hook_when, a->hook_kind);
         r = sd_bus_call(bus, call, timeout, &e, &reply);
         /* answered: what is left is ours to say, however slowly */
-        (void) setitimer(ITIMER_REAL, &(struct itimerval) {}, NULL);
+        cmd_hook_deadline_disarm();
         if (r < 0)
                 return report_call_error(a, what, &e);
         r = sd_bus_message_read(reply, "t", &cycle);

@@ -20,6 +20,8 @@ void cmd_hook_arm(const Args *a);
 /* Run as systemd-sleep's hook: past the deadline, `line` is said too and
  * the status is 0 (sleep-hook.c) */
 void cmd_hook_as_sleep_hook(const char *line);
+/* The deadline off: Hook answered, or fridgectl is done */
+void cmd_hook_deadline_disarm(void);
 int cmd_inhibit(const Args *a, sd_bus *bus);
 int cmd_inhibitors(const Args *a, sd_bus *bus);
 int cmd_plot(const Args *a, sd_bus *bus);

@@ -103,16 +103,17 @@ int sleep_hook_main(int argc, char **argv, int (*fridgectl_main)(int argc, char 
         }
         /* a reader gone (stdout, stderr) is no reason to die before the 0 */
         (void) signal(SIGPIPE, SIG_IGN);
-        char deadline_line[512], failed_line[512];
-        hook_failed_line(deadline_line, sizeof(deadline_line), phase, kind, EXIT_CODE_FAILED);
-        cmd_hook_as_sleep_hook(deadline_line);
+        char line[512];
+        hook_failed_line(line, sizeof(line), phase, kind, EXIT_CODE_FAILED);
+        cmd_hook_as_sleep_hook(line); /* copied: the deadline's own word */
         /* "cycle N frozen: …" in systemd-sleep's journal ties it to fridged's cycle */
         char *args[] = { argv[0], (char *) "--no-progress", (char *) "hook", phase, kind, NULL };
         int r = fridgectl_main((int) ELEMENTSOF(args) - 1, args);
+        /* a failure before Hook was asked leaves the deadline armed: it must not add its line to this one */
+        cmd_hook_deadline_disarm();
         if (r != 0) {
-                /* not deadline_line: until Hook answers, the deadline may still fire */
-                hook_failed_line(failed_line, sizeof(failed_line), phase, kind, r);
-                fputs(failed_line, stderr);
+                hook_failed_line(line, sizeof(line), phase, kind, r);
+                fputs(line, stderr);
         }
         return 0;
 }

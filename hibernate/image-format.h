@@ -108,8 +108,8 @@ int fridge_image_stream_read(const FridgeImageHeader *h, FridgeImageReadCb read_
                              FridgeImagePagesCb page_cb, void *userdata, char *err, size_t errlen);
 /* Every block's header, sizes and checksum (an xxhash64 of its compressed
  * bytes: what the writer wrote), and the stream's totals, without
- * decompressing: the resume's first pass, which must prove the image whole
- * before the swap signature is restored, in the time a read takes. The
- * load's pass decompresses, and refuses before the restore if that fails. */
+ * decompressing, in the time a read takes: fridge-resume --verify-only.
+ * The load (fridge_image_stream_read()) checks the same of each block
+ * before it decompresses it. */
 int fridge_image_stream_check(const FridgeImageHeader *h, FridgeImageReadCb read_cb, void *read_userdata, char *err,
                               size_t errlen);

@@ -11,13 +11,14 @@
  * each block's checksum (of its compressed bytes) is checked before the
  * block is decompressed and its pages handed to the kernel, and the
  * restore is asked for only once every block has passed. A block that
- * fails stops the load; closing the snapshot device frees what the kernel
- * took of the image, and the system boots on. On success this process
- * ends inside the kernel and the hibernated system runs on.
+ * fails stops the load; SNAPSHOT_FREE gives back what the kernel took of
+ * the image, and the system boots on. On success this process ends inside
+ * the kernel and the hibernated system runs on.
  *
- * A damaged, partial or foreign image is refused with one console line
- * naming the problem, the swap signature is restored, and the exit status
- * says the boot continues:
+ * A damaged, partial or foreign image is refused with a console line
+ * naming the problem (after the one that starts the load, once it began),
+ * the swap signature is restored, and the exit status says the boot
+ * continues:
  *   0  no fridge image on the device: nothing written (--verify-only: it
  *      verified); silent on mkswap's page, one line on another signature
  *      (the kernel's own image: its resume takes it, whichever runs first)
@@ -145,8 +146,9 @@ static ssize_t source_read(uint8_t *buf, size_t len, void *userdata) {
 }
 
 /* Every block of the image, checked; with page_cb, decompressed and handed
- * to it, and the page cache kept free of the image: the kernel fills memory
- * for the image with GFP_ATOMIC allocations, which reclaim nothing */
+ * to it, and what was read dropped from the page cache (readahead past a
+ * run of the map may stay): the kernel fills memory for the image with
+ * GFP_ATOMIC allocations, which reclaim nothing */
 static int stream_pass(Device *d, const FridgeImageHeader *h, const uint64_t *map, FridgeImagePagesCb page_cb,
                        void *userdata, char *err) {
         Source s = { .d = d, .map = map, .count = fridge_image_map_entries(h), .left = h->compressed_bytes,

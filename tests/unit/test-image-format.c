@@ -209,7 +209,7 @@ static void test_stream_read(void) {
         image_clear(&img);
 }
 
-/* The resume's first pass, which does not decompress: it accepts a whole
+/* --verify-only's check, which does not decompress: it accepts a whole
  * image and catches what decoding would, a bit flipped anywhere (a block's
  * header or its checksummed payload) and an image cut short */
 static void test_stream_check(void) {

@@ -403,6 +403,18 @@ static void test_no_umockdev(void) {
 }
 #endif
 
+/* --verify-only checks every block, as the load does (which needs a
+ * snapshot device: the emulated one below); here without umockdev too */
+static void test_verify_corrupt_block(void) {
+        Area a = area_make(NULL);
+        flip(&a, STREAM_AT, 100); /* in block 0, past its 32-byte header */
+        g_autofree char *out = NULL;
+        g_assert_cmpint(resume(&a, true, &out), ==, 1);
+        g_assert_nonnull(strstr(out, "block 0 is corrupt: its xxhash64 does not match"));
+        assert_page0(&a, "ULSUSPEND"); /* and changes nothing */
+        area_free(&a);
+}
+
 static void test_corrupt_map(void) {
         Area a = area_make(NULL);
         flip(&a, MAP_AT, 40);
@@ -525,6 +537,7 @@ int main(int argc, char **argv) {
 #else
         g_test_add_func("/resume/load", test_no_umockdev);
 #endif
+        g_test_add_func("/resume/verify-corrupt-block", test_verify_corrupt_block);
         g_test_add_func("/resume/corrupt-map", test_corrupt_map);
         g_test_add_func("/resume/other-kernel", test_other_kernel);
         g_test_add_func("/resume/damaged-signature", test_damaged_signature);
