@@ -32,7 +32,7 @@ int cgroups_of_pid(int proc_fd, pid_t pid, char **ret) {
         g_autofree char *path = g_strdup_printf("%d/cgroup", (int) pid);
         g_autofree char *text = NULL;
 
-        int r = read_file_at(proc_fd, path, &text);
+        int r = read_file_at_single(proc_fd, path, &text);
         if (r < 0)
                 return r;
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);

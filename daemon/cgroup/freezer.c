@@ -174,7 +174,7 @@ static bool events_say_frozen(const char *text) {
 
 static int read_frozen(const StageEntry *e, bool *ret) {
         _cleanup_free_ char *text = NULL;
-        int r = read_file_at(e->dir_fd, "cgroup.events", &text);
+        int r = read_file_at_single(e->dir_fd, "cgroup.events", &text);
         if (r == -ENOENT || r == -ENODEV) {
                 *ret = true; /* a removed cgroup has nothing left to freeze */
                 return 0;
@@ -190,7 +190,7 @@ int freezer_cgroup_frozen(int cgroup_fd, const char *path, bool *ret) {
         if (dir < 0)
                 return dir;
         _cleanup_free_ char *text = NULL;
-        int r = read_file_at(dir, "cgroup.events", &text);
+        int r = read_file_at_single(dir, "cgroup.events", &text);
         if (r < 0)
                 return r;
         *ret = events_say_frozen(text);
@@ -302,7 +302,7 @@ static int on_defer(sd_event_source *s, void *userdata) {
 
 static bool already_frozen(int dir_fd) {
         _cleanup_free_ char *value = NULL;
-        return read_file_at(dir_fd, "cgroup.freeze", &value) >= 0 && g_str_equal(strstrip_right(value), "1");
+        return read_file_at_single(dir_fd, "cgroup.freeze", &value) >= 0 && g_str_equal(strstrip_right(value), "1");
 }
 
 static int stage_open(Freezer *f, char *const *cgroups) {

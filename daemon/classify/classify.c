@@ -279,7 +279,7 @@ static int list_children(int fd, GPtrArray **ret) {
  * of that subtree needs reading. Unknown (no such file) counts as populated. */
 static bool events_say_unpopulated(int dir_fd) {
         g_autofree char *text = NULL;
-        if (read_file_at(dir_fd, "cgroup.events", &text) < 0)
+        if (read_file_at_single(dir_fd, "cgroup.events", &text) < 0)
                 return false;
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         for (char **l = lines; *l; l++)

@@ -294,7 +294,7 @@ char *detect_read_comm(int proc_fd, pid_t pid) {
         g_autofree char *comm = NULL;
 
         snprintf(path, sizeof(path), "%d/comm", (int) pid);
-        if (read_file_at(proc_fd, path, &comm) < 0)
+        if (read_file_at_single(proc_fd, path, &comm) < 0)
                 return g_strdup("?");
         strstrip_right(comm);
         return g_steal_pointer(&comm);
@@ -312,7 +312,7 @@ static const char *pid_sync_call(int proc_fd, pid_t pid, const char *stat) {
         if (!stat || parse_stat_state(stat) != 'D')
                 return NULL;
         snprintf(path, sizeof(path), "%d/syscall", (int) pid);
-        int r = read_file_at(proc_fd, path, &text);
+        int r = read_file_at_single(proc_fd, path, &text);
         if (r < 0) {
                 if (!errno_is_skippable(r))
                         log_debug_errno(r, "Cannot read /proc/%d/syscall, not looking for sync calls: %m", (int) pid);
@@ -604,7 +604,7 @@ static const MountEntry *fd_mount(int proc_fd, const char *tid, int fd, const GP
         char path[64];
         g_autofree char *text = NULL;
         snprintf(path, sizeof(path), "%s/fdinfo/%d", tid, fd);
-        const char *field = read_file_at(proc_fd, path, &text) >= 0 ? strstr(text, "mnt_id:") : NULL;
+        const char *field = read_file_at_single(proc_fd, path, &text) >= 0 ? strstr(text, "mnt_id:") : NULL;
         uint32_t id;
         if (field && (field == text || field[-1] == '\n')) {
                 g_autofree char *value = g_strndup(field + 7, strcspn(field + 7, "\n"));
@@ -644,7 +644,7 @@ const MountEntry *detect_blocked_mount(int proc_fd, const char *tid, const GPtrA
         uint64_t args[DETECT_SYSCALL_ARGS];
         long nr;
         snprintf(path, sizeof(path), "%s/syscall", tid);
-        if (!mounts || read_file_at(proc_fd, path, &text) < 0 || detect_parse_syscall_args(text, &nr, args) < 0)
+        if (!mounts || read_file_at_single(proc_fd, path, &text) < 0 || detect_parse_syscall_args(text, &nr, args) < 0)
                 return NULL;
         const FileCall *c = file_call(nr);
         if (!c)

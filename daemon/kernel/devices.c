@@ -133,12 +133,12 @@ static char **list_class(int dir_fd, const char *path) {
 
 /* dir/attr below dir_fd, stripped; NULL: none. An absolute dir (a
  * syspath) is opened by its name, as libudev does (umockdev's testbed
- * stands in for /sys there). */
+ * stands in for /sys there). One read each: every prepare reads every
+ * source's attributes, and sysfs makes each whole in one show(). */
 static char *read_attr_at(int dir_fd, const char *dir, const char *attr) {
         g_autofree char *path = g_build_filename(dir, attr, NULL);
         char *text = NULL;
-        if (g_path_is_absolute(dir) ? !g_file_get_contents(path, &text, NULL, NULL)
-                                    : read_file_at(dir_fd, path, &text) < 0)
+        if ((g_path_is_absolute(dir) ? read_path_single(path, &text) : read_file_at_single(dir_fd, path, &text)) < 0)
                 return NULL;
         return g_strstrip(text);
 }
@@ -304,7 +304,7 @@ static void read_root_sources(int sysfs_fd, GHashTable *sources) {
  * empty. */
 static char *read_power_attr(int sysfs_fd, const char *path) {
         char *text = NULL;
-        if (read_file_at(sysfs_fd, path, &text) < 0)
+        if (read_file_at_single(sysfs_fd, path, &text) < 0)
                 return NULL;
         if (!*g_strstrip(text)) {
                 g_free(text);

@@ -109,7 +109,7 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib) {
         g_autofree char *text = NULL;
         MeminfoDirty d;
 
-        int r = read_file_at(proc_fd, "meminfo", &text);
+        int r = read_file_at_single(proc_fd, "meminfo", &text);
         if (r < 0)
                 return r;
         r = parse_meminfo(text, &d);

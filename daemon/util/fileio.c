@@ -32,11 +32,9 @@ int read_file_at(int root_fd, const char *path, char **ret) {
         return read_file_at_max(root_fd, path, READ_FILE_MAX, ret);
 }
 
-static int read_file(int root_fd, const char *path, size_t max, bool single, char **ret) {
-        _cleanup_close_ int fd = openat(root_fd, relative(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-
+/* All of fd (up to max bytes) as a string; single: a first read short of
+ * the buffer is all of it */
+static int read_fd(int fd, size_t max, bool single, char **ret) {
         size_t size = 0, allocated = 4096;
         g_autofree char *buf = g_malloc(allocated + 1);
 
@@ -66,12 +64,26 @@ static int read_file(int root_fd, const char *path, size_t max, bool single, cha
         return 0;
 }
 
+static int read_file(int root_fd, const char *path, size_t max, bool single, char **ret) {
+        _cleanup_close_ int fd = openat(root_fd, relative(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return read_fd(fd, max, single, ret);
+}
+
 int read_file_at_max(int root_fd, const char *path, size_t max, char **ret) {
         return read_file(root_fd, path, max, false, ret);
 }
 
 int read_file_at_single(int root_fd, const char *path, char **ret) {
         return read_file(root_fd, path, READ_FILE_MAX, true, ret);
+}
+
+int read_path_single(const char *path, char **ret) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return read_fd(fd, READ_FILE_MAX, true, ret);
 }
 
 int write_file_at(int root_fd, const char *path, const char *value) {

@@ -23,12 +23,16 @@ int read_file_at(int root_fd, const char *path, char **ret);
 #define READ_FILE_UNBOUNDED SIZE_MAX
 int read_file_at_max(int root_fd, const char *path, size_t max, char **ret);
 /* read_file_at() of a file the kernel makes whole by one show(): a sysfs
- * attribute, a single_open() file of /proc (/proc/PID/stat). A first read
+ * attribute, a cgroup file of one record (cgroup.events, cgroup.freeze),
+ * a single_open() file of /proc (/proc/PID/stat, meminfo). A first read
  * short of the buffer is all of it, so the read that would return 0 is
  * saved, which counts when it is done for every process, or on every
  * property read. Not for files of many records (cgroup.procs, mountinfo),
  * whose short read may stop at a full page. */
 int read_file_at_single(int root_fd, const char *path, char **ret);
+/* The same by an absolute path, opened with open(2): what a preload
+ * library standing in for /sys (umockdev's) redirects, as it does libudev's */
+int read_path_single(const char *path, char **ret);
 
 /* The whole of `value` in one write(2), as sysfs attributes want. */
 int write_file_at(int root_fd, const char *path, const char *value);

@@ -16,7 +16,7 @@
 int pidref_read_starttime(int proc_fd, pid_t pid, uint64_t *ret) {
         g_autofree char *path = g_strdup_printf("%d/stat", (int) pid);
         g_autofree char *text = NULL;
-        int r = read_file_at(proc_fd, path, &text);
+        int r = read_file_at_single(proc_fd, path, &text);
         if (r < 0)
                 return r;
         return parse_stat_starttime(text, ret);

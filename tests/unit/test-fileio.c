@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The walker that never follows a symlink, read-then-parse, sorted keys. */
+/* The walker that never follows a symlink, read-then-parse, one-read
+ * files, sorted keys. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,6 +102,35 @@ static void test_read_parsed(Tree *t, gconstpointer data) {
         g_assert_cmpuint(mi, ==, 3);
 }
 
+/* One read for a file the kernel makes in one show: the whole text all the
+ * same, the kernel's (/proc/self/stat, meminfo's every line) and one
+ * longer than the first read's buffer; by path too; a missing one named */
+static void test_read_single(Tree *t, gconstpointer data) {
+        int proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        g_assert_cmpint(proc_fd, >=, 0);
+        g_autofree char *stat = NULL, *by_path = NULL, *meminfo = NULL, *meminfo_whole = NULL, *big = NULL;
+        g_assert_cmpint(read_file_at_single(proc_fd, "self/stat", &stat), ==, 0);
+        g_assert_true(g_str_has_suffix(stat, "\n"));
+        g_assert_nonnull(strchr(stat, ')'));
+        g_assert_cmpint(read_path_single("/proc/self/stat", &by_path), ==, 0);
+        g_assert_true(g_str_has_suffix(by_path, "\n"));
+        g_assert_cmpint(read_file_at_single(proc_fd, "meminfo", &meminfo), ==, 0);
+        g_assert_cmpint(read_file_at(proc_fd, "meminfo", &meminfo_whole), ==, 0);
+        g_auto(GStrv) lines = g_strsplit(meminfo, "\n", -1), whole = g_strsplit(meminfo_whole, "\n", -1);
+        g_assert_cmpuint(g_strv_length(lines), ==, g_strv_length(whole));
+        close(proc_fd);
+
+        g_autofree char *text = g_strnfill(10000, 'x');
+        g_autofree char *path = at(t, "root/big");
+        g_assert_true(g_file_set_contents(path, text, -1, NULL));
+        g_assert_cmpint(read_file_at_single(t->root_fd, "big", &big), ==, 0);
+        g_assert_cmpstr(big, ==, text);
+        g_autofree char *missing = at(t, "root/none");
+        char *none = NULL;
+        g_assert_cmpint(read_path_single(missing, &none), ==, -ENOENT);
+        g_assert_null(none);
+}
+
 static void test_sorted_keys(void) {
         g_autoptr(GHashTable) t = g_hash_table_new(g_str_hash, g_str_equal);
         const char *keys[] = { "pear", "apple", "fig", "banana", "apple2" };
@@ -122,6 +153,7 @@ int main(int argc, char **argv) {
         g_test_add("/fileio/beneath/refuses-symlinks", Tree, NULL, tree_set_up, test_refuses_symlinks,
                    tree_tear_down);
         g_test_add("/fileio/read-parsed", Tree, NULL, tree_set_up, test_read_parsed, tree_tear_down);
+        g_test_add("/fileio/read-single", Tree, NULL, tree_set_up, test_read_single, tree_tear_down);
         g_test_add_func("/util/sorted-keys", test_sorted_keys);
         return g_test_run();
 }
