@@ -222,7 +222,9 @@ int image_output_finish(ImageOutput *o, FridgeImageHeader *h) {
         /* everything the header points at is on the device before the header */
         if (r == 0 && fdatasync(o->dev) < 0)
                 r = say_errno(errno, "syncing the image");
-        if (r == 0)
-                r = write_header_and_signature(o, h);
         return r;
+}
+
+int image_output_sign(ImageOutput *o, const FridgeImageHeader *h) {
+        return write_header_and_signature(o, h);
 }

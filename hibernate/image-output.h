@@ -45,7 +45,9 @@ int image_output_reserve(ImageOutput *o, uint64_t len);
 /* Appends bytes of the stream; a negative errno, said on stderr */
 int image_output_put(ImageOutput *o, const uint8_t *data, size_t len);
 /* Pads and writes the last page, writes the map (h's map_offset set),
- * syncs, then the header and the signature, synced. */
+ * syncs: everything the header will point at is on the device */
 int image_output_finish(ImageOutput *o, FridgeImageHeader *h);
+/* Then the header and the signature, synced: from here the image resumes */
+int image_output_sign(ImageOutput *o, const FridgeImageHeader *h);
 /* The swap header page, read into an aligned page buffer */
 int image_output_read_swap_header(int dev, uint32_t page_size, uint64_t swap_offset, uint8_t *page);

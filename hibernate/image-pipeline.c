@@ -261,6 +261,13 @@ int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageCo
         uint64_t t1 = now(CLOCK_MONOTONIC);
         if (r == 0 && out)
                 r = image_output_finish(out, h);
+        /* an Esc typed while the last pages went out still counts: nothing is signed yet */
+        if (r == 0 && con && image_console_abort_typed(con)) {
+                say("aborted: %s\n", image_console_abort_reason(con));
+                r = -ECANCELED;
+        }
+        if (r == 0 && out)
+                r = image_output_sign(out, h);
         f->output_usec += now(CLOCK_MONOTONIC) - t1;
         f->usec = now(CLOCK_MONOTONIC) - t0;
         for (unsigned i = 0; i < p.workers; i++)
