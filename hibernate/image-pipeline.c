@@ -242,6 +242,16 @@ static int batches_alloc(Pipeline *p) {
         return 0;
 }
 
+int image_pipeline_sign(ImageOutput *out, FridgeImageHeader *h, ImageConsole *con) {
+        int r = image_output_finish(out, h);
+        /* an Esc typed while the last pages went out still counts: nothing is signed yet */
+        if (r == 0 && con && image_console_abort_typed(con)) {
+                say("aborted: %s\n", image_console_abort_reason(con));
+                r = -ECANCELED;
+        }
+        return r < 0 ? r : image_output_sign(out, h);
+}
+
 int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageConsole *con, ImageFigures *f) {
         Pipeline p = { .h = h, .room = (size_t) h->block_pages * h->page_size, .workers = workers_count() };
         p.bound = fridge_image_block_bound(p.room);
@@ -260,14 +270,7 @@ int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageCo
         h->block_count = f->blocks;
         uint64_t t1 = now(CLOCK_MONOTONIC);
         if (r == 0 && out)
-                r = image_output_finish(out, h);
-        /* an Esc typed while the last pages went out still counts: nothing is signed yet */
-        if (r == 0 && con && image_console_abort_typed(con)) {
-                say("aborted: %s\n", image_console_abort_reason(con));
-                r = -ECANCELED;
-        }
-        if (r == 0 && out)
-                r = image_output_sign(out, h);
+                r = image_pipeline_sign(out, h, con);
         f->output_usec += now(CLOCK_MONOTONIC) - t1;
         f->usec = now(CLOCK_MONOTONIC) - t0;
         for (unsigned i = 0; i < p.workers; i++)

@@ -26,3 +26,8 @@ typedef struct ImageFigures {
  * con (or NULL): the bar drawn there after each batch, and Esc typed
  * there stops the write with -ECANCELED. */
 int image_pipeline_run(int snap, FridgeImageHeader *h, ImageOutput *out, ImageConsole *con, ImageFigures *f);
+
+/* Its end: the last pages, the map and their sync (image_output_finish()),
+ * one more look at con (an Esc, or fridged's cancel, that came while they
+ * went out: -ECANCELED, nothing signed), then the header and the signature */
+int image_pipeline_sign(ImageOutput *out, FridgeImageHeader *h, ImageConsole *con);

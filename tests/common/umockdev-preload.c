@@ -3,6 +3,8 @@
 
 #include <link.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,6 +66,14 @@ static void restore_vars(void) {
                 else
                         g_unsetenv(*v);
                 g_unsetenv(saved);
+        }
+}
+
+void umockdev_preload_self_or_skip(char **argv) {
+        const char *why = umockdev_preload_self(argv);
+        if (why) {
+                printf("SKIP: %s\n", why);
+                exit(77);
         }
 }
 

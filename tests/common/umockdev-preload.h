@@ -16,3 +16,7 @@ char **umockdev_preload_environ(char **env);
  * runs there. Returns NULL when it does, else (the re-exec failed or did not
  * take) why umockdev is unavailable. */
 const char *umockdev_preload_self(char **argv);
+
+/* umockdev_preload_self(), or the test skipped (exit 77) with the reason on
+ * stdout, whose last line tools/test shows for a skip */
+void umockdev_preload_self_or_skip(char **argv);

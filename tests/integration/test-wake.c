@@ -124,11 +124,7 @@ static void test_wake_reason(Fixture *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
         /* umockdev builds a testbed only where its library redirects /sys */
-        const char *why = umockdev_preload_self(argv);
-        if (why) {
-                printf("SKIP: %s\n", why);
-                return 77;
-        }
+        umockdev_preload_self_or_skip(argv);
         harness_init(&argc, &argv);
         if (!harness_env("FRIDGECTL")) {
                 printf("SKIP: FRIDGECTL is not set: fridgectl was not built\n");

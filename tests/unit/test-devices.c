@@ -283,12 +283,7 @@ static void test_root_cache_fresh(Fixture *f, gconstpointer data) {
 #define ADD(path, fn) g_test_add("/devices/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char *argv[]) {
-        const char *why = umockdev_preload_self(argv);
-        if (why) {
-                /* stdout: tools/test shows a skip's last line of it */
-                printf("SKIP: %s\n", why);
-                return 77;
-        }
+        umockdev_preload_self_or_skip(argv);
         g_test_init(&argc, &argv, NULL);
         ADD("wake-reason", test_reason);
         ADD("appear-disappear", test_appear_disappear);
