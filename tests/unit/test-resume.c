@@ -135,17 +135,22 @@ static void flip(const Area *a, uint64_t page, size_t byte) {
         close(fd);
 }
 
-/* fridge-resume DEVICE MODE's exit status; its stdout and stderr in out */
-static int resume_mode(const Area *a, const char *mode, char **out) {
+/* fridge-resume DEVICE MODE's exit status, run with env (NULL: this
+ * test's); its stdout and stderr in out */
+static int resume_run(const Area *a, const char *mode, char **env, char **out) {
         g_autofree char *dev = g_strdup_printf("--device=%s", a->path);
         const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev, mode, NULL };
         g_autofree char *o = NULL, *e = NULL;
         gint status = -1;
         g_assert_nonnull(argv[0]);
-        g_assert_true(g_spawn_sync(NULL, (char **) argv, NULL, 0, NULL, NULL, &o, &e, &status, NULL));
+        g_assert_true(g_spawn_sync(NULL, (char **) argv, env, 0, NULL, NULL, &o, &e, &status, NULL));
         *out = g_strconcat(o, e, NULL);
         g_test_message("fridge-resume %s: %s", argv[2], *out);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int resume_mode(const Area *a, const char *mode, char **out) {
+        return resume_run(a, mode, NULL, out);
 }
 
 static int resume(const Area *a, bool verify_only, char **out) {
@@ -320,15 +325,8 @@ static void sink_done(Sink *k) {
 /* fridge-resume --snapshot=/dev/snapshot under umockdev's preload: its
  * exit status, its output (both streams) in out */
 static int resume_into(const Area *a, char **out) {
-        g_autofree char *dev = g_strdup_printf("--device=%s", a->path);
-        const char *argv[] = { g_getenv("FRIDGE_RESUME"), dev, "--snapshot=/dev/snapshot", NULL };
         g_auto(GStrv) env = umockdev_preload_environ(g_get_environ());
-        g_autofree char *o = NULL, *e = NULL;
-        gint status = -1;
-        g_assert_true(g_spawn_sync(NULL, (char **) argv, env, 0, NULL, NULL, &o, &e, &status, NULL));
-        *out = g_strconcat(o, e, NULL);
-        g_test_message("fridge-resume into the emulated snapshot device: %s", *out);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return resume_run(a, "--snapshot=/dev/snapshot", env, out);
 }
 
 /* Loaded: loading, then refused with says; the swap area mkswap's again */
