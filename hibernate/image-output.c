@@ -159,7 +159,11 @@ int image_output_put(ImageOutput *o, const uint8_t *data, size_t len) {
 
 /* The map pages, on pages of their own, h->map_offset pointing at the first */
 static int write_map(ImageOutput *o, FridgeImageHeader *h) {
-        uint64_t count = fridge_image_map_pages(h), *at = calloc(count, sizeof(uint64_t));
+        uint64_t count = fridge_image_map_pages(h);
+        /* the kernel's image always starts with its header page: none is a bug above */
+        if (count == 0)
+                return say("an image of no pages has no map\n"), -EINVAL;
+        uint64_t *at = calloc(count, sizeof(uint64_t));
         uint8_t *buf = NULL;
         char err[FRIDGE_IMAGE_ERR_MAX];
         int r = at && posix_memalign((void **) &buf, o->page_size, count * o->page_size) == 0

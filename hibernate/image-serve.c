@@ -14,9 +14,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fridge-config.h"
 #include "image-write.h"
+#include "initramfs-scan.h"
 #include "macro.h"
 #include "serve-parse.h"
 #include "writer-protocol.h"
@@ -143,6 +146,47 @@ static int snapshot_open(const ServeArgs *a, char *why, size_t whylen) {
         return -e;
 }
 
+/* The running kernel's initramfs where the distribution keeps it; why not */
+static int initramfs_find(char *path, size_t size, char *why, size_t whylen) {
+        struct utsname u;
+        if (uname(&u) < 0)
+                return snprintf(why, whylen, "cannot tell the running kernel: %s", strerror(errno)), -errno;
+        char first[256] = "", second[256] = "";
+        /* (a path past 200 bytes is cut short where it is said) */
+        for (unsigned i = 0; initramfs_candidate(u.release, i, path, size); i++) {
+                if (access(path, F_OK) == 0)
+                        return 0;
+                snprintf(i == 0 ? first : second, sizeof(first), "%.200s", path);
+        }
+        return snprintf(why, whylen, "no initramfs for kernel %s (neither %s nor %s): the next boot could not "
+                        "resume fridge's image; --initramfs= names it", u.release, first, second),
+               -ENOENT;
+}
+
+/* The next boot must be able to resume the image: its initramfs holds
+ * fridge-resume (installed beside the writer, put there by the package's
+ * initramfs-tools hook), or the image would be a session lost */
+static int initramfs_check(const ServeArgs *a, char *why, size_t whylen) {
+        if (a->initramfs && strcmp(a->initramfs, "unchecked") == 0)
+                return 0;
+        char path[4096], err[256];
+        if (a->initramfs)
+                snprintf(path, sizeof(path), "%s", a->initramfs);
+        else if (initramfs_find(path, sizeof(path), why, whylen) < 0)
+                return -ENOENT;
+        InitramfsScan scan = { .name = &FRIDGE_RESUME_PATH[1] }; /* as the archive names it */
+        int r = initramfs_scan_file(path, &scan, err, sizeof(err));
+        if (r < 0)
+                return snprintf(why, whylen, "cannot read the initramfs %.200s (%.160s): whether the next boot can "
+                                "resume fridge's image is unknown", path, err),
+                       r;
+        if (!scan.found)
+                return snprintf(why, whylen, "the initramfs %.200s holds no %s: the next boot could not resume "
+                                "fridge's image (update-initramfs -u puts it there)", path, FRIDGE_RESUME_PATH),
+                       -ENOENT;
+        return 0;
+}
+
 /* The first line, blocking (SO_RCVTIMEO bounds it); what follows it stays
  * in con->in, where a cancel is found */
 static int request_read(ImageConsole *con, WriterMessage *m, char *why, size_t whylen) {
@@ -187,7 +231,7 @@ static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter a
                 return reply(c, WRITER_MSG_UNAVAILABLE, "the kernel is locked down (%s): %s cannot be used",
                              lockdown, a->snapshot);
         _cleanup_close_ int snap = snapshot_open(a, why, sizeof(why));
-        if (snap < 0)
+        if (snap < 0 || initramfs_check(a, why, sizeof(why)) < 0)
                 return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
         if (resume_device_find(a, device, sizeof(device), &j.resume_offset, why, sizeof(why)) < 0)
                 return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);

@@ -7,7 +7,8 @@
  * connection at a time from uid 0 only, and answers fridged's
  * "hibernate mode=MODE" as hibernate/writer-protocol.h says: unavailable
  * before anything is frozen when it cannot run (no snapshot device, no
- * CAP_SYS_ADMIN, no resume device set, lockdown, test_resume), otherwise
+ * CAP_SYS_ADMIN, no resume device set, lockdown, test_resume, an initramfs
+ * without fridge-resume), otherwise
  * the write of --write with progress lines, fridged's cancel and Esc on
  * --console honoured, and in the end cancelled, failed or resumed. */
 
@@ -16,6 +17,8 @@ typedef struct ServeArgs {
         const char *listen;     /* a path to bind, or NULL: systemd's socket */
         const char *sysfs;      /* where power/resume is read: /sys */
         const char *console;    /* the bar and Esc while frozen, or NULL */
+        const char *initramfs;  /* the next boot's, to hold fridge-resume: NULL to find the
+                                 * running kernel's in /boot, "unchecked" not to look */
 } ServeArgs;
 
 /* Until the listening socket fails: an exit status */

@@ -62,6 +62,7 @@ typedef struct Args {
         const char *resume_device;
         const char *header_kernel; /* tests: a header from another kernel */
         const char *console;       /* the bar and the keys while frozen: a tty, or "vt" */
+        const char *initramfs;     /* --serve: the next boot's, or "unchecked" */
         uint64_t resume_offset;
         ImageAfter after;
 } Args;
@@ -229,6 +230,10 @@ static void usage(FILE *f) {
                    "                          and offset as fridged set them in /sys/power\n"
                    "  --listen=PATH           (--serve) listen there (0600) instead\n"
                    "  --sysfs=DIR             (--serve) read DIR/power/resume, not /sys's\n"
+                   "  --initramfs=FILE|unchecked  (--serve) the initramfs the next boot starts,\n"
+                   "                          which must hold fridge-resume, else the kernel's\n"
+                   "                          writer is used (/boot/initrd.img-RELEASE, or\n"
+                   "                          /boot/initramfs-RELEASE.img, of the running kernel)\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|platform|reboot|suspend|unfreeze  after the write (platform:\n"
@@ -257,6 +262,7 @@ static int parse_option(int c, Args *a) {
         case 'r': a->resume_device = optarg; return 0;
         case 'k': a->header_kernel = optarg; return 0;
         case 'c': a->console = optarg; return 0;
+        case 'i': a->initramfs = optarg; return 0;
         case 'o':
                 errno = 0;
                 a->resume_offset = strtoull(optarg, &end, 10);
@@ -305,6 +311,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "after", required_argument, NULL, 'a' },
                 { "header-kernel", required_argument, NULL, 'k' },
                 { "console", required_argument, NULL, 'c' },
+                { "initramfs", required_argument, NULL, 'i' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -325,7 +332,8 @@ int main(int argc, char **argv) {
                 return r < 0 ? 0 : r;
         if (a.serve)
                 return image_serve(&(ServeArgs) { .snapshot = a.snapshot, .listen = a.listen,
-                                                  .sysfs = a.sysfs ? a.sysfs : "/sys", .console = a.console });
+                                                  .sysfs = a.sysfs ? a.sysfs : "/sys", .console = a.console,
+                                                  .initramfs = a.initramfs });
         /* O_RDONLY: the side of the device that makes an image */
         _cleanup_close_ int fd = open(a.snapshot, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -20,9 +20,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpio-newc.h"
 #include "fridge-config.h"
 #include "harness.h"
 #include "scratch.h"
@@ -293,14 +295,16 @@ static void test_writer_hangs_up(Fixture *f, gconstpointer data) {
 }
 
 /* The real writer serving path: its pid, once the socket is there (it
- * renames it into place only once it accepts) */
-static GPid real_writer_start(const char *path, const char *snapshot, const char *sysfs) {
+ * renames it into place only once it accepts). initramfs: its
+ * --initramfs=, or NULL for none (the running kernel's in /boot) */
+static GPid real_writer_start(const char *path, const char *snapshot, const char *sysfs, const char *initramfs) {
         const char *exe = g_getenv("FRIDGE_IMAGE_WRITER");
         g_assert_nonnull(exe);
         g_autofree char *listen = g_strdup_printf("--listen=%s", path);
         g_autofree char *snap = g_strdup_printf("--snapshot=%s", snapshot);
         g_autofree char *sys = g_strdup_printf("--sysfs=%s", sysfs);
-        const char *argv[] = { exe, "--serve", listen, snap, sys, NULL };
+        g_autofree char *initrd = initramfs ? g_strdup_printf("--initramfs=%s", initramfs) : NULL;
+        const char *argv[] = { exe, "--serve", listen, snap, sys, initrd, NULL };
         GPid pid;
         g_autoptr(GError) err = NULL;
         if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
@@ -316,21 +320,32 @@ static GPid real_writer_start(const char *path, const char *snapshot, const char
         return pid;
 }
 
+/* An initramfs as initramfs-tools makes one, with fridge-resume where the
+ * package's hook puts it or without it; "bzip2": one the writer cannot read */
+static void initramfs_write(const char *path, const char *what) {
+        g_autoptr(GByteArray) a = g_byte_array_new();
+        if (g_str_equal(what, "bzip2")) {
+                g_byte_array_append(a, (const uint8_t *) "BZh91AY&SY", 10);
+        } else {
+                cpio_newc_add(a, "scripts/local-premount/fridge", S_IFREG | 0755, "#!/bin/sh\n", 10);
+                if (g_str_equal(what, "with"))
+                        cpio_newc_add(a, &FRIDGE_RESUME_PATH[1], S_IFREG | 0755, "\177ELF", 4);
+                cpio_newc_trailer(a);
+        }
+        g_assert_true(g_file_set_contents(path, (const char *) a->data, a->len, NULL));
+}
+
 static void real_writer_stop(GPid pid) {
         g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
         g_assert_cmpint(waitpid(pid, NULL, 0), ==, pid);
 }
 
-/* The real writer on fridged's socket, told a snapshot device that is not
- * there: it says so before freezing anything, fridged's cycle goes on
- * with the kernel's writer (fakesys's state write) and says why */
-static void test_real_writer_unavailable(Fixture *f, gconstpointer data) {
-        if (!have_loop0())
-                return;
-        Harness *h = start(f);
+/* The real writer on fridged's socket says before freezing anything that
+ * it cannot write this image; fridged's cycle goes on with the kernel's
+ * writer (fakesys's state write) and says why */
+static void real_writer_falls_back(Harness *h, const char *snapshot, const char *initramfs, const char *want_why) {
         g_autofree char *path = g_build_filename(h->dir, "state", WRITER_SOCKET_NAME, NULL);
-        g_autofree char *missing = g_build_filename(h->dir, "missing", NULL);
-        GPid pid = real_writer_start(path, missing, h->root);
+        GPid pid = real_writer_start(path, snapshot, h->root, initramfs);
         expect_writer(h, "fridge", "");
         uint64_t cycle = hibernate(h);
         g_autofree char *result = NULL, *message = NULL;
@@ -339,11 +354,36 @@ static void test_real_writer_unavailable(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(result, ==, "done");
         g_assert_true(log_has(h, "power/resume 7:0 ok"));
         g_assert_true(log_has(h, "power/state disk"));
-        g_autofree char *want = g_strdup_printf("the kernel wrote the image: no snapshot device: %s does not exist",
-                                                missing);
+        g_autofree char *want = g_strdup_printf("the kernel wrote the image: %s", want_why);
         if (!strstr(message, want))
                 g_error("the cycle's message '%s' does not say '%s'", message, want);
         real_writer_stop(pid);
+}
+
+/* Told a snapshot device that is not there */
+static void test_real_writer_unavailable(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        g_autofree char *missing = g_build_filename(h->dir, "missing", NULL);
+        g_autofree char *why = g_strdup_printf("no snapshot device: %s does not exist", missing);
+        real_writer_falls_back(h, missing, NULL, why);
+}
+
+/* The snapshot device opens (/dev/null: no ioctl is tried before the
+ * check), but the next boot's initramfs has no fridge-resume (dracut's,
+ * or one made before the package came): an image written now would
+ * never be resumed, so the kernel's writer writes it */
+static void test_real_writer_initramfs_without_resume(Fixture *f, gconstpointer data) {
+        if (!have_loop0())
+                return;
+        Harness *h = start(f);
+        g_autofree char *initrd = g_build_filename(h->dir, "initrd.img", NULL);
+        initramfs_write(initrd, "without");
+        g_autofree char *why = g_strdup_printf("the initramfs %s holds no %s: the next boot could not resume "
+                                               "fridge's image (update-initramfs -u puts it there)",
+                                               initrd, FRIDGE_RESUME_PATH);
+        real_writer_falls_back(h, "/dev/null", initrd, why);
 }
 
 /* As uid 65534, in a child (only calls safe after fork): the first line
@@ -371,7 +411,7 @@ static void test_real_writer_refuses_non_root(void) {
         g_assert_cmpint(g_chmod(dir, 0755), ==, 0);
         g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
         g_autofree char *missing = g_build_filename(dir, "missing", NULL);
-        GPid pid = real_writer_start(path, missing, dir);
+        GPid pid = real_writer_start(path, missing, dir, NULL);
         struct stat st;
         g_assert_cmpint(stat(path, &st), ==, 0);
         g_assert_cmpint(st.st_mode & 0777, ==, 0600);
@@ -457,12 +497,13 @@ static void test_real_writer_socket_activated(void) {
 
 /* What the writer finds before it would freeze, and what it answers: each
  * cause named, nothing frozen (--snapshot=/dev/null opens, and no ioctl
- * is ever tried on it: every case stops before) */
+ * is ever tried on it: every case stops before). The initramfs holds
+ * fridge-resume unless a case says otherwise. */
 static void test_real_writer_preflight(void) {
         if (geteuid() != 0)
                 return g_test_skip("needs root: the writer serves uid 0 only");
         static const struct {
-                const char *lockdown, *resume, *offset, *request, *answer;
+                const char *lockdown, *resume, *offset, *request, *answer, *initramfs;
         } cases[] = {
                 { "none [integrity] confidentiality\n", "254:0\n", NULL, "hibernate mode=platform",
                   "unavailable message=the kernel is locked down (integrity): /dev/null cannot be used" },
@@ -480,6 +521,16 @@ static void test_real_writer_preflight(void) {
                 { NULL, "254:0\n", NULL, "hibernate mode=disk",
                   "failed message=unknown mode disk (platform, shutdown, reboot or suspend)" },
                 { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate, not cancel" },
+                /* the resume device 0:0 would be refused next: the initramfs is checked before it */
+                { NULL, "0:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=the initramfs INITRD holds no " FRIDGE_RESUME_PATH ": the next boot could not "
+                  "resume fridge's image (update-initramfs -u puts it there)", "without" },
+                { NULL, "0:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=cannot read the initramfs INITRD (No such file or directory): whether the "
+                  "next boot can resume fridge's image is unknown", "missing" },
+                { NULL, "0:0\n", NULL, "hibernate mode=platform",
+                  "unavailable message=cannot read the initramfs INITRD (an archive compressed with bzip2, which is "
+                  "not read here): whether the next boot can resume fridge's image is unknown", "bzip2" },
         };
         g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
         g_assert_nonnull(dir);
@@ -489,9 +540,15 @@ static void test_real_writer_preflight(void) {
         g_assert_cmpint(g_mkdir_with_parents(power, 0755), ==, 0);
         g_assert_cmpint(g_mkdir_with_parents(security, 0755), ==, 0);
         g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
-        GPid pid = real_writer_start(path, "/dev/null", sys);
+        g_autofree char *initrd = g_build_filename(dir, "initrd.img", NULL);
+        GPid pid = real_writer_start(path, "/dev/null", sys, initrd);
         const char *const files[] = { "kernel/security/lockdown", "power/resume", "power/resume_offset" };
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *what = cases[i].initramfs ?: "with";
+                if (g_str_equal(what, "missing"))
+                        (void) unlink(initrd);
+                else
+                        initramfs_write(initrd, what);
                 const char *contents[] = { cases[i].lockdown, cases[i].resume, cases[i].offset };
                 for (size_t k = 0; k < G_N_ELEMENTS(files); k++) {
                         g_autofree char *f = g_build_filename(sys, files[k], NULL);
@@ -503,7 +560,9 @@ static void test_real_writer_preflight(void) {
                 g_autofree char *request = g_strdup_printf("%s\n", cases[i].request);
                 g_autofree char *got = ask_as_root(path, request);
                 g_auto(GStrv) parts = g_strsplit(cases[i].answer, "SYS", -1);
-                g_autofree char *want = g_strjoinv(sys, parts);
+                g_autofree char *with_sys = g_strjoinv(sys, parts);
+                g_auto(GStrv) parts2 = g_strsplit(with_sys, "INITRD", -1);
+                g_autofree char *want = g_strjoinv(initrd, parts2);
                 g_test_message("%s -> %s", cases[i].request, got);
                 if (!g_str_has_prefix(got, want))
                         g_error("case %zu: the writer answered '%s', not '%s'", i, got, want);
@@ -511,6 +570,31 @@ static void test_real_writer_preflight(void) {
         real_writer_stop(pid);
         g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
         g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* Told no initramfs, it looks for the running kernel's where Debian and
+ * Fedora keep it; none there (this host's /boot has none for a kernel
+ * the test runs under, else the case is not made here) is said */
+static void test_real_writer_initramfs_default(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        struct utsname u;
+        g_assert_cmpint(uname(&u), ==, 0);
+        g_autofree char *debian = g_strdup_printf("/boot/initrd.img-%s", u.release);
+        g_autofree char *fedora = g_strdup_printf("/boot/initramfs-%s.img", u.release);
+        if (g_file_test(debian, G_FILE_TEST_EXISTS) || g_file_test(fedora, G_FILE_TEST_EXISTS))
+                return g_test_skip("this host has an initramfs for its kernel in /boot: its contents decide");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        GPid pid = real_writer_start(path, "/dev/null", dir, NULL);
+        g_autofree char *got = ask_as_root(path, "hibernate mode=platform\n");
+        g_autofree char *want = g_strdup_printf("unavailable message=no initramfs for kernel %s (neither %s nor %s): "
+                                                "the next boot could not resume fridge's image; --initramfs= names it",
+                                                u.release, debian, fedora);
+        g_assert_cmpstr(got, ==, want);
+        real_writer_stop(pid);
+        g_assert_cmpint(unlink(path), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
 }
 
 #define ADD(path, fn) g_test_add("/image-writer/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
@@ -527,8 +611,10 @@ int main(int argc, char **argv) {
         ADD("not-listening", test_not_listening);
         ADD("writer-hangs-up", test_writer_hangs_up);
         ADD("real-writer-unavailable", test_real_writer_unavailable);
+        ADD("real-writer-initramfs-without-resume", test_real_writer_initramfs_without_resume);
         g_test_add_func("/image-writer/real-writer-refuses-non-root", test_real_writer_refuses_non_root);
         g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
         g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);
+        g_test_add_func("/image-writer/real-writer-initramfs-default", test_real_writer_initramfs_default);
         return g_test_run();
 }

@@ -144,6 +144,19 @@ static void test_signed(Fixture *f, gconstpointer data) {
         g_assert_cmpint(g_atomic_int_get(&f->next), >, FIRST_FREE); /* its pages came from the kernel */
 }
 
+/* A stream of no pages (the kernel's image always has one) is refused with
+ * a message, not a map read past its end (AddressSanitizer's catch) */
+static void test_empty_image(Fixture *f, gconstpointer data) {
+        FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 7,
+                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
+        g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
+        ImageOutput out;
+        g_assert_cmpint(image_output_init(&out, f->dev, f->snap, PAGE, 0), ==, 0);
+        g_assert_cmpint(image_output_finish(&out, &h), ==, -EINVAL);
+        image_output_done(&out);
+        assert_page0_sig(f, "SWAPSPACE2");
+}
+
 #define ADD(name, fn) g_test_add("/image-sign/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char *argv[]) {
@@ -151,5 +164,6 @@ int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         ADD("cancel-before-signing", test_cancel_before_signing);
         ADD("signed", test_signed);
+        ADD("empty-image", test_empty_image);
         return g_test_run();
 }

@@ -7,8 +7,9 @@ FRIDGE_PACKAGES=(
   meson ninja-build gcc clang pkg-config python3
   libsystemd-dev libudev-dev libglib2.0-dev libfuse3-dev fuse3 bindfs
   libumockdev-dev umockdev
-  # hibernate/: the image's compression and checksums
-  libzstd-dev liblz4-dev libxxhash-dev
+  # hibernate/: the image's compression and checksums; the initramfs read
+  # before a write (gzip and xz besides)
+  libzstd-dev liblz4-dev libxxhash-dev zlib1g-dev liblzma-dev
   dbus libxml2-utils librsvg2-bin imagemagick
   systemd groff-base man-db
   # po/: xgettext, msgfmt, msgcmp (the .mo files, the merged polkit policy
