@@ -86,13 +86,18 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
         g_object_unref(f->tb);
 }
 
+static void output_start(Fixture *f, FridgeImageHeader *h, ImageOutput *out) {
+        *h = (FridgeImageHeader) { .page_size = PAGE, .block_pages = 32, .image_id = 7,
+                                   .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
+        g_assert_cmpint(fridge_image_header_set_kernel(h), ==, 0);
+        g_assert_cmpint(image_output_init(out, f->dev, f->snap, PAGE, 0), ==, 0);
+}
+
 /* The end of a write: one block of 8 pages out, then the map and the signing */
 static int sign(Fixture *f, bool cancel_first) {
-        FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 7,
-                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
-        g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
+        FridgeImageHeader h;
         ImageOutput out;
-        g_assert_cmpint(image_output_init(&out, f->dev, f->snap, PAGE, 0), ==, 0);
+        output_start(f, &h, &out);
         g_autofree uint8_t *raw = g_malloc0(8 * PAGE), *block = g_malloc(fridge_image_block_bound(8 * PAGE));
         for (size_t i = 0; i < 8 * PAGE; i += 5)
                 raw[i] = (uint8_t) i;
@@ -147,11 +152,9 @@ static void test_signed(Fixture *f, gconstpointer data) {
 /* A stream of no pages (the kernel's image always has one) is refused with
  * a message, not a map read past its end (AddressSanitizer's catch) */
 static void test_empty_image(Fixture *f, gconstpointer data) {
-        FridgeImageHeader h = { .page_size = PAGE, .block_pages = 32, .image_id = 7,
-                                .compressor = FRIDGE_IMAGE_ZSTD, .level = 1 };
-        g_assert_cmpint(fridge_image_header_set_kernel(&h), ==, 0);
+        FridgeImageHeader h;
         ImageOutput out;
-        g_assert_cmpint(image_output_init(&out, f->dev, f->snap, PAGE, 0), ==, 0);
+        output_start(f, &h, &out);
         g_assert_cmpint(image_output_finish(&out, &h), ==, -EINVAL);
         image_output_done(&out);
         assert_page0_sig(f, "SWAPSPACE2");
