@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -163,28 +165,60 @@ static int initramfs_find(char *path, size_t size, char *why, size_t whylen) {
                -ENOENT;
 }
 
-/* The next boot must be able to resume the image: its initramfs holds
- * fridge-resume (installed beside the writer, put there by the package's
- * initramfs-tools hook), or the image would be a session lost */
-static int initramfs_check(const ServeArgs *a, char *why, size_t whylen) {
-        if (a->initramfs && strcmp(a->initramfs, "unchecked") == 0)
-                return 0;
-        char path[4096], err[256];
+/* The initramfs the next boot starts: --initramfs's, or the running
+ * kernel's where the distribution keeps it ("-" when none is found) */
+static int initramfs_path(const ServeArgs *a, char *path, size_t size, char *why, size_t whylen) {
         if (a->initramfs)
-                snprintf(path, sizeof(path), "%s", a->initramfs);
-        else if (initramfs_find(path, sizeof(path), why, whylen) < 0)
-                return -ENOENT;
+                return snprintf(path, size, "%s", a->initramfs), 0;
+        int r = initramfs_find(path, size, why, whylen);
+        if (r < 0)
+                snprintf(path, size, "-");
+        return r;
+}
+
+/* The last initramfs read and what it held: a check or a cycle after it
+ * reads it again only once its key changed (update-initramfs ran) */
+static struct {
+        char path[4096], key[WRITER_KEY_MAX];
+        int r;
+        char why[REPLY_TEXT_MAX];
+} scanned;
+
+static int initramfs_scan_cached(const char *path, const char *key, char *why, size_t whylen) {
+        if (strcmp(scanned.path, path) == 0 && strcmp(scanned.key, key) == 0)
+                return snprintf(why, whylen, "%s", scanned.why), scanned.r;
+        char err[256];
         InitramfsScan scan = { .name = &FRIDGE_RESUME_PATH[1] }; /* as the archive names it */
         int r = initramfs_scan_file(path, &scan, err, sizeof(err));
         if (r < 0)
+                /* not kept: a read that failed may not fail again */
                 return snprintf(why, whylen, "cannot read the initramfs %.200s (%.160s): whether the next boot can "
-                                "resume fridge's image is unknown", path, err),
-                       r;
+                                "resume fridge's image is unknown", path, err), r;
         if (!scan.found)
-                return snprintf(why, whylen, "the initramfs %.200s holds no %s: the next boot could not resume "
-                                "fridge's image (update-initramfs -u puts it there)", path, FRIDGE_RESUME_PATH),
-                       -ENOENT;
-        return 0;
+                r = -ENOENT, snprintf(why, whylen, "the initramfs %.200s holds no %s: the next boot could not resume "
+                                      "fridge's image (update-initramfs -u puts it there)", path, FRIDGE_RESUME_PATH);
+        if (strncmp(key, "unknown", 7) == 0)
+                return r;
+        snprintf(scanned.path, sizeof(scanned.path), "%s", path);
+        snprintf(scanned.key, sizeof(scanned.key), "%s", key);
+        scanned.r = r;
+        snprintf(scanned.why, sizeof(scanned.why), "%s", r < 0 ? why : "");
+        return r;
+}
+
+/* The next boot must be able to resume the image: its initramfs holds
+ * fridge-resume (installed beside the writer, put there by the package's
+ * initramfs-tools hook), or the image would be a session lost. path and
+ * key (writer_file_key()) say which file was looked at and when. */
+static int initramfs_check(const ServeArgs *a, char *path, size_t size, char *key, char *why, size_t whylen) {
+        snprintf(key, WRITER_KEY_MAX, "unchecked");
+        if (a->initramfs && strcmp(a->initramfs, "unchecked") == 0)
+                return snprintf(path, size, "-"), 0;
+        int r = initramfs_path(a, path, size, why, whylen);
+        if (r < 0)
+                return snprintf(key, WRITER_KEY_MAX, "absent"), r;
+        writer_file_key(path, key, WRITER_KEY_MAX);
+        return initramfs_scan_cached(path, key, why, whylen);
 }
 
 /* The first line, blocking (SO_RCVTIMEO bounds it); what follows it stays
@@ -205,8 +239,8 @@ static int request_read(ImageConsole *con, WriterMessage *m, char *why, size_t w
         char err[256];
         if (writer_message_parse(line, m, err, sizeof(err)) < 0)
                 return snprintf(why, whylen, "cannot parse the request: %s", err), -EBADMSG;
-        if (m->type != WRITER_MSG_HIBERNATE)
-                return snprintf(why, whylen, "the first request must be hibernate, not %s",
+        if (m->type != WRITER_MSG_HIBERNATE && m->type != WRITER_MSG_CHECK)
+                return snprintf(why, whylen, "the first request must be hibernate or check, not %s",
                                 writer_message_type_to_string(m->type)),
                        -EBADMSG;
         return 0;
@@ -230,8 +264,9 @@ static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter a
         if (locked_down(a, lockdown, sizeof(lockdown)))
                 return reply(c, WRITER_MSG_UNAVAILABLE, "the kernel is locked down (%s): %s cannot be used",
                              lockdown, a->snapshot);
+        char initramfs[4096], key[WRITER_KEY_MAX];
         _cleanup_close_ int snap = snapshot_open(a, why, sizeof(why));
-        if (snap < 0 || initramfs_check(a, why, sizeof(why)) < 0)
+        if (snap < 0 || initramfs_check(a, initramfs, sizeof(initramfs), key, why, sizeof(why)) < 0)
                 return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
         if (resume_device_find(a, device, sizeof(device), &j.resume_offset, why, sizeof(why)) < 0)
                 return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
@@ -241,6 +276,64 @@ static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter a
          * time fridged tells the desktop it resumed */
         image_console_close(con);
         reply_outcome(c, &res);
+}
+
+/* Whether the snapshot device would open, without opening it: an open
+ * for reading starts the kernel's hibernation notifiers */
+static int snapshot_usable(const ServeArgs *a, char *why, size_t whylen) {
+        struct stat st;
+        if (stat(a->snapshot, &st) < 0)
+                return snprintf(why, whylen, errno == ENOENT ? "no snapshot device: %s does not exist"
+                                                             : "cannot look at %s: %m", a->snapshot), -errno;
+        if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) /* a file: the tests' stand-in */
+                return snprintf(why, whylen, "%s is not a device", a->snapshot), -ENODEV;
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        if (syscall(SYS_capget, &h, d) == 0 && !(d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))))
+                return snprintf(why, whylen, "fridge-image-writer lacks CAP_SYS_ADMIN: %s cannot be opened",
+                                a->snapshot), -EPERM;
+        return 0;
+}
+
+/* check: what a hibernation asked now would find first, short of the
+ * resume device (fridged sets it for the cycle, and checks it itself) */
+static void check(int c, const ServeArgs *a) {
+        WriterMessage m = { .type = WRITER_MSG_USABLE };
+        char why[REPLY_TEXT_MAX] = "", lockdown[64], initramfs[4096];
+        int r = initramfs_check(a, initramfs, sizeof(initramfs), m.key, why, sizeof(why));
+        if (locked_down(a, lockdown, sizeof(lockdown)))
+                r = -EPERM, snprintf(why, sizeof(why), "the kernel is locked down (%s): %s cannot be used", lockdown,
+                                     a->snapshot);
+        else if (snapshot_usable(a, why, sizeof(why)) < 0)
+                r = -EPERM;
+        /* a path too long or with a space cannot be said: never "still the same file" */
+        size_t len = strlen(initramfs);
+        if (len < sizeof(m.path) && !strpbrk(initramfs, " \n"))
+                memcpy(m.path, initramfs, len + 1);
+        else
+                strcpy(m.path, "-"), strcpy(m.key, "unsayable");
+        if (r < 0) {
+                m.type = WRITER_MSG_UNUSABLE;
+                snprintf(m.message, REPLY_TEXT_MAX - WRITER_PATH_MAX, "%s", why);
+        }
+        char line[WRITER_LINE_MAX];
+        int n = writer_message_format(&m, line, sizeof(line));
+        if (n < 0 || send(c, line, (size_t) n, MSG_NOSIGNAL) != n)
+                say("could not answer fridged's check: %s\n", n < 0 ? strerror(-n) : strerror(errno));
+}
+
+/* Opened before the freeze: after it, nothing could say why it failed (the
+ * bar is optional). Only for a hibernation: a check touches no console.
+ * What fridged sent after its request (a cancel) stays read. */
+static void console_open(ImageConsole *con, const ServeArgs *a) {
+        if (!a->console)
+                return;
+        WriterLineBuffer in = con->in;
+        int peer = con->peer;
+        if (image_console_open(con, a->console) < 0)
+                say("cannot open the console %s: %m; writing without it\n", a->console);
+        image_console_attach_peer(con, peer);
+        con->in = in;
 }
 
 static void serve_one(int c, const ServeArgs *a) {
@@ -255,22 +348,23 @@ static void serve_one(int c, const ServeArgs *a) {
         (void) setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         (void) setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)); /* nor one that never reads the answer */
         ImageConsole con = { .fd = -1 };
-        /* opened before the freeze: after it, nothing could say why it failed; the bar is optional */
-        if (a->console && image_console_open(&con, a->console) < 0)
-                say("cannot open the console %s: %m; writing without it\n", a->console);
         image_console_attach_peer(&con, c);
         char why[REPLY_TEXT_MAX];
         WriterMessage m;
         ImageAfter after;
         if (request_read(&con, &m, why, sizeof(why)) < 0)
                 reply(c, WRITER_MSG_FAILED, "%s", why);
+        else if (m.type == WRITER_MSG_CHECK)
+                check(c, a);
         else if (serve_mode_after(m.mode, &after) == -EOPNOTSUPP)
                 reply(c, WRITER_MSG_UNAVAILABLE, "mode %s is the kernel's own test of the image: its writer runs it",
                       m.mode);
         else if (serve_mode_after(m.mode, &after) < 0)
                 reply(c, WRITER_MSG_FAILED, "unknown mode %s (platform, shutdown, reboot or suspend)", m.mode);
-        else
+        else {
+                console_open(&con, a);
                 hibernate(c, a, &con, after);
+        }
         image_console_close(&con);
 }
 

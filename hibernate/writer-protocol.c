@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format-util.h"
 
@@ -16,6 +18,8 @@ typedef enum Field {
         FIELD_RAW,
         FIELD_WRITTEN,
         FIELD_USEC,
+        FIELD_PATH,
+        FIELD_KEY,
         FIELD_MESSAGE, /* last on a line: takes the rest of it */
         _FIELD_MAX,
 } Field;
@@ -24,7 +28,8 @@ typedef enum Field {
 
 static const char *const field_names[_FIELD_MAX] = {
         [FIELD_MODE] = "mode",   [FIELD_DONE] = "done",       [FIELD_TOTAL] = "total",     [FIELD_RAW] = "raw",
-        [FIELD_WRITTEN] = "written", [FIELD_USEC] = "usec",   [FIELD_MESSAGE] = "message",
+        [FIELD_WRITTEN] = "written", [FIELD_USEC] = "usec",   [FIELD_PATH] = "path",       [FIELD_KEY] = "key",
+        [FIELD_MESSAGE] = "message",
 };
 
 /* Each message's word and the fields it must have (and may have: no others) */
@@ -39,6 +44,9 @@ static const struct {
         [WRITER_MSG_CANCELLED] = { "cancelled", F(FIELD_MESSAGE) },
         [WRITER_MSG_FAILED] = { "failed", F(FIELD_MESSAGE) },
         [WRITER_MSG_RESUMED] = { "resumed", F(FIELD_RAW) | F(FIELD_WRITTEN) | F(FIELD_USEC) },
+        [WRITER_MSG_CHECK] = { "check", 0 },
+        [WRITER_MSG_USABLE] = { "usable", F(FIELD_PATH) | F(FIELD_KEY) },
+        [WRITER_MSG_UNUSABLE] = { "unusable", F(FIELD_PATH) | F(FIELD_KEY) | F(FIELD_MESSAGE) },
 };
 
 const char *writer_message_type_to_string(WriterMessageType t) {
@@ -53,6 +61,16 @@ static uint64_t *u64_field(WriterMessage *m, Field f) {
         case FIELD_WRITTEN: return &m->written;
         case FIELD_USEC:    return &m->usec;
         default:            return NULL;
+        }
+}
+
+/* The words: a field of one token, its buffer's size in *size */
+static char *word_field(WriterMessage *m, Field f, size_t *size) {
+        switch (f) {
+        case FIELD_MODE: *size = sizeof(m->mode); return m->mode;
+        case FIELD_PATH: *size = sizeof(m->path); return m->path;
+        case FIELD_KEY:  *size = sizeof(m->key);  return m->key;
+        default:         return NULL;
         }
 }
 
@@ -90,15 +108,17 @@ static int parse_field(WriterMessage *m, const char *p, size_t len, unsigned *se
                 return fail(-EBADMSG, err, errlen, "%s has field %s twice", messages[m->type].word, field_names[f]);
         *seen |= F(f);
         const char *v = eq + 1;
-        size_t vlen = len - (size_t) (v - p);
+        size_t vlen = len - (size_t) (v - p), size = 0;
+        char *word = word_field(m, f, &size);
         if (f == FIELD_MESSAGE) {
                 memcpy(m->message, v, vlen);
                 m->message[vlen] = '\0';
-        } else if (f == FIELD_MODE) {
-                if (vlen == 0 || vlen >= sizeof(m->mode))
-                        return fail(-EBADMSG, err, errlen, "mode '%.*s' is empty or too long", (int) vlen, v);
-                memcpy(m->mode, v, vlen);
-                m->mode[vlen] = '\0';
+        } else if (word) {
+                if (vlen == 0 || vlen >= size)
+                        return fail(-EBADMSG, err, errlen, "%s '%.*s' is empty or too long", field_names[f],
+                                    (int) vlen, v);
+                memcpy(word, v, vlen);
+                word[vlen] = '\0';
         } else if (parse_u64(v, vlen, u64_field(m, f)) < 0)
                 return fail(-EBADMSG, err, errlen, "%s=%.*s is not a number", field_names[f], (int) vlen, v);
         return 0;
@@ -141,9 +161,14 @@ int writer_message_format(const WriterMessage *m, char *buf, size_t size) {
         if (m->type < 0 || m->type >= _WRITER_MSG_MAX)
                 return -EINVAL;
         unsigned fields = messages[m->type].fields;
-        if (((fields & F(FIELD_MESSAGE)) && strchr(m->message, '\n')) ||
-            ((fields & F(FIELD_MODE)) && (!m->mode[0] || strpbrk(m->mode, " \n"))))
+        if ((fields & F(FIELD_MESSAGE)) && strchr(m->message, '\n'))
                 return -EINVAL;
+        for (int f = 0; f < _FIELD_MAX; f++) {
+                size_t room;
+                const char *word = (fields & F(f)) ? word_field((WriterMessage *) m, (Field) f, &room) : NULL;
+                if (word && (!word[0] || strpbrk(word, " \n")))
+                        return -EINVAL;
+        }
         char line[WRITER_LINE_MAX + 64];
         int n = snprintf(line, sizeof(line), "%s", messages[m->type].word);
         for (int f = 0; f < _FIELD_MAX && n >= 0 && (size_t) n < sizeof(line); f++) {
@@ -151,11 +176,12 @@ int writer_message_format(const WriterMessage *m, char *buf, size_t size) {
                         continue;
                 size_t room = sizeof(line) - (size_t) n;
                 uint64_t *v = u64_field((WriterMessage *) m, (Field) f);
+                size_t wsize;
+                const char *word = word_field((WriterMessage *) m, (Field) f, &wsize);
                 if (v)
                         n += snprintf(line + n, room, " %s=%" PRIu64, field_names[f], *v);
                 else
-                        n += snprintf(line + n, room, " %s=%s", field_names[f],
-                                      f == FIELD_MODE ? m->mode : m->message);
+                        n += snprintf(line + n, room, " %s=%s", field_names[f], word ? word : m->message);
         }
         if (n < 0 || (size_t) n + 1 >= WRITER_LINE_MAX || (size_t) n + 2 > size)
                 return -ENOBUFS;
@@ -163,6 +189,20 @@ int writer_message_format(const WriterMessage *m, char *buf, size_t size) {
         buf[n] = '\n';
         buf[n + 1] = '\0';
         return n + 1;
+}
+
+void writer_file_key(const char *path, char *buf, size_t size) {
+        struct stat st;
+        if (stat(path, &st) < 0) {
+                if (errno == ENOENT)
+                        snprintf(buf, size, "absent");
+                else
+                        snprintf(buf, size, "unknown-%d", errno);
+                return;
+        }
+        snprintf(buf, size, "%jx:%jx:%jd:%jd.%09ld:%jd.%09ld", (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
+                 (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                 (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 int writer_line_buffer_take(WriterLineBuffer *b, char *line) {

@@ -9,6 +9,8 @@
  *   fridged -> writer   hibernate mode=MODE       first, once (MODE: /sys/power/disk's;
  *                                                 test_resume is answered unavailable)
  *                       cancel                    at any time
+ *                       check                     instead of hibernate: could it write an image
+ *                                                 now? Nothing is opened or frozen for it
  *   writer -> fridged   progress done=BYTES total=BYTES
  *                       unavailable message=TEXT  nothing was frozen: the kernel's writer may go on
  *                       cancelled message=TEXT    the write stopped, user space runs again
@@ -16,6 +18,10 @@
  *                       resumed raw=BYTES written=BYTES usec=N
  *                                                 written, slept and restored: raw and written
  *                                                 image bytes, usec the write's time
+ *                       usable path=FILE key=KEY  check's answers: the initramfs it looked at
+ *                       unusable path=FILE key=KEY message=TEXT
+ *                                                 ("-": none) and its writer_file_key() then;
+ *                                                 the answer holds while the key does
  *
  * Once the writer has frozen user space nobody reads the socket, so it
  * sends progress without waiting and drops a line that does not fit; a
@@ -28,6 +34,8 @@
 
 #define WRITER_LINE_MAX 512u
 #define WRITER_MODE_MAX 32u
+#define WRITER_PATH_MAX 256u
+#define WRITER_KEY_MAX 96u
 #define WRITER_SOCKET_NAME "image-writer.sock"
 
 typedef enum WriterMessageType {
@@ -38,6 +46,9 @@ typedef enum WriterMessageType {
         WRITER_MSG_CANCELLED,
         WRITER_MSG_FAILED,
         WRITER_MSG_RESUMED,
+        WRITER_MSG_CHECK,
+        WRITER_MSG_USABLE,
+        WRITER_MSG_UNUSABLE,
         _WRITER_MSG_MAX,
         _WRITER_MSG_INVALID = -1,
 } WriterMessageType;
@@ -47,6 +58,8 @@ typedef struct WriterMessage {
         char mode[WRITER_MODE_MAX];     /* hibernate */
         uint64_t done, total;           /* progress */
         uint64_t raw, written, usec;    /* resumed */
+        char path[WRITER_PATH_MAX];     /* usable, unusable: no spaces */
+        char key[WRITER_KEY_MAX];       /* usable, unusable */
         char message[WRITER_LINE_MAX];  /* unavailable, cancelled, failed */
 } WriterMessage;
 
@@ -60,6 +73,11 @@ int writer_message_parse(const char *line, WriterMessage *ret, char *err, size_t
  * would be longer than WRITER_LINE_MAX or size) or -EINVAL (a message
  * text with a newline, a mode with a space). */
 int writer_message_format(const WriterMessage *m, char *buf, size_t size);
+
+/* What a file is now, to tell later whether it changed: device, inode,
+ * size, mtime and ctime; "absent" when it does not exist, "unknown-ERRNO"
+ * when it cannot be looked at. Into buf (WRITER_KEY_MAX bytes). */
+void writer_file_key(const char *path, char *buf, size_t size);
 
 /* Splits a stream into lines: feed what was read, take whole lines.
  * A line longer than WRITER_LINE_MAX is an error (-EMSGSIZE). */

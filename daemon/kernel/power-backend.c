@@ -42,6 +42,11 @@ bool power_backend_writes_image(const PowerBackend *b) {
 const char *power_backend_hibernate_writer(const PowerContext *ctx, char **ret_reason) {
         const PowerBackend *b = power_backend_select(ctx, SLEEP_HIBERNATE, false);
         *ret_reason = NULL;
+        /* the writer's own check (writer-verdict.h): it would give the image back to the kernel */
+        if (b == &power_backend_userspace && ctx->image_writer_refusal) {
+                *ret_reason = g_strdup(ctx->image_writer_refusal);
+                return "kernel";
+        }
         if (b == &power_backend_userspace)
                 return "fridge";
         if (ctx->config && ctx->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)

@@ -41,6 +41,7 @@ typedef struct PowerContext {
         const PowerBackend *const *backends;
         HibernateCache *hibernate;      /* NULL: every pre-flight from scratch */
         const char *image_writer_socket; /* where fridge-image-writer listens; NULL: nowhere */
+        const char *image_writer_refusal; /* why it said it cannot write an image; NULL: it can, or unasked */
         uint64_t call;                  /* the call asking (see hibernate_check()); 0: none */
         const struct PowerCaps *caps;   /* what the kernel offers, read for this call; NULL: read it */
 } PowerContext;

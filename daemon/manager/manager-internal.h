@@ -34,6 +34,7 @@
 #include "timeline.h"
 #include "worker.h"
 #include "write-queue.h"
+#include "writer-verdict.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
 /* How long a stopping fridged waits for the write queue (SIGTERM) */
@@ -141,6 +142,7 @@ struct Manager {
         int proc_fd;
         const PowerBackend *const *power_backends; /* NULL: the built-in ones */
         char *image_writer_socket;      /* STATE_DIR/image-writer.sock */
+        WriterVerdict *writer_verdict;  /* what the writer there said it can do */
         int cgroup_fd;                  /* -1: no cgroup v2, nothing is frozen */
         char *cgroup_root;
         Ledger *ledger;

@@ -105,6 +105,8 @@ const char *manager_hibernate_writer(Manager *m, uint64_t call, char **ret_reaso
         PowerContext ctx = manager_power_context(m, m->config);
         ctx.call = call;
         ctx.caps = m->can_caps;
+        if (m->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
+                ctx.image_writer_refusal = writer_verdict_refusal(m->writer_verdict);
         return power_backend_hibernate_writer(&ctx, ret_reason);
 }
 

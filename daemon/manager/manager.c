@@ -470,6 +470,9 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->config = p->config;
         m->power_backends = p->power_backends;
         m->image_writer_socket = p->state_dir ? g_build_filename(p->state_dir, WRITER_SOCKET_NAME, NULL) : NULL;
+        m->writer_verdict = writer_verdict_new(m->event, m->image_writer_socket);
+        if (m->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
+                (void) writer_verdict_refusal(m->writer_verdict); /* asked now: answered by the first status */
         m->sleep_conf_root = g_strdup(p->sleep_conf_root ? p->sleep_conf_root : "/");
         m->next_id = 1;
         m->last_kind = _SLEEP_KIND_INVALID;
@@ -535,6 +538,7 @@ Manager *manager_free(Manager *m) {
                 close(m->cgroup_fd);
         g_free(m->sleep_conf_root);
         g_free(m->image_writer_socket);
+        writer_verdict_free(m->writer_verdict);
         if (m->sysfs_fd >= 0)
                 close(m->sysfs_fd);
         if (m->proc_fd >= 0)

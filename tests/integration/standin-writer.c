@@ -27,7 +27,8 @@ static bool writer_hear(StandinWriter *w, int fd, WriterLineBuffer *b, WriterMes
                 writer_line_buffer_feed(b, chunk, (size_t) n);
         }
         g_mutex_lock(&w->lock);
-        g_string_append_printf(w->heard, "%s\n", line);
+        if (strcmp(line, "check") != 0) /* fridged's question at its start: not the cycle's */
+                g_string_append_printf(w->heard, "%s\n", line);
         g_mutex_unlock(&w->lock);
         char err[256];
         if (writer_message_parse(line, ret, err, sizeof(err)) < 0)
@@ -35,20 +36,28 @@ static bool writer_hear(StandinWriter *w, int fd, WriterLineBuffer *b, WriterMes
         return true;
 }
 
-static void writer_serve(StandinWriter *w, int fd) {
+/* One connection; false when it was fridged's check, answered: the
+ * hibernation's comes next */
+static bool writer_serve(StandinWriter *w, int fd) {
         WriterLineBuffer b = {};
         WriterMessage m;
-        if (!writer_hear(w, fd, &b, &m) || m.type != WRITER_MSG_HIBERNATE)
-                return;
+        if (!writer_hear(w, fd, &b, &m))
+                return true;
+        if (m.type == WRITER_MSG_CHECK) {
+                writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_USABLE, .path = "-", .key = "unchecked" });
+                return false;
+        }
+        if (m.type != WRITER_MSG_HIBERNATE)
+                return true;
         if (w->script == SCRIPT_UNAVAILABLE) {
                 WriterMessage u = { .type = WRITER_MSG_UNAVAILABLE };
                 g_strlcpy(u.message, "/dev/snapshot: No such file or directory", sizeof(u.message));
                 writer_say(fd, &u);
-                return;
+                return true;
         }
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_PROGRESS, .done = 2 * MIB, .total = 4 * MIB });
         if (w->script == SCRIPT_HANG_UP)
-                return;
+                return true;
         if (w->script == SCRIPT_WAIT_CANCEL || w->script == SCRIPT_LATE_CANCEL || w->script == SCRIPT_DEAF) {
                 while (writer_hear(w, fd, &b, &m) && m.type != WRITER_MSG_CANCEL)
                         ;
@@ -58,13 +67,13 @@ static void writer_serve(StandinWriter *w, int fd) {
                 g_mutex_lock(&w->lock);
                 w->hung_up = gone;
                 g_mutex_unlock(&w->lock);
-                return;
+                return true;
         }
         if (w->script == SCRIPT_WAIT_CANCEL) {
                 WriterMessage c = { .type = WRITER_MSG_CANCELLED };
                 g_strlcpy(c.message, "asked by fridged before the freeze", sizeof(c.message));
                 writer_say(fd, &c);
-                return;
+                return true;
         }
         g_mutex_lock(&w->lock);
         while (!w->go && w->script != SCRIPT_LATE_CANCEL)
@@ -72,13 +81,16 @@ static void writer_serve(StandinWriter *w, int fd) {
         g_mutex_unlock(&w->lock);
         writer_say(fd, &(WriterMessage) { .type = WRITER_MSG_RESUMED, .raw = 8 * MIB, .written = 2 * MIB,
                                           .usec = 500000 });
+        return true;
 }
 
 static gpointer writer_thread(gpointer data) {
         StandinWriter *w = data;
-        int fd = accept4(w->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0) {
-                writer_serve(w, fd);
+        for (bool done = false; !done;) {
+                int fd = accept4(w->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd < 0)
+                        break;
+                done = writer_serve(w, fd);
                 close(fd);
         }
         return NULL;

@@ -4,7 +4,8 @@
 /* A stand-in for fridge-image-writer --serve: it listens on fridged's
  * socket (DIR/state/image-writer.sock) in a thread of the test and speaks
  * hibernate/writer-protocol.h as the real writer does, following a
- * script. Used where the real writer cannot run (it needs /dev/snapshot). */
+ * script. Used where the real writer cannot run (it needs /dev/snapshot).
+ * fridged's checks (writer-verdict.h) are answered "usable" on the way. */
 
 #include <glib.h>
 #include <stdbool.h>

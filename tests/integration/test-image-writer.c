@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -294,6 +295,11 @@ static void test_writer_hangs_up(Fixture *f, gconstpointer data) {
         standin_writer_free(w);
 }
 
+/* A test that fails (g_error) leaves no writer behind holding its output */
+static void die_with_test(gpointer unused) {
+        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
 /* The real writer serving path: its pid, once the socket is there (it
  * renames it into place only once it accepts). initramfs: its
  * --initramfs=, or NULL for none (the running kernel's in /boot) */
@@ -307,7 +313,7 @@ static GPid real_writer_start(const char *path, const char *snapshot, const char
         const char *argv[] = { exe, "--serve", listen, snap, sys, initrd, NULL };
         GPid pid;
         g_autoptr(GError) err = NULL;
-        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
+        if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_test, NULL, &pid, &err))
                 g_error("cannot start %s: %s", exe, err->message);
         for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++) {
                 int status;
@@ -384,6 +390,64 @@ static void test_real_writer_initramfs_without_resume(Fixture *f, gconstpointer 
                                                "fridge's image (update-initramfs -u puts it there)",
                                                initrd, FRIDGE_RESUME_PATH);
         real_writer_falls_back(h, "/dev/null", initrd, why);
+}
+
+/* HibernateWriter until it reads `writer` (fridged asks the writer on
+ * the loop, and answers before the answer is in): its reason then */
+static char *writer_becomes(Harness *h, const char *writer) {
+        gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+        while (g_get_monotonic_time() < deadline) {
+                g_autofree char *w = harness_get_string(h, "HibernateWriter");
+                if (g_str_equal(w, writer))
+                        return harness_get_string(h, "HibernateWriterReason");
+                g_usleep(20000);
+        }
+        g_error("HibernateWriter did not read %s within 10 s", writer);
+}
+
+/* What the writer checks, fridged's status says, and says afresh when
+ * the world changes: update-initramfs puts fridge-resume in (a new file:
+ * the answer no longer holds, the writer is taken at its word at once)
+ * or takes it out (asked again, the writer says so). No cycle runs. */
+static void test_status_follows_initramfs(Fixture *f, gconstpointer data) {
+        Harness *h = start(f);
+        g_autofree char *initrd = g_build_filename(h->dir, "initrd.img", NULL);
+        initramfs_write(initrd, "without");
+        g_autofree char *path = g_build_filename(h->dir, "state", WRITER_SOCKET_NAME, NULL);
+        GPid pid = real_writer_start(path, "/dev/null", h->root, initrd);
+        g_autofree char *why = writer_becomes(h, "kernel");
+        g_autofree char *want = g_strdup_printf("the initramfs %s holds no %s", initrd, FRIDGE_RESUME_PATH);
+        if (!strstr(why, want))
+                g_error("HibernateWriterReason '%s' does not say '%s'", why, want);
+        g_autofree char *out = NULL;
+        g_assert_cmpint(harness_fridgectl(h, 10000, &out, "status", NULL, NULL), ==, 0);
+        g_autofree char *line = g_strdup_printf("HibernateWriter: kernel (%s", why);
+        if (!strstr(out, line))
+                g_error("fridgectl status does not say '%s':\n%s", line, out);
+
+        initramfs_write(initrd, "with");
+        expect_writer(h, "fridge", ""); /* the first read after it: no stale refusal */
+        for (int i = 0; i < 25; i++) { /* and once the writer has looked again, still */
+                g_usleep(20000);
+                expect_writer(h, "fridge", "");
+        }
+        initramfs_write(initrd, "without");
+        g_autofree char *again = writer_becomes(h, "kernel");
+        g_assert_nonnull(strstr(again, want));
+        g_assert_false(log_has(h, "power/state")); /* nothing slept */
+        real_writer_stop(pid);
+}
+
+/* A writer without its device says so to the check as to a cycle */
+static void test_status_no_snapshot(Fixture *f, gconstpointer data) {
+        Harness *h = start(f);
+        g_autofree char *path = g_build_filename(h->dir, "state", WRITER_SOCKET_NAME, NULL);
+        g_autofree char *missing = g_build_filename(h->dir, "missing", NULL);
+        GPid pid = real_writer_start(path, missing, h->root, "unchecked");
+        g_autofree char *why = writer_becomes(h, "kernel");
+        g_autofree char *want = g_strdup_printf("no snapshot device: %s does not exist", missing);
+        g_assert_cmpstr(why, ==, want);
+        real_writer_stop(pid);
 }
 
 /* As uid 65534, in a child (only calls safe after fork): the first line
@@ -520,7 +584,7 @@ static void test_real_writer_preflight(void) {
                   "unavailable message=mode test_resume is the kernel's own test of the image: its writer runs it" },
                 { NULL, "254:0\n", NULL, "hibernate mode=disk",
                   "failed message=unknown mode disk (platform, shutdown, reboot or suspend)" },
-                { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate, not cancel" },
+                { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate or check, not cancel" },
                 /* the resume device 0:0 would be refused next: the initramfs is checked before it */
                 { NULL, "0:0\n", NULL, "hibernate mode=platform",
                   "unavailable message=the initramfs INITRD holds no " FRIDGE_RESUME_PATH ": the next boot could not "
@@ -612,6 +676,8 @@ int main(int argc, char **argv) {
         ADD("writer-hangs-up", test_writer_hangs_up);
         ADD("real-writer-unavailable", test_real_writer_unavailable);
         ADD("real-writer-initramfs-without-resume", test_real_writer_initramfs_without_resume);
+        ADD("status-follows-initramfs", test_status_follows_initramfs);
+        ADD("status-no-snapshot", test_status_no_snapshot);
         g_test_add_func("/image-writer/real-writer-refuses-non-root", test_real_writer_refuses_non_root);
         g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
         g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "writer-verdict.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "time-util.h"
+#include "writer-protocol.h"
+
+struct WriterVerdict {
+        sd_event *event;
+        char *socket_path;
+        /* the question out: its connection, and the time it may take */
+        int fd;
+        sd_event_source *io, *timer;
+        WriterLineBuffer in;
+        /* the last answer */
+        bool known;
+        char *refusal;          /* NULL: usable */
+        char path[WRITER_PATH_MAX], key[WRITER_KEY_MAX];
+        uint64_t at;            /* CLOCK_MONOTONIC */
+};
+
+static void question_end(WriterVerdict *v) {
+        v->io = sd_event_source_disable_unref(v->io);
+        v->timer = sd_event_source_disable_unref(v->timer);
+        if (v->fd >= 0)
+                close(v->fd);
+        v->fd = -1;
+        v->in.len = 0;
+}
+
+WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path) {
+        WriterVerdict *v = g_new0(WriterVerdict, 1);
+        v->event = sd_event_ref(e);
+        v->socket_path = g_strdup(socket_path);
+        v->fd = -1;
+        return v;
+}
+
+WriterVerdict *writer_verdict_free(WriterVerdict *v) {
+        if (!v)
+                return NULL;
+        question_end(v);
+        sd_event_unref(v->event);
+        g_free(v->socket_path);
+        g_free(v->refusal);
+        g_free(v);
+        return NULL;
+}
+
+static void answer_take(WriterVerdict *v, const WriterMessage *m) {
+        v->known = true;
+        g_clear_pointer(&v->refusal, g_free);
+        if (m->type == WRITER_MSG_UNUSABLE)
+                v->refusal = g_strdup(m->message);
+        g_strlcpy(v->path, m->path, sizeof(v->path));
+        g_strlcpy(v->key, m->key, sizeof(v->key));
+        v->at = now(CLOCK_MONOTONIC);
+        log_debug("fridge-image-writer %s%s%s (initramfs %s)", m->type == WRITER_MSG_USABLE ? "can write" : "cannot write",
+                  v->refusal ? ": " : "", v->refusal ? v->refusal : "", m->path);
+}
+
+static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        WriterVerdict *v = userdata;
+        char chunk[WRITER_LINE_MAX], line[WRITER_LINE_MAX], err[256] = "";
+        ssize_t n = read(fd, chunk, WRITER_LINE_MAX - v->in.len);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (n > 0) {
+                writer_line_buffer_feed(&v->in, chunk, (size_t) n);
+                int r = writer_line_buffer_take(&v->in, line);
+                if (r == 0)
+                        return 0; /* more to come */
+                WriterMessage m;
+                if (r > 0 && writer_message_parse(line, &m, err, sizeof(err)) == 0 &&
+                    (m.type == WRITER_MSG_USABLE || m.type == WRITER_MSG_UNUSABLE))
+                        answer_take(v, &m);
+                else
+                        log_warning("fridge-image-writer answered the check with '%.*s' %s", 200, r > 0 ? line : "",
+                                    err);
+        } else
+                log_debug("fridge-image-writer hung up on the check: %s", n < 0 ? strerror(errno) : "no answer");
+        question_end(v);
+        return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        WriterVerdict *v = userdata;
+        log_warning("fridge-image-writer did not answer the check in %u s; asked again when next needed",
+                    (unsigned) (WRITER_VERDICT_TIMEOUT_USEC / USEC_PER_SEC));
+        question_end(v);
+        return 0;
+}
+
+/* Connect and ask; a writer not there (yet) is asked when next needed */
+static void question_ask(WriterVerdict *v) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (!v->socket_path || strlen(v->socket_path) >= sizeof(sa.sun_path))
+                return;
+        strcpy(sa.sun_path, v->socket_path);
+        v->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        static const char check[] = "check\n";
+        int r = v->fd < 0 ? -errno : 0;
+        if (r == 0 && connect(v->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                r = -errno;
+        if (r == 0 && send(v->fd, check, sizeof(check) - 1, MSG_NOSIGNAL) != sizeof(check) - 1)
+                r = -errno;
+        if (r == 0)
+                r = sd_event_add_io(v->event, &v->io, v->fd, EPOLLIN, on_answer, v);
+        if (r == 0)
+                r = sd_event_add_time_relative(v->event, &v->timer, CLOCK_MONOTONIC, WRITER_VERDICT_TIMEOUT_USEC, 0,
+                                               on_timeout, v);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot ask fridge-image-writer at %s whether it can write: %m", v->socket_path);
+                question_end(v);
+                return;
+        }
+        (void) sd_event_source_set_description(v->io, "writer-verdict");
+}
+
+/* The answer is of the initramfs that is there now, and recent */
+static bool answer_holds(const WriterVerdict *v) {
+        if (!v->known || now(CLOCK_MONOTONIC) - v->at > WRITER_VERDICT_TTL_USEC)
+                return false;
+        if (strcmp(v->path, "-") == 0)
+                return true;
+        char key[WRITER_KEY_MAX];
+        writer_file_key(v->path, key, sizeof(key));
+        return strcmp(key, v->key) == 0;
+}
+
+const char *writer_verdict_refusal(WriterVerdict *v) {
+        if (answer_holds(v))
+                return v->refusal;
+        v->known = false;
+        g_clear_pointer(&v->refusal, g_free);
+        if (v->fd < 0)
+                question_ask(v);
+        return NULL;
+}

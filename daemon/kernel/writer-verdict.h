@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <systemd/sd-event.h>
+
+/* What fridge-image-writer last said it could do (its "check": the
+ * snapshot device, its capability, lockdown, the next boot's initramfs
+ * holding fridge-resume), so that HibernateWriter says which writer a
+ * hibernation will use without fridged reading an initramfs itself. The
+ * question goes out on the loop, never waited for: until the answer comes
+ * the writer is taken at its word. An answer holds while the initramfs
+ * it looked at is the same file (writer_file_key(), a stat) and for
+ * WRITER_VERDICT_TTL_USEC at most. A cycle asks the writer all the same:
+ * this only tells. */
+
+#define WRITER_VERDICT_TTL_USEC (60 * USEC_PER_SEC)
+/* A writer busy with a hibernation answers after it; one hung is let go */
+#define WRITER_VERDICT_TIMEOUT_USEC (120 * USEC_PER_SEC)
+
+typedef struct WriterVerdict WriterVerdict;
+
+/* socket_path: where the writer listens (copied) */
+WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path);
+WriterVerdict *writer_verdict_free(WriterVerdict *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(WriterVerdict, writer_verdict_free)
+
+/* NULL: the writer can write an image, as far as is known; else why it
+ * cannot, in its words. Asks it again (without waiting) when no answer
+ * holds and no question is out. */
+const char *writer_verdict_refusal(WriterVerdict *v);
