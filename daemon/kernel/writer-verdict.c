@@ -25,6 +25,7 @@ struct WriterVerdict {
         char *refusal;          /* NULL: usable */
         char path[WRITER_PATH_MAX], key[WRITER_KEY_MAX];
         uint64_t at;            /* CLOCK_MONOTONIC */
+        char *said;             /* the last answer logged: a new one is logged once */
 };
 
 static void question_end(WriterVerdict *v) {
@@ -51,6 +52,7 @@ WriterVerdict *writer_verdict_free(WriterVerdict *v) {
         sd_event_unref(v->event);
         g_free(v->socket_path);
         g_free(v->refusal);
+        g_free(v->said);
         g_free(v);
         return NULL;
 }
@@ -63,8 +65,18 @@ static void answer_take(WriterVerdict *v, const WriterMessage *m) {
         g_strlcpy(v->path, m->path, sizeof(v->path));
         g_strlcpy(v->key, m->key, sizeof(v->key));
         v->at = now(CLOCK_MONOTONIC);
-        log_debug("fridge-image-writer %s%s%s (initramfs %s)", m->type == WRITER_MSG_USABLE ? "can write" : "cannot write",
-                  v->refusal ? ": " : "", v->refusal ? v->refusal : "", m->path);
+        g_autofree char *text = v->refusal ? g_strdup_printf("fridge-image-writer cannot write a hibernation image "
+                                                             "(the kernel's writer will): %s", v->refusal)
+                                           : g_strdup_printf("fridge-image-writer can write a hibernation image "
+                                                             "(initramfs %s)", m->path);
+        if (g_strcmp0(text, v->said) == 0)
+                return;
+        if (v->refusal)
+                log_notice("%s", text);
+        else
+                log_info("%s", text);
+        g_free(v->said);
+        v->said = g_steal_pointer(&text);
 }
 
 static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

@@ -40,6 +40,17 @@ use_fridges_writer() {
   fridgectl status >/run/status.txt || fail "fridgectl status failed"
   grep -E 'HibernateWriter' /run/status.txt
   grep -q 'HibernateWriter: fridge' /run/status.txt || fail "fridged will not use fridge's writer: $(cat /run/status.txt)"
+  # fridged asked the writer at its start (the socket started it): what
+  # it found in this machine's own initrd, update-initramfs's
+  for _ in $(seq 120); do
+    journalctl -b -o cat -u fridged.service | grep 'fridge-image-writer can.* write a hibernation image' >/run/verdict.txt \
+      && break
+    sleep 0.5
+  done
+  cat /run/verdict.txt
+  grep -q "can write a hibernation image (initramfs /boot/initrd.img-$(uname -r))" /run/verdict.txt \
+    || fail "fridge-image-writer's check of the initrd did not say it can write: $(cat /run/verdict.txt)"
+  fridgectl status | grep -q 'HibernateWriter: fridge' || fail "after the writer's check, fridged will not use its writer"
 }
 # holder_and_file: a process holding a random value in its memory
 # ($holder, $value; `ask` prints its answer "PID VALUE") and a file on the
