@@ -257,27 +257,6 @@ static void reply_outcome(int c, const ImageWriteResult *res) {
         }
 }
 
-/* Everything that can stop the write, checked before anything is frozen */
-static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter after) {
-        char why[REPLY_TEXT_MAX], lockdown[64], device[64];
-        ImageWriteJob j = { .resume_device = device, .console = con, .after = after };
-        if (locked_down(a, lockdown, sizeof(lockdown)))
-                return reply(c, WRITER_MSG_UNAVAILABLE, "the kernel is locked down (%s): %s cannot be used",
-                             lockdown, a->snapshot);
-        char initramfs[4096], key[WRITER_KEY_MAX];
-        _cleanup_close_ int snap = snapshot_open(a, why, sizeof(why));
-        if (snap < 0 || initramfs_check(a, initramfs, sizeof(initramfs), key, why, sizeof(why)) < 0)
-                return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
-        if (resume_device_find(a, device, sizeof(device), &j.resume_offset, why, sizeof(why)) < 0)
-                return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
-        ImageWriteResult res;
-        image_write_run(snap, &j, &res);
-        /* --console=vt: the VT in front before is in front again by the
-         * time fridged tells the desktop it resumed */
-        image_console_close(con);
-        reply_outcome(c, &res);
-}
-
 /* Whether the snapshot device would open, without opening it: an open
  * for reading starts the kernel's hibernation notifiers */
 static int snapshot_usable(const ServeArgs *a, char *why, size_t whylen) {
@@ -295,6 +274,34 @@ static int snapshot_usable(const ServeArgs *a, char *why, size_t whylen) {
         return 0;
 }
 
+/* Everything that can stop the write, checked before anything is frozen */
+static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter after) {
+        char why[REPLY_TEXT_MAX], lockdown[64], device[64];
+        ImageWriteJob j = { .resume_device = device, .console = con, .after = after };
+        if (locked_down(a, lockdown, sizeof(lockdown)))
+                return reply(c, WRITER_MSG_UNAVAILABLE, "the kernel is locked down (%s): %s cannot be used",
+                             lockdown, a->snapshot);
+        char initramfs[4096], key[WRITER_KEY_MAX];
+        /* the device opened last: its open runs the kernel's hibernation notifiers */
+        if (snapshot_usable(a, why, sizeof(why)) < 0 ||
+            initramfs_check(a, initramfs, sizeof(initramfs), key, why, sizeof(why)) < 0 ||
+            resume_device_find(a, device, sizeof(device), &j.resume_offset, why, sizeof(why)) < 0)
+                return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
+        int snap = snapshot_open(a, why, sizeof(why));
+        if (snap < 0)
+                return reply(c, WRITER_MSG_UNAVAILABLE, "%s", why);
+        ImageWriteResult res;
+        image_write_run(snap, &j, &res);
+        /* closed before the answer: told unavailable, fridged writes disk
+         * to /sys/power/state at once, which the kernel refuses (EBUSY)
+         * while the snapshot device is held */
+        close(snap);
+        /* --console=vt: the VT in front before is in front again by the
+         * time fridged tells the desktop it resumed */
+        image_console_close(con);
+        reply_outcome(c, &res);
+}
+
 /* check: what a hibernation asked now would find first, short of the
  * resume device (fridged sets it for the cycle, and checks it itself) */
 static void check(int c, const ServeArgs *a) {
@@ -306,15 +313,19 @@ static void check(int c, const ServeArgs *a) {
                                      a->snapshot);
         else if (snapshot_usable(a, why, sizeof(why)) < 0)
                 r = -EPERM;
-        /* a path too long or with a space cannot be said: never "still the same file" */
+        /* a path too long or with a space cannot be said: "-", which
+         * fridged cannot look at, so holds the answer for its TTL only */
         size_t len = strlen(initramfs);
         if (len < sizeof(m.path) && !strpbrk(initramfs, " \n"))
                 memcpy(m.path, initramfs, len + 1);
         else
                 strcpy(m.path, "-"), strcpy(m.key, "unsayable");
         if (r < 0) {
+                /* the reason gets what the word, the path and the key leave of the line */
+                size_t used = strlen("unusable path= key= message=\n") + strlen(m.path) + strlen(m.key);
                 m.type = WRITER_MSG_UNUSABLE;
-                snprintf(m.message, REPLY_TEXT_MAX - WRITER_PATH_MAX, "%s", why);
+                snprintf(m.message, WRITER_LINE_MAX - 1 - used, "%s", why);
+                m.message[strcspn(m.message, "\n")] = '\0';
         }
         char line[WRITER_LINE_MAX];
         int n = writer_message_format(&m, line, sizeof(line));

@@ -230,10 +230,14 @@ static int gzip_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, c
         return r;
 }
 
+/* A header may ask for a dictionary of up to 1.5 GiB; the kernel's own
+ * unpacker and initramfs-tools' xz use a few MiB */
+#define XZ_MEMLIMIT (128u << 20)
+
 static int xz_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, char *why, size_t whylen) {
         lzma_stream z = LZMA_STREAM_INIT;
         _cleanup_free_ uint8_t *out = malloc(OUT_CHUNK);
-        if (!out || lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
+        if (!out || lzma_stream_decoder(&z, XZ_MEMLIMIT, 0) != LZMA_OK)
                 return say(-ENOMEM, why, whylen, "out of memory");
         z.next_in = in;
         z.avail_in = len;
@@ -243,7 +247,10 @@ static int xz_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, cha
                 z.next_out = out;
                 z.avail_out = OUT_CHUNK;
                 zr = lzma_code(&z, LZMA_FINISH);
-                if (zr != LZMA_OK && zr != LZMA_STREAM_END)
+                if (zr == LZMA_MEMLIMIT_ERROR)
+                        r = say(-EFBIG, why, whylen, "xz data that needs more than %u MiB to unpack",
+                                (unsigned) (XZ_MEMLIMIT >> 20));
+                else if (zr != LZMA_OK && zr != LZMA_STREAM_END)
                         r = say(-EBADMSG, why, whylen, "corrupt xz data: %s",
                                 zr == LZMA_BUF_ERROR ? "it ends early" : "liblzma refused it");
                 else if (OUT_CHUNK - z.avail_out > 0)
@@ -353,10 +360,11 @@ int initramfs_scan_buffer(const void *data, size_t size, InitramfsScan *s, char 
                 if (r < 0)
                         return r;
                 at += used;
-                if (!s->found && !p->ended && at >= size)
-                        return say(-EBADMSG, why, whylen, "the last archive ends early, in its %s",
-                                   p->state == CPIO_SKIPPING ? "data" : "headers");
         }
+        /* a compressed one cut short may be followed by padding: still cut short */
+        if (!s->found && !p->ended)
+                return say(-EBADMSG, why, whylen, "the last archive ends early, in its %s",
+                           p->state == CPIO_SKIPPING ? "data" : "headers");
         return 0;
 }
 
@@ -371,6 +379,14 @@ int initramfs_scan_file(const char *path, InitramfsScan *s, char *why, size_t wh
                 return say(-EINVAL, why, whylen, "not a regular file");
         if (st.st_size == 0)
                 return say(-EBADMSG, why, whylen, "an empty file");
+        /* Mapped, a file cut short under the scan (dracut copies over
+         * its output in place) would end it with SIGBUS: under a read
+         * lease whoever opens it to write waits until it is closed. One
+         * open for writing already is being written: what it will hold
+         * is unknown. Without leases (fs.leases-enable=0, a file system
+         * without them) it is read as it is. */
+        if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0 && errno == EAGAIN)
+                return say(-EBUSY, why, whylen, "it is being written");
         void *m = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED)
                 return say(-errno, why, whylen, "%s", strerror(errno));

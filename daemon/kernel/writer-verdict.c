@@ -16,6 +16,7 @@
 struct WriterVerdict {
         sd_event *event;
         char *socket_path;
+        uint64_t ttl_usec;
         /* the question out: its connection, and the time it may take */
         int fd;
         sd_event_source *io, *timer;
@@ -28,6 +29,11 @@ struct WriterVerdict {
         char *said;             /* the last answer logged: a new one is logged once */
 };
 
+static void answer_drop(WriterVerdict *v) {
+        v->known = false;
+        g_clear_pointer(&v->refusal, g_free);
+}
+
 static void question_end(WriterVerdict *v) {
         v->io = sd_event_source_disable_unref(v->io);
         v->timer = sd_event_source_disable_unref(v->timer);
@@ -37,8 +43,9 @@ static void question_end(WriterVerdict *v) {
         v->in.len = 0;
 }
 
-WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path) {
+WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path, uint64_t ttl_usec) {
         WriterVerdict *v = g_new0(WriterVerdict, 1);
+        v->ttl_usec = ttl_usec;
         v->event = sd_event_ref(e);
         v->socket_path = g_strdup(socket_path);
         v->fd = -1;
@@ -97,8 +104,10 @@ static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 else
                         log_warning("fridge-image-writer answered the check with '%.*s' %s", 200, r > 0 ? line : "",
                                     err);
-        } else
+        } else {
                 log_debug("fridge-image-writer hung up on the check: %s", n < 0 ? strerror(errno) : "no answer");
+                answer_drop(v); /* an old answer outlives its TTL only while a new one is on its way */
+        }
         question_end(v);
         return 0;
 }
@@ -107,6 +116,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         WriterVerdict *v = userdata;
         log_warning("fridge-image-writer did not answer the check in %u s; asked again when next needed",
                     (unsigned) (WRITER_VERDICT_TIMEOUT_USEC / USEC_PER_SEC));
+        answer_drop(v);
         question_end(v);
         return 0;
 }
@@ -131,16 +141,16 @@ static void question_ask(WriterVerdict *v) {
                                                on_timeout, v);
         if (r < 0) {
                 log_debug_errno(r, "Cannot ask fridge-image-writer at %s whether it can write: %m", v->socket_path);
+                answer_drop(v);
                 question_end(v);
                 return;
         }
         (void) sd_event_source_set_description(v->io, "writer-verdict");
 }
 
-/* The answer is of the initramfs that is there now, and recent */
-static bool answer_holds(const WriterVerdict *v) {
-        if (!v->known || now(CLOCK_MONOTONIC) - v->at > WRITER_VERDICT_TTL_USEC)
-                return false;
+/* Whether the answer is of the initramfs there now (a path the writer
+ * could not say, "-", cannot be looked at: only the TTL bounds it) */
+static bool answer_of_this_file(const WriterVerdict *v) {
         if (strcmp(v->path, "-") == 0)
                 return true;
         char key[WRITER_KEY_MAX];
@@ -149,11 +159,11 @@ static bool answer_holds(const WriterVerdict *v) {
 }
 
 const char *writer_verdict_refusal(WriterVerdict *v) {
-        if (answer_holds(v))
-                return v->refusal;
-        v->known = false;
-        g_clear_pointer(&v->refusal, g_free);
-        if (v->fd < 0)
+        if (v->known && !answer_of_this_file(v))
+                answer_drop(v); /* of another file: wrong now, whatever comes next */
+        bool old = v->known && now(CLOCK_MONOTONIC) - v->at > v->ttl_usec;
+        if ((!v->known || old) && v->fd < 0)
                 question_ask(v);
-        return NULL;
+        /* an old answer stands until the new one comes (or the asking fails) */
+        return v->known ? v->refusal : NULL;
 }

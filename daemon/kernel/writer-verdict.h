@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 /* What fridge-image-writer last said it could do (its "check": the
@@ -10,9 +11,10 @@
  * hibernation will use without fridged reading an initramfs itself. The
  * question goes out on the loop, never waited for: until the answer comes
  * the writer is taken at its word. An answer holds while the initramfs
- * it looked at is the same file (writer_file_key(), a stat) and for
- * WRITER_VERDICT_TTL_USEC at most. A cycle asks the writer all the same:
- * this only tells. */
+ * it looked at is the same file (writer_file_key(), a stat); once older
+ * than WRITER_VERDICT_TTL_USEC the writer is asked again, and the old
+ * answer stands until the new one comes. A cycle asks the writer all the
+ * same: this only tells. */
 
 #define WRITER_VERDICT_TTL_USEC (60 * USEC_PER_SEC)
 /* A writer busy with a hibernation answers after it; one hung is let go */
@@ -20,8 +22,9 @@
 
 typedef struct WriterVerdict WriterVerdict;
 
-/* socket_path: where the writer listens (copied) */
-WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path);
+/* socket_path: where the writer listens (copied); ttl_usec: how long an
+ * answer stands unasked (WRITER_VERDICT_TTL_USEC; tests, less) */
+WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path, uint64_t ttl_usec);
 WriterVerdict *writer_verdict_free(WriterVerdict *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WriterVerdict, writer_verdict_free)
 

@@ -470,7 +470,7 @@ int manager_new(const ManagerParams *p, Manager **ret) {
         m->config = p->config;
         m->power_backends = p->power_backends;
         m->image_writer_socket = p->state_dir ? g_build_filename(p->state_dir, WRITER_SOCKET_NAME, NULL) : NULL;
-        m->writer_verdict = writer_verdict_new(m->event, m->image_writer_socket);
+        m->writer_verdict = writer_verdict_new(m->event, m->image_writer_socket, WRITER_VERDICT_TTL_USEC);
         if (m->config->hibernate_writer == HIBERNATE_WRITER_FRIDGE)
                 (void) writer_verdict_refusal(m->writer_verdict); /* asked now: answered by the first status */
         m->sleep_conf_root = g_strdup(p->sleep_conf_root ? p->sleep_conf_root : "/");

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -560,8 +561,10 @@ static void test_real_writer_socket_activated(void) {
 }
 
 /* What the writer finds before it would freeze, and what it answers: each
- * cause named, nothing frozen (--snapshot=/dev/null opens, and no ioctl
- * is ever tried on it: every case stops before). The initramfs holds
+ * cause named, nothing frozen, and the snapshot device (a file here,
+ * watched) never even opened: its open would run the kernel's hibernation
+ * notifiers, and a device still held when fridged is told "unavailable"
+ * would fail the kernel's own write (EBUSY). The initramfs holds
  * fridge-resume unless a case says otherwise. */
 static void test_real_writer_preflight(void) {
         if (geteuid() != 0)
@@ -570,7 +573,9 @@ static void test_real_writer_preflight(void) {
                 const char *lockdown, *resume, *offset, *request, *answer, *initramfs;
         } cases[] = {
                 { "none [integrity] confidentiality\n", "254:0\n", NULL, "hibernate mode=platform",
-                  "unavailable message=the kernel is locked down (integrity): /dev/null cannot be used" },
+                  "unavailable message=the kernel is locked down (integrity): SNAP cannot be used" },
+                { "none [integrity] confidentiality\n", "254:0\n", NULL, "check",
+                  "unusable path=INITRD key=" },
                 { "[none] integrity confidentiality\n", "0:0\n", NULL, "hibernate mode=platform",
                   "unavailable message=no resume device set (SYS/power/resume is 0:0)" },
                 { NULL, "sda1\n", NULL, "hibernate mode=shutdown",
@@ -585,6 +590,8 @@ static void test_real_writer_preflight(void) {
                 { NULL, "254:0\n", NULL, "hibernate mode=disk",
                   "failed message=unknown mode disk (platform, shutdown, reboot or suspend)" },
                 { NULL, "254:0\n", NULL, "cancel", "failed message=the first request must be hibernate or check, not cancel" },
+                { NULL, "0:0\n", NULL, "check", "usable path=INITRD key=" },
+                { NULL, "0:0\n", NULL, "check", "unusable path=INITRD key=", "without" },
                 /* the resume device 0:0 would be refused next: the initramfs is checked before it */
                 { NULL, "0:0\n", NULL, "hibernate mode=platform",
                   "unavailable message=the initramfs INITRD holds no " FRIDGE_RESUME_PATH ": the next boot could not "
@@ -605,7 +612,12 @@ static void test_real_writer_preflight(void) {
         g_assert_cmpint(g_mkdir_with_parents(security, 0755), ==, 0);
         g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
         g_autofree char *initrd = g_build_filename(dir, "initrd.img", NULL);
-        GPid pid = real_writer_start(path, "/dev/null", sys, initrd);
+        g_autofree char *snap = g_build_filename(dir, "snapshot", NULL);
+        g_assert_true(g_file_set_contents(snap, "", 0, NULL));
+        int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        g_assert_cmpint(watch, >=, 0);
+        g_assert_cmpint(inotify_add_watch(watch, snap, IN_OPEN), >=, 0);
+        GPid pid = real_writer_start(path, snap, sys, initrd);
         const char *const files[] = { "kernel/security/lockdown", "power/resume", "power/resume_offset" };
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
                 const char *what = cases[i].initramfs ?: "with";
@@ -626,11 +638,44 @@ static void test_real_writer_preflight(void) {
                 g_auto(GStrv) parts = g_strsplit(cases[i].answer, "SYS", -1);
                 g_autofree char *with_sys = g_strjoinv(sys, parts);
                 g_auto(GStrv) parts2 = g_strsplit(with_sys, "INITRD", -1);
-                g_autofree char *want = g_strjoinv(initrd, parts2);
+                g_autofree char *with_initrd = g_strjoinv(initrd, parts2);
+                g_auto(GStrv) parts3 = g_strsplit(with_initrd, "SNAP", -1);
+                g_autofree char *want = g_strjoinv(snap, parts3);
                 g_test_message("%s -> %s", cases[i].request, got);
                 if (!g_str_has_prefix(got, want))
                         g_error("case %zu: the writer answered '%s', not '%s'", i, got, want);
+                char events[256];
+                if (read(watch, events, sizeof(events)) > 0)
+                        g_error("case %zu (%s): the writer opened the snapshot device", i, cases[i].request);
         }
+        real_writer_stop(pid);
+        close(watch);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* An initramfs at a long path (the longest the answer can name): the
+ * check's answer still fits its line, the reason cut short */
+static void test_real_writer_check_long_path(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        g_autofree char *name = g_strnfill(WRITER_PATH_MAX - 2 - strlen(dir) - strlen("/x/"), 'i');
+        g_autofree char *sub = g_build_filename(dir, "x", NULL);
+        g_assert_cmpint(g_mkdir(sub, 0755), ==, 0);
+        g_autofree char *initrd = g_build_filename(sub, name, NULL);
+        g_assert_cmpuint(strlen(initrd), ==, WRITER_PATH_MAX - 2);
+        initramfs_write(initrd, "without");
+        GPid pid = real_writer_start(path, "/dev/null", dir, initrd);
+        g_autofree char *got = ask_as_root(path, "check\n");
+        g_test_message("%s", got);
+        WriterMessage m;
+        char err[256];
+        g_assert_cmpint(writer_message_parse(got, &m, err, sizeof(err)), ==, 0);
+        g_assert_cmpint(m.type, ==, WRITER_MSG_UNUSABLE);
+        g_assert_cmpstr(m.path, ==, initrd);
+        g_assert_true(g_str_has_prefix(m.message, "the initramfs "));
         real_writer_stop(pid);
         g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
         g_assert_cmpint(system(rm), ==, 0);
@@ -682,5 +727,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/image-writer/real-writer-socket-activated", test_real_writer_socket_activated);
         g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);
         g_test_add_func("/image-writer/real-writer-initramfs-default", test_real_writer_initramfs_default);
+        g_test_add_func("/image-writer/real-writer-check-long-path", test_real_writer_check_long_path);
         return g_test_run();
 }

@@ -6,6 +6,7 @@
  * be read named. The archives are made here, by the same rules as
  * initramfs-tools' cpio and the kernel's gen_init_cpio. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <lz4.h>
@@ -81,6 +82,32 @@ static GByteArray *xz_of(const GByteArray *in) {
         g_assert_cmpint(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC32, NULL, in->data, in->len, out->data, &pos, bound),
                         ==, LZMA_OK);
         g_byte_array_set_size(out, (guint) pos);
+        return out;
+}
+
+static size_t vli_skip(const uint8_t *b, size_t at) {
+        while (b[at] & 0x80)
+                at++;
+        return at + 1;
+}
+
+/* xz_of()'s stream, its block header saying the LZMA2 dictionary is
+ * 1.5 GiB (properties byte 37; its CRC32 made again): nothing is
+ * encoded with such a dictionary, only asked for */
+static GByteArray *xz_of_greedy(const GByteArray *in) {
+        GByteArray *out = xz_of(in);
+        uint8_t *h = out->data + LZMA_STREAM_HEADER_SIZE;
+        size_t size = ((size_t) h[0] + 1) * 4, at = 2;
+        if (h[1] & 0x40)
+                at = vli_skip(h, at); /* compressed size */
+        if (h[1] & 0x80)
+                at = vli_skip(h, at); /* uncompressed size */
+        g_assert_cmpuint(h[at], ==, LZMA_FILTER_LZMA2);
+        g_assert_cmpuint(h[at + 1], ==, 1);
+        h[at + 2] = 37;
+        uint32_t crc = lzma_crc32(h, size - 4, 0);
+        for (int i = 0; i < 4; i++)
+                h[size - 4 + (size_t) i] = (uint8_t) (crc >> (8 * i));
         return out;
 }
 
@@ -234,6 +261,20 @@ static void test_unreadable(void) {
         g_assert_cmpint(scan(cut, &s, why), ==, -EBADMSG);
         g_assert_nonnull(strstr(why, "the last archive ends early"));
 
+        /* compressed, cut inside the archive, then padding: not "not there" */
+        g_autoptr(GByteArray) half = g_byte_array_new();
+        g_byte_array_append(half, without->data, without->len - 200);
+        g_autoptr(GByteArray) padded = zstd_of(half);
+        static const uint8_t zeros[512];
+        g_byte_array_append(padded, zeros, sizeof(zeros));
+        g_assert_cmpint(scan(padded, &s, why), ==, -EBADMSG);
+        g_assert_nonnull(strstr(why, "the last archive ends early"));
+
+        /* an xz header asking for a 1.5 GiB dictionary is not obeyed */
+        g_autoptr(GByteArray) greedy = xz_of_greedy(without);
+        g_assert_cmpint(scan(greedy, &s, why), ==, -EFBIG);
+        g_assert_nonnull(strstr(why, "needs more than 128 MiB"));
+
         g_autoptr(GByteArray) bad = main_archive(NULL, 0);
         memcpy(bad->data + 6 + 8, "0000Z1ED", 8); /* the first entry's mode */
         g_assert_cmpint(scan(bad, &s, why), ==, -EBADMSG);
@@ -257,6 +298,22 @@ static void test_file(void) {
         g_assert_true(g_file_set_contents(path, (const char *) a->data, a->len, NULL));
         g_assert_cmpint(initramfs_scan_file(path, &s, why, sizeof(why)), ==, 0);
         g_assert_true(s.found);
+
+        /* open for writing (update-initramfs or dracut at work): the scan
+         * takes a read lease, which it cannot have now */
+        int probe = open(path, O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(probe, >=, 0);
+        bool leases = fcntl(probe, F_SETLEASE, F_RDLCK) == 0;
+        close(probe);
+        if (leases) {
+                int writing = open(path, O_WRONLY | O_CLOEXEC);
+                g_assert_cmpint(writing, >=, 0);
+                g_assert_cmpint(initramfs_scan_file(path, &s, why, sizeof(why)), ==, -EBUSY);
+                g_assert_cmpstr(why, ==, "it is being written");
+                close(writing);
+                g_assert_cmpint(initramfs_scan_file(path, &s, why, sizeof(why)), ==, 0);
+        } else
+                g_test_message("no leases on %s: the scan reads it as it is", dir);
         g_assert_cmpint(g_unlink(path), ==, 0);
         g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
