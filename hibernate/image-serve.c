@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -414,12 +415,30 @@ static int listen_fd(const ServeArgs *a) {
         return SERVE_LISTEN_FDS_START;
 }
 
+/* 1: a connection waits; 0: none came in sec seconds */
+static int idle_wait(int fd, unsigned sec) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        for (;;) {
+                int r = poll(&p, 1, (int) (sec * 1000u));
+                if (r >= 0 || errno != EINTR)
+                        return r < 0 ? -errno : r;
+        }
+}
+
 int image_serve(const ServeArgs *a) {
         _cleanup_close_ int fd = listen_fd(a);
         if (fd < 0)
                 return 1;
+        /* systemd holds its socket and starts the service again on the
+         * next connection; --listen's would be gone with the process */
+        unsigned idle = a->listen ? 0 : a->idle_exit_sec;
         say("serving fridged's hibernation requests\n");
         for (;;) {
+                int w = idle ? idle_wait(fd, idle) : 1;
+                if (w == 0)
+                        return say("no request for %u s: exiting until the socket starts it again\n", idle), 0;
+                if (w < 0)
+                        return say("poll: %s\n", strerror(-w)), 1;
                 _cleanup_close_ int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
                 if (c < 0 && (errno == EINTR || errno == ECONNABORTED))
                         continue;

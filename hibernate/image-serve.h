@@ -19,6 +19,8 @@ typedef struct ServeArgs {
         const char *console;    /* the bar and Esc while frozen, or NULL */
         const char *initramfs;  /* the next boot's, to hold fridge-resume: NULL to find the
                                  * running kernel's in /boot, "unchecked" not to look */
+        unsigned idle_exit_sec; /* on systemd's socket: exit once idle this long (the socket
+                                 * starts it again); 0, or --listen: never */
 } ServeArgs;
 
 /* Until the listening socket fails: an exit status */

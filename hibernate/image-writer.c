@@ -63,6 +63,7 @@ typedef struct Args {
         const char *header_kernel; /* tests: a header from another kernel */
         const char *console;       /* the bar and the keys while frozen: a tty, or "vt" */
         const char *initramfs;     /* --serve: the next boot's, or "unchecked" */
+        unsigned idle_exit_sec;    /* --serve on systemd's socket: exit once idle this long; 0: never */
         uint64_t resume_offset;
         ImageAfter after;
 } Args;
@@ -234,6 +235,8 @@ static void usage(FILE *f) {
                    "                          which must hold fridge-resume, else the kernel's\n"
                    "                          writer is used (/boot/initrd.img-RELEASE, or\n"
                    "                          /boot/initramfs-RELEASE.img, of the running kernel)\n"
+                   "  --idle-exit=SEC         (--serve, on systemd's socket) exit after SEC seconds\n"
+                   "                          without a request; the socket starts it again\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
                    "  --resume-offset=PAGES   where the swap area starts on it (a swap file's)\n"
                    "  --after=poweroff|platform|reboot|suspend|unfreeze  after the write (platform:\n"
@@ -263,6 +266,15 @@ static int parse_option(int c, Args *a) {
         case 'k': a->header_kernel = optarg; return 0;
         case 'c': a->console = optarg; return 0;
         case 'i': a->initramfs = optarg; return 0;
+        case 'e': {
+                errno = 0;
+                unsigned long sec = strtoul(optarg, &end, 10);
+                if (errno != 0 || !end || *end || !*optarg || *optarg == '-' || sec > 86400)
+                        return fprintf(stderr, "fridge-image-writer: --idle-exit=%s is not a number of seconds "
+                                               "(0 to 86400)\n", optarg), 2;
+                a->idle_exit_sec = (unsigned) sec;
+                return 0;
+        }
         case 'o':
                 errno = 0;
                 a->resume_offset = strtoull(optarg, &end, 10);
@@ -312,6 +324,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "header-kernel", required_argument, NULL, 'k' },
                 { "console", required_argument, NULL, 'c' },
                 { "initramfs", required_argument, NULL, 'i' },
+                { "idle-exit", required_argument, NULL, 'e' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -333,7 +346,7 @@ int main(int argc, char **argv) {
         if (a.serve)
                 return image_serve(&(ServeArgs) { .snapshot = a.snapshot, .listen = a.listen,
                                                   .sysfs = a.sysfs ? a.sysfs : "/sys", .console = a.console,
-                                                  .initramfs = a.initramfs });
+                                                  .initramfs = a.initramfs, .idle_exit_sec = a.idle_exit_sec });
         /* O_RDONLY: the side of the device that makes an image */
         _cleanup_close_ int fd = open(a.snapshot, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -80,7 +80,7 @@ fi
 # The generated files name the installed binaries
 grep -qx "ExecStart=$FRIDGED_PATH" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStart is not $FRIDGED_PATH"
 grep -qx "ExecStopPost=$FRIDGED_PATH --thaw-all" "$dest$UNITDIR/fridged.service" || fail "fridged.service: ExecStopPost"
-grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot --console=vt" \
+grep -qx "ExecStart=$FRIDGE_IMAGE_WRITER_PATH --serve --snapshot=/dev/snapshot --console=vt --idle-exit=60" \
         "$dest$UNITDIR/fridge-image-writer.service" || fail "fridge-image-writer.service: ExecStart"
 # the bar on a VT of its own: the VTs' devices, and the capability their switch needs
 grep -qx "DeviceAllow=char-tty rw" "$dest$UNITDIR/fridge-image-writer.service" \

@@ -542,7 +542,7 @@ static void test_real_writer_socket_activated(void) {
         g_autofree char *snap = g_strdup_printf("--snapshot=%s", missing);
         g_autofree char *sys = g_strdup_printf("--sysfs=%s", dir);
         const char *argv[] = { activate, "-l", path, "--", g_getenv("FRIDGE_IMAGE_WRITER"), "--serve", snap, sys,
-                               NULL };
+                               "--idle-exit=1", NULL };
         GPid pid;
         g_autoptr(GError) err = NULL;
         if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err))
@@ -555,9 +555,45 @@ static void test_real_writer_socket_activated(void) {
         /* one connection at a time, and then the next */
         g_autofree char *again = ask_as_root(path, "hibernate mode=test_resume\n");
         g_assert_nonnull(strstr(again, "unavailable message=mode test_resume"));
-        real_writer_stop(pid);
+        /* a second without a request: it exits, its memory given back (systemd's socket starts it again) */
+        int status = 0;
+        pid_t gone = 0;
+        for (int i = 0; i < 500 && (gone = waitpid(pid, &status, WNOHANG)) == 0; i++)
+                g_usleep(10000);
+        if (gone != pid)
+                real_writer_stop(pid);
+        g_assert_cmpint(gone, ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
         g_assert_cmpint(unlink(path), ==, 0);
         g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
+/* --listen's socket would go with the writer: --idle-exit does not apply */
+static void test_real_writer_listen_stays(void) {
+        if (geteuid() != 0)
+                return g_test_skip("needs root: the writer serves uid 0 only");
+        g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
+        g_autofree char *listen = g_strdup_printf("--listen=%s", path);
+        g_autofree char *sys = g_strdup_printf("--sysfs=%s", dir);
+        const char *argv[] = { g_getenv("FRIDGE_IMAGE_WRITER"), "--serve", listen, "--snapshot=/dev/null", sys,
+                               "--initramfs=unchecked", "--idle-exit=1", NULL };
+        GPid pid;
+        g_autoptr(GError) err = NULL;
+        g_assert_true(g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_test, NULL, &pid,
+                                    &err));
+        for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++)
+                g_usleep(10000);
+        g_autofree char *first = ask_as_root(path, "check\n");
+        g_assert_true(g_str_has_prefix(first, "usable path=- key=unchecked"));
+        g_usleep(2 * G_USEC_PER_SEC);
+        g_assert_cmpint(waitpid(pid, NULL, WNOHANG), ==, 0);
+        g_autofree char *got = ask_as_root(path, "check\n");
+        g_assert_true(g_str_has_prefix(got, "usable path=- key=unchecked"));
+        real_writer_stop(pid);
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
 }
 
 /* What the writer finds before it would freeze, and what it answers: each
@@ -728,5 +764,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/image-writer/real-writer-preflight", test_real_writer_preflight);
         g_test_add_func("/image-writer/real-writer-initramfs-default", test_real_writer_initramfs_default);
         g_test_add_func("/image-writer/real-writer-check-long-path", test_real_writer_check_long_path);
+        g_test_add_func("/image-writer/real-writer-listen-stays", test_real_writer_listen_stays);
         return g_test_run();
 }
