@@ -258,9 +258,14 @@ static void reply_outcome(int c, const ImageWriteResult *res) {
         }
 }
 
-/* Whether the snapshot device would open, without opening it: an open
- * for reading starts the kernel's hibernation notifiers */
+/* Whether the snapshot device would open, without opening it (an open
+ * for reading starts the kernel's hibernation notifiers): no lockdown,
+ * the device there, and the capability it needs */
 static int snapshot_usable(const ServeArgs *a, char *why, size_t whylen) {
+        char mode[64];
+        if (locked_down(a, mode, sizeof(mode)))
+                return snprintf(why, whylen, "the kernel is locked down (%s): %s cannot be used", mode, a->snapshot),
+                       -EPERM;
         struct stat st;
         if (stat(a->snapshot, &st) < 0)
                 return snprintf(why, whylen, errno == ENOENT ? "no snapshot device: %s does not exist"
@@ -277,12 +282,8 @@ static int snapshot_usable(const ServeArgs *a, char *why, size_t whylen) {
 
 /* Everything that can stop the write, checked before anything is frozen */
 static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter after) {
-        char why[REPLY_TEXT_MAX], lockdown[64], device[64];
+        char why[REPLY_TEXT_MAX], device[64], initramfs[4096], key[WRITER_KEY_MAX];
         ImageWriteJob j = { .resume_device = device, .console = con, .after = after };
-        if (locked_down(a, lockdown, sizeof(lockdown)))
-                return reply(c, WRITER_MSG_UNAVAILABLE, "the kernel is locked down (%s): %s cannot be used",
-                             lockdown, a->snapshot);
-        char initramfs[4096], key[WRITER_KEY_MAX];
         /* the device opened last: its open runs the kernel's hibernation notifiers */
         if (snapshot_usable(a, why, sizeof(why)) < 0 ||
             initramfs_check(a, initramfs, sizeof(initramfs), key, why, sizeof(why)) < 0 ||
@@ -307,12 +308,9 @@ static void hibernate(int c, const ServeArgs *a, ImageConsole *con, ImageAfter a
  * resume device (fridged sets it for the cycle, and checks it itself) */
 static void check(int c, const ServeArgs *a) {
         WriterMessage m = { .type = WRITER_MSG_USABLE };
-        char why[REPLY_TEXT_MAX] = "", lockdown[64], initramfs[4096];
+        char why[REPLY_TEXT_MAX] = "", initramfs[4096];
         int r = initramfs_check(a, initramfs, sizeof(initramfs), m.key, why, sizeof(why));
-        if (locked_down(a, lockdown, sizeof(lockdown)))
-                r = -EPERM, snprintf(why, sizeof(why), "the kernel is locked down (%s): %s cannot be used", lockdown,
-                                     a->snapshot);
-        else if (snapshot_usable(a, why, sizeof(why)) < 0)
+        if (snapshot_usable(a, why, sizeof(why)) < 0) /* the device's reason before the initramfs's */
                 r = -EPERM;
         /* a path too long or with a space cannot be said: "-", which
          * fridged cannot look at, so holds the answer for its TTL only */
