@@ -303,15 +303,17 @@ static void die_with_test(gpointer unused) {
 
 /* The real writer serving path: its pid, once the socket is there (it
  * renames it into place only once it accepts). initramfs: its
- * --initramfs=, or NULL for none (the running kernel's in /boot) */
-static GPid real_writer_start(const char *path, const char *snapshot, const char *sysfs, const char *initramfs) {
+ * --initramfs=, or NULL for none (the running kernel's in /boot); extra:
+ * one more option, or NULL */
+static GPid real_writer_start_with(const char *path, const char *snapshot, const char *sysfs, const char *initramfs,
+                                   const char *extra) {
         const char *exe = g_getenv("FRIDGE_IMAGE_WRITER");
         g_assert_nonnull(exe);
         g_autofree char *listen = g_strdup_printf("--listen=%s", path);
         g_autofree char *snap = g_strdup_printf("--snapshot=%s", snapshot);
         g_autofree char *sys = g_strdup_printf("--sysfs=%s", sysfs);
         g_autofree char *initrd = initramfs ? g_strdup_printf("--initramfs=%s", initramfs) : NULL;
-        const char *argv[] = { exe, "--serve", listen, snap, sys, initrd, NULL };
+        const char *argv[] = { exe, "--serve", listen, snap, sys, initrd ? initrd : extra, initrd ? extra : NULL, NULL };
         GPid pid;
         g_autoptr(GError) err = NULL;
         if (!g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_test, NULL, &pid, &err))
@@ -325,6 +327,10 @@ static GPid real_writer_start(const char *path, const char *snapshot, const char
         }
         g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
         return pid;
+}
+
+static GPid real_writer_start(const char *path, const char *snapshot, const char *sysfs, const char *initramfs) {
+        return real_writer_start_with(path, snapshot, sysfs, initramfs, NULL);
 }
 
 /* An initramfs as initramfs-tools makes one, with fridge-resume where the
@@ -575,16 +581,7 @@ static void test_real_writer_listen_stays(void) {
                 return g_test_skip("needs root: the writer serves uid 0 only");
         g_autofree char *dir = g_dir_make_tmp("fridge-writer-XXXXXX", NULL);
         g_autofree char *path = g_build_filename(dir, WRITER_SOCKET_NAME, NULL);
-        g_autofree char *listen = g_strdup_printf("--listen=%s", path);
-        g_autofree char *sys = g_strdup_printf("--sysfs=%s", dir);
-        const char *argv[] = { g_getenv("FRIDGE_IMAGE_WRITER"), "--serve", listen, "--snapshot=/dev/null", sys,
-                               "--initramfs=unchecked", "--idle-exit=1", NULL };
-        GPid pid;
-        g_autoptr(GError) err = NULL;
-        g_assert_true(g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_test, NULL, &pid,
-                                    &err));
-        for (int i = 0; i < 3000 && !g_file_test(path, G_FILE_TEST_EXISTS); i++)
-                g_usleep(10000);
+        GPid pid = real_writer_start_with(path, "/dev/null", dir, "unchecked", "--idle-exit=1");
         g_autofree char *first = ask_as_root(path, "check\n");
         g_assert_true(g_str_has_prefix(first, "usable path=- key=unchecked"));
         g_usleep(2 * G_USEC_PER_SEC);
