@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <lz4.h>
 #include <lzma.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "format-util.h"
 #include "macro.h"
 
 #define CPIO_HEADER 110u
@@ -26,14 +26,6 @@
 #define LZ4_LEGACY_BLOCK (8u << 20)
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
-
-__attribute__((format(printf, 4, 5))) static int say(int r, char *why, size_t whylen, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-        return r;
-}
 
 /* ---- the cpio (newc) stream, fed in pieces of any size ---- */
 
@@ -74,13 +66,13 @@ static uint64_t pad4(uint64_t pos) {
  * file size the 7th, the name's size (with its NUL) the 12th */
 static int cpio_header_parse(Cpio *p, char *why, size_t whylen) {
         if (memcmp(p->header, "070701", 6) != 0 && memcmp(p->header, "070702", 6) != 0)
-                return say(-EBADMSG, why, whylen, "no cpio header where one should start (\"%.6s\")", p->header);
+                return fail(-EBADMSG, why, whylen, "no cpio header where one should start (\"%.6s\")", p->header);
         uint64_t mode, size, name_size;
         if (hex8(p->header + 6 + 8, &mode) < 0 || hex8(p->header + 6 + 6 * 8, &size) < 0 ||
             hex8(p->header + 6 + 11 * 8, &name_size) < 0)
-                return say(-EBADMSG, why, whylen, "a cpio header with a field that is not hexadecimal");
+                return fail(-EBADMSG, why, whylen, "a cpio header with a field that is not hexadecimal");
         if (name_size == 0 || name_size > CPIO_NAME_MAX)
-                return say(-EBADMSG, why, whylen, "a cpio entry whose name is %" PRIu64 " bytes long", name_size);
+                return fail(-EBADMSG, why, whylen, "a cpio entry whose name is %" PRIu64 " bytes long", name_size);
         p->mode = (uint32_t) mode;
         p->data_size = size;
         p->name_size = (size_t) name_size;
@@ -187,7 +179,7 @@ static int zstd_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, c
         _cleanup_free_ uint8_t *out = malloc(OUT_CHUNK);
         if (!z || !out) {
                 ZSTD_freeDStream(z);
-                return say(-ENOMEM, why, whylen, "out of memory");
+                return fail(-ENOMEM, why, whylen, "out of memory");
         }
         ZSTD_inBuffer ib = { in, len, 0 };
         int r = 0;
@@ -198,11 +190,11 @@ static int zstd_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, c
                 ZSTD_outBuffer ob = { out, OUT_CHUNK, 0 };
                 ret = ZSTD_decompressStream(z, &ob, &ib);
                 if (ZSTD_isError(ret))
-                        r = say(-EBADMSG, why, whylen, "corrupt zstd data: %s", ZSTD_getErrorName(ret));
+                        r = fail(-EBADMSG, why, whylen, "corrupt zstd data: %s", ZSTD_getErrorName(ret));
                 else if (ob.pos > 0)
                         r = feed_out(p, out, ob.pos, why, whylen);
                 else if (ret != 0 && ib.pos == ib.size)
-                        r = say(-EBADMSG, why, whylen, "the zstd data ends early");
+                        r = fail(-EBADMSG, why, whylen, "the zstd data ends early");
         }
         ZSTD_freeDStream(z);
         *ret_used = ib.pos;
@@ -213,14 +205,14 @@ static int gzip_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, c
         z_stream z = { .next_in = (Bytef *) in, .avail_in = (uInt) MIN(len, (size_t) UINT32_MAX) };
         _cleanup_free_ uint8_t *out = malloc(OUT_CHUNK);
         if (!out || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-                return say(-ENOMEM, why, whylen, "out of memory");
+                return fail(-ENOMEM, why, whylen, "out of memory");
         int r = 0, zr = Z_OK;
         while (zr != Z_STREAM_END && r == 0 && !p->scan->found) {
                 z.next_out = out;
                 z.avail_out = OUT_CHUNK;
                 zr = inflate(&z, Z_NO_FLUSH);
                 if (zr != Z_OK && zr != Z_STREAM_END)
-                        r = say(-EBADMSG, why, whylen, "corrupt gzip data: %s",
+                        r = fail(-EBADMSG, why, whylen, "corrupt gzip data: %s",
                                 zr == Z_BUF_ERROR ? "it ends early" : z.msg ? z.msg : "inflate failed");
                 else if (OUT_CHUNK - z.avail_out > 0)
                         r = feed_out(p, out, OUT_CHUNK - z.avail_out, why, whylen);
@@ -238,7 +230,7 @@ static int xz_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, cha
         lzma_stream z = LZMA_STREAM_INIT;
         _cleanup_free_ uint8_t *out = malloc(OUT_CHUNK);
         if (!out || lzma_stream_decoder(&z, XZ_MEMLIMIT, 0) != LZMA_OK)
-                return say(-ENOMEM, why, whylen, "out of memory");
+                return fail(-ENOMEM, why, whylen, "out of memory");
         z.next_in = in;
         z.avail_in = len;
         int r = 0;
@@ -248,10 +240,10 @@ static int xz_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, cha
                 z.avail_out = OUT_CHUNK;
                 zr = lzma_code(&z, LZMA_FINISH);
                 if (zr == LZMA_MEMLIMIT_ERROR)
-                        r = say(-EFBIG, why, whylen, "xz data that needs more than %u MiB to unpack",
+                        r = fail(-EFBIG, why, whylen, "xz data that needs more than %u MiB to unpack",
                                 (unsigned) (XZ_MEMLIMIT >> 20));
                 else if (zr != LZMA_OK && zr != LZMA_STREAM_END)
-                        r = say(-EBADMSG, why, whylen, "corrupt xz data: %s",
+                        r = fail(-EBADMSG, why, whylen, "corrupt xz data: %s",
                                 zr == LZMA_BUF_ERROR ? "it ends early" : "liblzma refused it");
                 else if (OUT_CHUNK - z.avail_out > 0)
                         r = feed_out(p, out, OUT_CHUNK - z.avail_out, why, whylen);
@@ -261,33 +253,29 @@ static int xz_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, cha
         return r;
 }
 
-static uint32_t le32(const uint8_t *b) {
-        return (uint32_t) b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 | (uint32_t) b[3] << 24;
-}
-
 /* lz4 -l: the magic, then blocks of a 32-bit size and up to 8 MiB each;
  * the stream ends where the data does or a size cannot be one (the next
  * archive's start, or zero padding) */
 static int lz4_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_used, char *why, size_t whylen) {
         _cleanup_free_ char *out = malloc(LZ4_LEGACY_BLOCK);
         if (!out)
-                return say(-ENOMEM, why, whylen, "out of memory");
+                return fail(-ENOMEM, why, whylen, "out of memory");
         size_t pos = 4, blocks = 0;
         int r = 0;
         while (r == 0 && !p->scan->found && len - pos >= 4) {
-                uint32_t size = le32(in + pos);
+                uint32_t size = get32(in + pos);
                 if (size == LZ4_LEGACY_MAGIC) {
                         pos += 4;
                         continue;
                 }
                 if (size == 0 || size > (uint32_t) LZ4_compressBound(LZ4_LEGACY_BLOCK) || size > len - pos - 4) {
                         if (blocks == 0)
-                                r = say(-EBADMSG, why, whylen, "corrupt lz4 data: a first block of %u bytes", size);
+                                r = fail(-EBADMSG, why, whylen, "corrupt lz4 data: a first block of %u bytes", size);
                         break;
                 }
                 int n = LZ4_decompress_safe((const char *) in + pos + 4, out, (int) size, LZ4_LEGACY_BLOCK);
                 if (n < 0)
-                        return say(-EBADMSG, why, whylen, "corrupt lz4 data in block %zu", blocks);
+                        return fail(-EBADMSG, why, whylen, "corrupt lz4 data in block %zu", blocks);
                 pos += 4 + size;
                 blocks++;
                 r = feed_out(p, (const uint8_t *) out, (size_t) n, why, whylen);
@@ -317,7 +305,7 @@ static int compressed_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_u
                 if (len < formats[i].magic_len || memcmp(in, formats[i].magic, formats[i].magic_len) != 0)
                         continue;
                 if (!formats[i].read)
-                        return say(-EOPNOTSUPP, why, whylen, "an archive compressed with %s, which is not read here",
+                        return fail(-EOPNOTSUPP, why, whylen, "an archive compressed with %s, which is not read here",
                                    formats[i].name);
                 if (p->ended) { /* else it goes on with what the last one left unfinished */
                         p->pos = 0;
@@ -325,7 +313,7 @@ static int compressed_read(Cpio *p, const uint8_t *in, size_t len, size_t *ret_u
                 }
                 return formats[i].read(p, in, len, ret_used, why, whylen);
         }
-        return say(-EBADMSG, why, whylen, "neither a cpio archive nor a known compression (%02x %02x %02x %02x)",
+        return fail(-EBADMSG, why, whylen, "neither a cpio archive nor a known compression (%02x %02x %02x %02x)",
                    in[0], len > 1 ? in[1] : 0, len > 2 ? in[2] : 0, len > 3 ? in[3] : 0);
 }
 
@@ -336,7 +324,7 @@ int initramfs_scan_buffer(const void *data, size_t size, InitramfsScan *s, char 
         s->archives = 0;
         _cleanup_free_ Cpio *p = calloc(1, sizeof(Cpio));
         if (!p)
-                return say(-ENOMEM, why, whylen, "out of memory");
+                return fail(-ENOMEM, why, whylen, "out of memory");
         p->scan = s;
         p->ended = true; /* between archives */
         while (at < size && !s->found) {
@@ -355,7 +343,7 @@ int initramfs_scan_buffer(const void *data, size_t size, InitramfsScan *s, char 
                 } else {
                         r = compressed_read(p, b + at, size - at, &used, why, whylen);
                         if (r >= 0 && !s->found && used == 0)
-                                r = say(-EBADMSG, why, whylen, "an archive at byte %zu that reads as empty", at);
+                                r = fail(-EBADMSG, why, whylen, "an archive at byte %zu that reads as empty", at);
                 }
                 if (r < 0)
                         return r;
@@ -363,7 +351,7 @@ int initramfs_scan_buffer(const void *data, size_t size, InitramfsScan *s, char 
         }
         /* a compressed one cut short may be followed by padding: still cut short */
         if (!s->found && !p->ended)
-                return say(-EBADMSG, why, whylen, "the last archive ends early, in its %s",
+                return fail(-EBADMSG, why, whylen, "the last archive ends early, in its %s",
                            p->state == CPIO_SKIPPING ? "data" : "headers");
         return 0;
 }
@@ -371,14 +359,14 @@ int initramfs_scan_buffer(const void *data, size_t size, InitramfsScan *s, char 
 int initramfs_scan_file(const char *path, InitramfsScan *s, char *why, size_t whylen) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return say(-errno, why, whylen, "%s", strerror(errno));
+                return fail(-errno, why, whylen, "%s", strerror(errno));
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return say(-errno, why, whylen, "%s", strerror(errno));
+                return fail(-errno, why, whylen, "%s", strerror(errno));
         if (!S_ISREG(st.st_mode))
-                return say(-EINVAL, why, whylen, "not a regular file");
+                return fail(-EINVAL, why, whylen, "not a regular file");
         if (st.st_size == 0)
-                return say(-EBADMSG, why, whylen, "an empty file");
+                return fail(-EBADMSG, why, whylen, "an empty file");
         /* Mapped, a file cut short under the scan (dracut copies over
          * its output in place) would end it with SIGBUS: under a read
          * lease whoever opens it to write waits until it is closed. One
@@ -386,10 +374,10 @@ int initramfs_scan_file(const char *path, InitramfsScan *s, char *why, size_t wh
          * is unknown. Without leases (fs.leases-enable=0, a file system
          * without them) it is read as it is. */
         if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0 && errno == EAGAIN)
-                return say(-EBUSY, why, whylen, "it is being written");
+                return fail(-EBUSY, why, whylen, "it is being written");
         void *m = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED)
-                return say(-errno, why, whylen, "%s", strerror(errno));
+                return fail(-errno, why, whylen, "%s", strerror(errno));
         (void) madvise(m, (size_t) st.st_size, MADV_SEQUENTIAL);
         int r = initramfs_scan_buffer(m, (size_t) st.st_size, s, why, whylen);
         munmap(m, (size_t) st.st_size);
