@@ -149,11 +149,15 @@ static int snapshot_open(const ServeArgs *a, char *why, size_t whylen) {
         return -e;
 }
 
-/* The running kernel's initramfs where the distribution keeps it; why not */
+/* The running kernel's initramfs where the distribution keeps it; why
+ * not, with the first place looked in path */
 static int initramfs_find(char *path, size_t size, char *why, size_t whylen) {
         struct utsname u;
-        if (uname(&u) < 0)
-                return snprintf(why, whylen, "cannot tell the running kernel: %s", strerror(errno)), -errno;
+        if (uname(&u) < 0) {
+                int r = -errno;
+                snprintf(path, size, "-");
+                return snprintf(why, whylen, "cannot tell the running kernel: %s", strerror(-r)), r;
+        }
         char first[256] = "", second[256] = "";
         /* (a path past 200 bytes is cut short where it is said) */
         for (unsigned i = 0; initramfs_candidate(u.release, i, path, size); i++) {
@@ -161,20 +165,19 @@ static int initramfs_find(char *path, size_t size, char *why, size_t whylen) {
                         return 0;
                 snprintf(i == 0 ? first : second, sizeof(first), "%.200s", path);
         }
+        (void) initramfs_candidate(u.release, 0, path, size);
         return snprintf(why, whylen, "no initramfs for kernel %s (neither %s nor %s): the next boot could not "
                         "resume fridge's image; --initramfs= names it", u.release, first, second),
                -ENOENT;
 }
 
 /* The initramfs the next boot starts: --initramfs's, or the running
- * kernel's where the distribution keeps it ("-" when none is found) */
+ * kernel's where the distribution keeps it (when none is found, the
+ * first place looked: fridged watches beside it for one to appear) */
 static int initramfs_path(const ServeArgs *a, char *path, size_t size, char *why, size_t whylen) {
         if (a->initramfs)
                 return snprintf(path, size, "%s", a->initramfs), 0;
-        int r = initramfs_find(path, size, why, whylen);
-        if (r < 0)
-                snprintf(path, size, "-");
-        return r;
+        return initramfs_find(path, size, why, whylen);
 }
 
 /* The last initramfs read and what it held: a check or a cycle after it

@@ -10,8 +10,9 @@
  * holding fridge-resume), so that HibernateWriter says which writer a
  * hibernation will use without fridged reading an initramfs itself. The
  * question goes out on the loop, never waited for: until the answer comes
- * the writer is taken at its word. An answer holds while the initramfs
- * it looked at is the same file (writer_file_key(), a stat); once older
+ * the writer is taken at its word. An answer holds while nothing changes
+ * in the directory of the initramfs it looked at (inotify; a stat of it,
+ * writer_file_key(), at each read where no watch could be set); once older
  * than WRITER_VERDICT_TTL_USEC the writer is asked again, and the old
  * answer stands until the new one comes. A cycle asks the writer all the
  * same: this only tells. */

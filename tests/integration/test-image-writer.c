@@ -734,6 +734,12 @@ static void test_real_writer_initramfs_default(void) {
                                                 "the next boot could not resume fridge's image; --initramfs= names it",
                                                 u.release, debian, fedora);
         g_assert_cmpstr(got, ==, want);
+        /* check names the first place looked, beside which fridged watches */
+        g_autofree char *checked = ask_as_root(path, "check\n");
+        g_autofree char *named = g_strdup_printf("unusable path=%s key=absent message=no initramfs for kernel %s",
+                                                 debian, u.release);
+        if (!g_str_has_prefix(checked, named))
+                g_error("check answered '%s', not '%s…'", checked, named);
         real_writer_stop(pid);
         g_assert_cmpint(unlink(path), ==, 0);
         g_assert_cmpint(rmdir(dir), ==, 0);

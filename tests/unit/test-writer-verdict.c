@@ -3,14 +3,18 @@
  * fridged's side of the writer's "check" (daemon/kernel/writer-verdict.c)
  * against a writer played here on a real socket: the question goes out
  * without waiting, the answer is taken, it stands while the initramfs it
- * names is the same file, a changed file drops it at once, an old answer
- * stands while it is asked again, and a writer that hangs up or is not
- * there leaves no answer behind.
+ * names is the same file, a changed file or a new one beside it drops it
+ * at once, reads and an unmounted /boot (an automount expiring) do not,
+ * an old answer stands while it is asked again, and a writer that hangs
+ * up or is not there leaves no answer behind.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -114,6 +118,53 @@ static void test_changed_file(Fixture *f, gconstpointer data) {
         g_assert_null(writer_verdict_refusal(f->v));
 }
 
+/* The initramfs update-initramfs has not made yet appearing: the writer
+ * found none, so any new file beside the first place it looked may be the
+ * one. Beside one it found, other files and reads of it change nothing. */
+static void test_new_file_beside(Fixture *f, gconstpointer data) {
+        g_autofree char *absent = g_build_filename(f->dir, "initrd.img-new", NULL);
+        g_autofree char *other = g_build_filename(f->dir, "System.map", NULL);
+        (void) writer_verdict_refusal(f->v);
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, f->initrd, "holds no fridge-resume");
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(f->initrd, &text, NULL, NULL)); /* as the writer reads it */
+        g_assert_true(g_file_set_contents(other, "map", -1, NULL));
+        g_assert_nonnull(writer_verdict_refusal(f->v));
+        g_assert_false(question_out(f));
+        g_assert_cmpint(g_unlink(other), ==, 0);
+
+        g_assert_cmpint(g_unlink(f->initrd), ==, 0); /* dropped: asked again */
+        g_assert_null(writer_verdict_refusal(f->v));
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, absent, "no initramfs for kernel new");
+        g_assert_nonnull(writer_verdict_refusal(f->v));
+        g_assert_true(g_file_set_contents(other, "map", -1, NULL));
+        g_assert_null(writer_verdict_refusal(f->v));
+        g_assert_true(question_out(f));
+        close(question_take(f));
+        g_assert_cmpint(g_unlink(other), ==, 0);
+}
+
+/* An automounted /boot expiring: its initramfs is not gone, and no read
+ * of the property mounts it again to look (a private mount namespace, so
+ * nothing outlives the test) */
+static void test_unmounted_stands(Fixture *f, gconstpointer data) {
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                g_test_skip("needs a mount namespace of its own (root)");
+                return;
+        }
+        g_autofree char *boot = g_build_filename(f->dir, "boot", NULL);
+        g_autofree char *initrd = g_build_filename(boot, "initrd.img", NULL);
+        g_assert_cmpint(g_mkdir(boot, 0755), ==, 0);
+        g_assert_cmpint(mount("boot", boot, "tmpfs", 0, "size=1m"), ==, 0);
+        g_assert_true(g_file_set_contents(initrd, "archive", -1, NULL));
+        (void) writer_verdict_refusal(f->v);
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, initrd, "holds no fridge-resume");
+        g_assert_cmpint(umount(boot), ==, 0);
+        g_assert_cmpstr(writer_verdict_refusal(f->v), ==, "holds no fridge-resume");
+        g_assert_false(question_out(f));
+        g_assert_cmpint(g_rmdir(boot), ==, 0);
+}
+
 /* Past its TTL the answer is asked for again, and stands meanwhile */
 static void test_old_answer_stands(Fixture *f, gconstpointer data) {
         (void) writer_verdict_refusal(f->v);
@@ -163,6 +214,8 @@ int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         ADD("asked-without-waiting", test_asked_without_waiting);
         ADD("changed-file", test_changed_file);
+        ADD("new-file-beside", test_new_file_beside);
+        ADD("unmounted-stands", test_unmounted_stands);
         ADD("old-answer-stands", test_old_answer_stands);
         ADD("no-answer-drops", test_no_answer_drops);
         ADD("garbage", test_garbage);
