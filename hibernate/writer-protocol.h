@@ -20,8 +20,9 @@
  *                                                 image bytes, usec the write's time
  *                       usable path=FILE key=KEY  check's answers: the initramfs it looked at
  *                       unusable path=FILE key=KEY message=TEXT
- *                                                 ("-": none) and its writer_file_key() then;
- *                                                 the answer holds while the key does
+ *                                                 (where none was found, the first place looked,
+ *                                                 key "absent"; "-": none can be named) and its
+ *                                                 writer_file_key() then
  *
  * Once the writer has frozen user space nobody reads the socket, so it
  * sends progress without waiting and drops a line that does not fit; a

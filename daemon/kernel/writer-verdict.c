@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
+#include "initramfs-watch.h"
 #include "time-util.h"
 #include "writer-protocol.h"
 
@@ -27,24 +27,16 @@ struct WriterVerdict {
         char *refusal;          /* NULL: usable */
         char path[WRITER_PATH_MAX], key[WRITER_KEY_MAX];
         uint64_t at;            /* CLOCK_MONOTONIC */
-        /* its initramfs's directory, watched: -1, or the watch */
-        int inotify_fd, wd;
-        sd_event_source *watch_io;
-        bool watch_gone;        /* its file system was unmounted: the TTL alone bounds the answer */
+        uint64_t asked;         /* CLOCK_REALTIME_COARSE: when the question went out */
+        InitramfsWatch *watch;  /* whether its initramfs is the same file */
+        sd_event_source *reask; /* after a change, the question again */
         char *said;             /* the last answer logged: a new one is logged once */
 };
-
-static void watch_stop(WriterVerdict *v) {
-        if (v->wd >= 0)
-                (void) inotify_rm_watch(v->inotify_fd, v->wd);
-        v->wd = -1;
-        v->watch_gone = false;
-}
 
 static void answer_drop(WriterVerdict *v) {
         v->known = false;
         g_clear_pointer(&v->refusal, g_free);
-        watch_stop(v);
+        initramfs_watch_stop(v->watch);
 }
 
 static void question_end(WriterVerdict *v) {
@@ -56,7 +48,7 @@ static void question_end(WriterVerdict *v) {
         v->in.len = 0;
 }
 
-static int on_watch(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static void on_initramfs_changed(void *userdata);
 
 WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path, uint64_t ttl_usec) {
         WriterVerdict *v = g_new0(WriterVerdict, 1);
@@ -64,13 +56,7 @@ WriterVerdict *writer_verdict_new(sd_event *e, const char *socket_path, uint64_t
         v->event = sd_event_ref(e);
         v->socket_path = g_strdup(socket_path);
         v->fd = -1;
-        v->wd = -1;
-        /* without inotify, each read looks at the file instead */
-        v->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (v->inotify_fd >= 0 && sd_event_add_io(e, &v->watch_io, v->inotify_fd, EPOLLIN, on_watch, v) < 0) {
-                close(v->inotify_fd);
-                v->inotify_fd = -1;
-        }
+        v->watch = initramfs_watch_new(e, on_initramfs_changed, v);
         return v;
 }
 
@@ -78,9 +64,8 @@ WriterVerdict *writer_verdict_free(WriterVerdict *v) {
         if (!v)
                 return NULL;
         question_end(v);
-        v->watch_io = sd_event_source_disable_unref(v->watch_io);
-        if (v->inotify_fd >= 0)
-                close(v->inotify_fd);
+        v->reask = sd_event_source_disable_unref(v->reask);
+        initramfs_watch_free(v->watch);
         sd_event_unref(v->event);
         g_free(v->socket_path);
         g_free(v->refusal);
@@ -96,77 +81,36 @@ static bool answer_of_this_file(const WriterVerdict *v) {
         return strcmp(key, v->key) == 0;
 }
 
-#define WATCH_MASK                                                                                           \
-        (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB |      \
-         IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-
-/* A change to the initramfs (a rewrite, a rename over it), or any new
- * file beside one the writer did not find, drops the answer: seen without
- * looking at /boot at each read, so that an automounted /boot is left
- * unmounted. Reads, the writer's own among them, are not changes. */
-static void watch_start(WriterVerdict *v) {
-        watch_stop(v);
-        if (v->inotify_fd < 0 || strcmp(v->path, "-") == 0)
-                return;
-        g_autofree char *dir = g_path_get_dirname(v->path);
-        v->wd = inotify_add_watch(v->inotify_fd, dir, WATCH_MASK);
-        if (v->wd < 0)
-                log_debug_errno(-errno, "Cannot watch %s for a new initramfs (%m); looked at on each read", dir);
-        else if (!answer_of_this_file(v))
-                answer_drop(v); /* changed between the writer's look and the watch */
+/* A path the writer could not say ("-") or a relative one cannot be looked
+ * at: only the TTL bounds the answer */
+static bool answer_names_file(const WriterVerdict *v) {
+        return v->path[0] == '/';
 }
 
-/* Whether the event is of the initramfs the answer names: of that name,
- * of the directory itself, or of any name when the writer found none */
-static bool event_of_answer(const WriterVerdict *v, const struct inotify_event *ev) {
-        if (ev->len == 0 || strcmp(v->key, "absent") == 0)
-                return true;
-        const char *base = strrchr(v->path, '/');
-        return strcmp(ev->name, base ? base + 1 : v->path) == 0;
-}
-
-/* Whether anything happened to the initramfs. Its file system unmounted
- * (an automount expiring) changes nothing: the watch is gone, and the
- * answer stands to its TTL. */
-static bool watch_saw_change(WriterVerdict *v) {
-        _Alignas(struct inotify_event) char buf[4096];
-        bool changed = false;
-        ssize_t n;
-        while ((n = read(v->inotify_fd, buf, sizeof(buf))) > 0) {
-                const struct inotify_event *ev;
-                for (char *p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
-                        ev = (const struct inotify_event *) p;
-                        if (ev->mask & IN_Q_OVERFLOW)
-                                changed = true;
-                        else if (ev->wd != v->wd)
-                                continue; /* of a watch already dropped */
-                        else if (ev->mask & (IN_UNMOUNT | IN_IGNORED))
-                                v->watch_gone = true;
-                        else if (event_of_answer(v, ev))
-                                changed = true;
-                }
-        }
-        if (v->watch_gone)
-                v->wd = -1;
-        return changed;
-}
-
-/* Whether the answer still holds its initramfs: a path the writer could
- * not say, "-", cannot be looked at, and only the TTL bounds it */
+/* Whether the answer still holds its initramfs */
 static bool answer_holds(WriterVerdict *v) {
-        if (strcmp(v->path, "-") == 0 || v->watch_gone)
+        if (!answer_names_file(v))
                 return true;
-        if (v->wd < 0)
+        switch (initramfs_watch_poll(v->watch)) {
+        case INITRAMFS_WATCH_NONE:
                 return answer_of_this_file(v); /* no watch could be set */
-        return !watch_saw_change(v);
+        case INITRAMFS_WATCH_CHANGED:
+                return false;
+        default:
+                return true; /* the same, or unmounted (an automount expiring) */
+        }
 }
 
-/* On the loop too, so that no event waits in the kernel for a read */
-static int on_watch(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        WriterVerdict *v = userdata;
-        if (watch_saw_change(v) && v->known)
-                answer_drop(v);
-        return 0;
+/* The watch, from the answer on: a change between the writer's look and
+ * the watch is seen by the key (the writer found the file) or by the
+ * directory's times (it did not) */
+static void watch_answer(WriterVerdict *v) {
+        if (!answer_names_file(v))
+                return;
+        bool absent = strcmp(v->key, "absent") == 0;
+        int r = initramfs_watch_start(v->watch, v->path, absent, v->asked);
+        if (r > 0 || (r == 0 && !absent && !answer_of_this_file(v)))
+                on_initramfs_changed(v);
 }
 
 static void answer_take(WriterVerdict *v, const WriterMessage *m) {
@@ -189,12 +133,14 @@ static void answer_take(WriterVerdict *v, const WriterMessage *m) {
                 g_free(v->said);
                 v->said = g_steal_pointer(&text);
         }
-        watch_start(v); /* last: it drops the answer if the file changed meanwhile */
+        watch_answer(v); /* last: it drops the answer if the file changed meanwhile */
 }
 
 static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         WriterVerdict *v = userdata;
         char chunk[WRITER_LINE_MAX], line[WRITER_LINE_MAX], err[256] = "";
+        WriterMessage m;
+        bool take = false;
         ssize_t n = read(fd, chunk, WRITER_LINE_MAX - v->in.len);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
@@ -203,11 +149,9 @@ static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 int r = writer_line_buffer_take(&v->in, line);
                 if (r == 0)
                         return 0; /* more to come */
-                WriterMessage m;
-                if (r > 0 && writer_message_parse(line, &m, err, sizeof(err)) == 0 &&
-                    (m.type == WRITER_MSG_USABLE || m.type == WRITER_MSG_UNUSABLE))
-                        answer_take(v, &m);
-                else
+                take = r > 0 && writer_message_parse(line, &m, err, sizeof(err)) == 0 &&
+                       (m.type == WRITER_MSG_USABLE || m.type == WRITER_MSG_UNUSABLE);
+                if (!take)
                         log_warning("fridge-image-writer answered the check with '%.*s' %s", 200, r > 0 ? line : "",
                                     err);
         } else {
@@ -215,6 +159,8 @@ static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 answer_drop(v); /* an old answer outlives its TTL only while a new one is on its way */
         }
         question_end(v);
+        if (take) /* after the question's end: a change found meanwhile asks again */
+                answer_take(v, &m);
         return 0;
 }
 
@@ -233,6 +179,7 @@ static void question_ask(WriterVerdict *v) {
         if (!v->socket_path || strlen(v->socket_path) >= sizeof(sa.sun_path))
                 return;
         strcpy(sa.sun_path, v->socket_path);
+        v->asked = now(CLOCK_REALTIME_COARSE); /* the clock of the files' times */
         v->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         static const char check[] = "check\n";
         int r = v->fd < 0 ? -errno : 0;
@@ -252,6 +199,29 @@ static void question_ask(WriterVerdict *v) {
                 return;
         }
         (void) sd_event_source_set_description(v->io, "writer-verdict");
+}
+
+static int on_reask(sd_event_source *s, uint64_t usec, void *userdata) {
+        WriterVerdict *v = userdata;
+        v->reask = sd_event_source_disable_unref(v->reask);
+        if (!v->known && v->fd < 0)
+                question_ask(v);
+        return 0;
+}
+
+/* update-initramfs ran, say: the answer is wrong now, and the writer is
+ * asked again once the writing has settled (a read asks at once), so that
+ * the next read finds its new answer */
+static void on_initramfs_changed(void *userdata) {
+        WriterVerdict *v = userdata;
+        answer_drop(v);
+        if (v->fd >= 0 || v->reask)
+                return;
+        int r = sd_event_add_time_relative(v->event, &v->reask, CLOCK_MONOTONIC, WRITER_VERDICT_REASK_USEC,
+                                           10 * USEC_PER_MSEC,
+                                           on_reask, v);
+        if (r < 0)
+                log_debug_errno(r, "Cannot ask fridge-image-writer again after its initramfs changed: %m");
 }
 
 const char *writer_verdict_refusal(WriterVerdict *v) {

@@ -10,14 +10,18 @@
  * holding fridge-resume), so that HibernateWriter says which writer a
  * hibernation will use without fridged reading an initramfs itself. The
  * question goes out on the loop, never waited for: until the answer comes
- * the writer is taken at its word. An answer holds while nothing changes
- * in the directory of the initramfs it looked at (inotify; a stat of it,
- * writer_file_key(), at each read where no watch could be set); once older
+ * the writer is taken at its word. An answer holds until the initramfs
+ * it looked at changes (initramfs-watch.h; a stat of it, writer_file_key(),
+ * at each read where no watch could be set), and the writer is asked again
+ * then; once older
  * than WRITER_VERDICT_TTL_USEC the writer is asked again, and the old
  * answer stands until the new one comes. A cycle asks the writer all the
  * same: this only tells. */
 
 #define WRITER_VERDICT_TTL_USEC (60 * USEC_PER_SEC)
+/* After its initramfs changed, the writer is asked again this much later
+ * (update-initramfs writes, then renames; a read asks at once) */
+#define WRITER_VERDICT_REASK_USEC (100 * USEC_PER_MSEC)
 /* A writer busy with a hibernation answers after it; one hung is let go */
 #define WRITER_VERDICT_TIMEOUT_USEC (120 * USEC_PER_SEC)
 

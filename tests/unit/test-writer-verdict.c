@@ -74,8 +74,13 @@ static bool question_out(Fixture *f) {
         return poll(&p, 1, 0) == 1;
 }
 
-/* The writer's answer on c, and fridged's loop until it took it */
-static void answer(Fixture *f, int c, WriterMessageType type, const char *path, const char *message) {
+static void loop_run(Fixture *f) {
+        for (int i = 0; i < 10; i++)
+                g_assert_cmpint(sd_event_run(f->event, 10 * USEC_PER_MSEC), >=, 0);
+}
+
+/* The writer's answer on c, not yet taken by fridged's loop */
+static void answer_send(int c, WriterMessageType type, const char *path, const char *message) {
         WriterMessage m = { .type = type };
         g_strlcpy(m.path, path, sizeof(m.path));
         if (strcmp(path, "-") == 0)
@@ -89,8 +94,12 @@ static void answer(Fixture *f, int c, WriterMessageType type, const char *path, 
         g_assert_cmpint(n, >, 0);
         g_assert_cmpint(write(c, line, (size_t) n), ==, n);
         close(c);
-        for (int i = 0; i < 10; i++)
-                g_assert_cmpint(sd_event_run(f->event, 10 * USEC_PER_MSEC), >=, 0);
+}
+
+/* The writer's answer on c, and fridged's loop until it took it */
+static void answer(Fixture *f, int c, WriterMessageType type, const char *path, const char *message) {
+        answer_send(c, type, path, message);
+        loop_run(f);
 }
 
 /* Unasked, the writer is taken at its word while the question is out */
@@ -134,6 +143,7 @@ static void test_new_file_beside(Fixture *f, gconstpointer data) {
         g_assert_cmpint(g_unlink(other), ==, 0);
 
         g_assert_cmpint(g_unlink(f->initrd), ==, 0); /* dropped: asked again */
+        g_usleep(30 * USEC_PER_MSEC); /* a clock tick: the directory's change is older than the question */
         g_assert_null(writer_verdict_refusal(f->v));
         answer(f, question_take(f), WRITER_MSG_UNUSABLE, absent, "no initramfs for kernel new");
         g_assert_nonnull(writer_verdict_refusal(f->v));
@@ -142,6 +152,80 @@ static void test_new_file_beside(Fixture *f, gconstpointer data) {
         g_assert_true(question_out(f));
         close(question_take(f));
         g_assert_cmpint(g_unlink(other), ==, 0);
+}
+
+/* A change between the writer's look and fridged taking its answer (and
+ * its watch) is seen: by the key where the writer found the file, by the
+ * directory's times where it did not */
+static void test_changed_before_watch(Fixture *f, gconstpointer data) {
+        (void) writer_verdict_refusal(f->v);
+        answer_send(question_take(f), WRITER_MSG_UNUSABLE, f->initrd, "holds no fridge-resume");
+        g_assert_true(g_file_set_contents(f->initrd, "new archive", -1, NULL));
+        loop_run(f);
+        g_assert_null(writer_verdict_refusal(f->v));
+        g_assert_true(question_out(f));
+
+        g_autofree char *absent = g_build_filename(f->dir, "initrd.img-new", NULL);
+        g_usleep(30 * USEC_PER_MSEC); /* a clock tick: the change above is older than the next question */
+        answer_send(question_take(f), WRITER_MSG_UNUSABLE, absent, "no initramfs for kernel new");
+        g_assert_true(g_file_set_contents(absent, "archive", -1, NULL));
+        loop_run(f);
+        g_assert_null(writer_verdict_refusal(f->v));
+        close(question_take(f));
+        g_assert_cmpint(g_unlink(absent), ==, 0);
+}
+
+/* update-initramfs ran: the writer is asked again on the loop, unread */
+static void test_changed_asks_again(Fixture *f, gconstpointer data) {
+        (void) writer_verdict_refusal(f->v);
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, f->initrd, "holds no fridge-resume");
+        g_assert_true(g_file_set_contents(f->initrd, "new archive", -1, NULL));
+        for (int i = 0; i < 100 && !question_out(f); i++)
+                g_assert_cmpint(sd_event_run(f->event, 10 * USEC_PER_MSEC), >=, 0);
+        g_assert_true(question_out(f));
+        answer(f, question_take(f), WRITER_MSG_USABLE, f->initrd, NULL);
+        g_assert_null(writer_verdict_refusal(f->v));
+        g_assert_false(question_out(f));
+        for (int i = 0; i < 3; i++) /* and the loop is idle again: nothing left to wake it */
+                g_assert_cmpint(sd_event_run(f->event, 0), ==, 0);
+}
+
+/* --initramfs= naming a symlink (Debian's /initrd.img): its target
+ * replaced in its own directory is a change */
+static void test_symlink_target(Fixture *f, gconstpointer data) {
+        g_autofree char *boot = g_build_filename(f->dir, "boot", NULL);
+        g_autofree char *target = g_build_filename(boot, "initrd.img-k", NULL);
+        g_autofree char *next = g_build_filename(boot, "initrd.img-k.new", NULL);
+        g_autofree char *link = g_build_filename(f->dir, "initrd.link", NULL);
+        g_assert_cmpint(g_mkdir(boot, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(target, "archive", -1, NULL));
+        g_assert_cmpint(symlink("boot/initrd.img-k", link), ==, 0);
+        (void) writer_verdict_refusal(f->v);
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, link, "holds no fridge-resume");
+        g_assert_nonnull(writer_verdict_refusal(f->v));
+        g_assert_true(g_file_set_contents(next, "new archive", -1, NULL));
+        g_assert_cmpint(g_rename(next, target), ==, 0);
+        g_assert_null(writer_verdict_refusal(f->v));
+        close(question_take(f));
+        g_assert_cmpint(g_unlink(link), ==, 0);
+        g_assert_cmpint(g_unlink(target), ==, 0);
+        g_assert_cmpint(g_rmdir(boot), ==, 0);
+}
+
+/* A directory that cannot be watched (not there yet): each read looks */
+static void test_unwatchable_looks(Fixture *f, gconstpointer data) {
+        g_autofree char *boot = g_build_filename(f->dir, "boot", NULL);
+        g_autofree char *initrd = g_build_filename(boot, "initrd.img-k", NULL);
+        (void) writer_verdict_refusal(f->v);
+        answer(f, question_take(f), WRITER_MSG_UNUSABLE, initrd, "no initramfs for kernel k");
+        g_assert_nonnull(writer_verdict_refusal(f->v));
+        g_assert_false(question_out(f));
+        g_assert_cmpint(g_mkdir(boot, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(initrd, "archive", -1, NULL));
+        g_assert_null(writer_verdict_refusal(f->v));
+        close(question_take(f));
+        g_assert_cmpint(g_unlink(initrd), ==, 0);
+        g_assert_cmpint(g_rmdir(boot), ==, 0);
 }
 
 /* An automounted /boot expiring: its initramfs is not gone, and no read
@@ -185,8 +269,7 @@ static void test_no_answer_drops(Fixture *f, gconstpointer data) {
         g_usleep(TTL_USEC + 50 * USEC_PER_MSEC);
         g_assert_nonnull(writer_verdict_refusal(f->v));
         close(question_take(f));
-        for (int i = 0; i < 10; i++)
-                g_assert_cmpint(sd_event_run(f->event, 10 * USEC_PER_MSEC), >=, 0);
+        loop_run(f);
         g_assert_null(writer_verdict_refusal(f->v));
         answer(f, question_take(f), WRITER_MSG_UNUSABLE, "-", "no snapshot device");
         g_assert_nonnull(writer_verdict_refusal(f->v));
@@ -201,8 +284,7 @@ static void test_garbage(Fixture *f, gconstpointer data) {
         int c = question_take(f);
         g_assert_cmpint(write(c, "resumed raw=1\n", 14), ==, 14);
         close(c);
-        for (int i = 0; i < 10; i++)
-                g_assert_cmpint(sd_event_run(f->event, 10 * USEC_PER_MSEC), >=, 0);
+        loop_run(f);
         g_assert_null(writer_verdict_refusal(f->v));
         g_assert_true(question_out(f)); /* asked again */
         close(question_take(f));
@@ -216,6 +298,10 @@ int main(int argc, char *argv[]) {
         ADD("changed-file", test_changed_file);
         ADD("new-file-beside", test_new_file_beside);
         ADD("unmounted-stands", test_unmounted_stands);
+        ADD("changed-before-watch", test_changed_before_watch);
+        ADD("changed-asks-again", test_changed_asks_again);
+        ADD("symlink-target", test_symlink_target);
+        ADD("unwatchable-looks", test_unwatchable_looks);
         ADD("old-answer-stands", test_old_answer_stands);
         ADD("no-answer-drops", test_no_answer_drops);
         ADD("garbage", test_garbage);
