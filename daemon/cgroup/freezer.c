@@ -16,6 +16,7 @@
 #include "cgroups.h"
 #include "detect.h"
 #include "fileio.h"
+#include "inotify-events.h"
 #include "log.h"
 #include "parse.h"
 #include "time-util.h"
@@ -235,43 +236,31 @@ static void stage_check(Freezer *f) {
 }
 
 /* Only the cgroups whose cgroup.events changed are read again: re-reading
- * all of them on every event would be quadratic in the stage's size. */
-static bool check_events(Freezer *f, const char *buf, size_t len) {
-        for (size_t off = 0; off + sizeof(struct inotify_event) <= len;) {
-                const struct inotify_event *ev = (const void *) (buf + off);
-                off += sizeof(*ev) + ev->len;
-                if (ev->mask & IN_Q_OVERFLOW) {
-                        stage_check(f); /* events were lost: look at everything */
-                        return f->stage_active;
-                }
-                StageEntry *e = g_hash_table_lookup(f->by_wd, GINT_TO_POINTER(ev->wd));
-                if (e && !stage_check_entry(f, e))
-                        return false;
+ * all of them on every event would be quadratic in the stage's size.
+ * false: the stage ended meanwhile. */
+static bool on_event(const struct inotify_event *ev, void *userdata) {
+        Freezer *f = userdata;
+        if (!f->stage_active)
+                return true; /* no stage: the events are only drained */
+        if (ev->mask & IN_Q_OVERFLOW) {
+                stage_check(f); /* events were lost: look at everything */
+                return f->stage_active;
         }
-        return true;
+        StageEntry *e = g_hash_table_lookup(f->by_wd, GINT_TO_POINTER(ev->wd));
+        return !e || stage_check_entry(f, e);
 }
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Freezer *f = userdata;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        for (;;) {
-                ssize_t k = read(fd, buf, sizeof(buf));
-                if (k > 0) {
-                        if (f->stage_active && !check_events(f, buf, (size_t) k))
-                                return 0; /* the stage ended meanwhile */
-                        continue;
-                }
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0 && errno != EAGAIN) {
-                        int r = log_warning_errno(-errno, "Failed to read inotify events: %m");
-                        if (f->stage_active)
-                                stage_finish(f, r);
-                        return 0;
-                }
-                break;
+        int r = inotify_events_drain(fd, on_event, f);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read inotify events: %m");
+                if (f->stage_active)
+                        stage_finish(f, r);
+                return 0;
         }
-        stage_finish_if_done(f);
+        if (r == 0) /* else the stage ended meanwhile */
+                stage_finish_if_done(f);
         return 0;
 }
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inotify-events.h"
 #include "log.h"
 #include "macro.h"
 #include "time-util.h"
@@ -81,29 +81,23 @@ static bool event_changes(const InitramfsWatch *w, const Watched *d, const struc
         return strcmp(ev->name, d->name) == 0;
 }
 
-static void take_events(InitramfsWatch *w) {
-        _Alignas(struct inotify_event) char buf[4096];
-        ssize_t n;
-        while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
-                const struct inotify_event *ev;
-                for (char *p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
-                        ev = (const struct inotify_event *) p;
-                        const Watched *d = watched_of(w, ev->wd);
-                        if (ev->mask & IN_Q_OVERFLOW)
-                                w->changed = w->watching;
-                        else if (!d)
-                                continue;
-                        else if (ev->mask & (IN_UNMOUNT | IN_IGNORED))
-                                w->gone = true;
-                        else if (event_changes(w, d, ev))
-                                w->changed = true;
-                }
-        }
+static bool on_event(const struct inotify_event *ev, void *userdata) {
+        InitramfsWatch *w = userdata;
+        const Watched *d = watched_of(w, ev->wd);
+        if (ev->mask & IN_Q_OVERFLOW)
+                w->changed = w->watching;
+        else if (!d)
+                return true;
+        else if (ev->mask & (IN_UNMOUNT | IN_IGNORED))
+                w->gone = true;
+        else if (event_changes(w, d, ev))
+                w->changed = true;
+        return true;
 }
 
 InitramfsWatchState initramfs_watch_poll(InitramfsWatch *w) {
-        if (w->fd >= 0)
-                take_events(w); /* those of a watch stopped too: none waits, none wakes the loop again */
+        if (w->fd >= 0) /* those of a watch stopped too: none waits, none wakes the loop again */
+                (void) inotify_events_drain(w->fd, on_event, w);
         if (w->changed)
                 return INITRAMFS_WATCH_CHANGED;
         if (w->gone)
