@@ -232,9 +232,9 @@ static void usage(FILE *f) {
                    "  --listen=PATH           (--serve) listen there (0600) instead\n"
                    "  --sysfs=DIR             (--serve) read DIR/power/resume, not /sys's\n"
                    "  --initramfs=FILE|unchecked  (--serve) the initramfs the next boot starts,\n"
-                   "                          which must hold fridge-resume, else the kernel's\n"
-                   "                          writer is used (/boot/initrd.img-RELEASE, or\n"
-                   "                          /boot/initramfs-RELEASE.img, of the running kernel)\n"
+                   "                          an absolute path; it must hold fridge-resume, else\n"
+                   "                          the kernel's writer is used (/boot/initrd.img-RELEASE,\n"
+                   "                          or /boot/initramfs-RELEASE.img, of the running kernel)\n"
                    "  --idle-exit=SEC         (--serve, on systemd's socket) exit after SEC seconds\n"
                    "                          without a request; the socket starts it again\n"
                    "  --resume-device=DEVICE  the block device of the swap area (--write)\n"
@@ -265,7 +265,13 @@ static int parse_option(int c, Args *a) {
         case 'r': a->resume_device = optarg; return 0;
         case 'k': a->header_kernel = optarg; return 0;
         case 'c': a->console = optarg; return 0;
-        case 'i': a->initramfs = optarg; return 0;
+        case 'i':
+                /* fridged watches the file it is told of: a relative name means nothing to it */
+                if (optarg[0] != '/' && strcmp(optarg, "unchecked") != 0)
+                        return fprintf(stderr, "fridge-image-writer: --initramfs=%s is neither an absolute path "
+                                               "nor unchecked\n", optarg), 2;
+                a->initramfs = optarg;
+                return 0;
         case 'e': {
                 errno = 0;
                 unsigned long sec = strtoul(optarg, &end, 10);
