@@ -154,6 +154,7 @@ struct Manager {
         WriteQueue *writes;             /* what goes to the persistent dir off the loop; NULL: on it */
         char *boot_id;                  /* this boot's, NULL: unknown */
         CycleRecord *interrupted;       /* a cycle an earlier fridged did not finish, until reported */
+        uint64_t announced_id;          /* the last cycle an earlier fridged announced finished; 0: none */
         bool startup_thaw_failed;       /* the ledger's thaw at start-up left something frozen */
         bool keep_record;               /* the cycle ends unannounced: the next start reports it */
         Freezer *freezer;
@@ -246,6 +247,8 @@ void manager_record_knobs(Manager *m, Cycle *c);
 void manager_load_record(Manager *m, const char *state_dir, const char *persistent_dir);
 /* Cycle `id`'s record goes, after every write queued before (its history file) */
 void manager_record_remove(Manager *m, uint64_t id);
+/* Just before the cycle's CycleFinished: a restart does not announce it again */
+void manager_record_announced(Manager *m, const Cycle *c);
 void manager_record_next_id(Manager *m);
 /* manager-history.c: the history below the persistent directory */
 void manager_history_open(Manager *m, const char *persistent_dir);

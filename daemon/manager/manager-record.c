@@ -125,11 +125,14 @@ void manager_load_record(Manager *m, const char *state_dir, const char *persiste
         /* Before any new cycle can change them again */
         if (m->state_fd >= 0)
                 (void) power_saved_restore(m->state_fd, m->sysfs_fd);
+        int r = m->state_fd >= 0 ? record_read_announced(m->state_fd, &m->announced_id) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Ignoring the unreadable announced-cycle-id in %s: %m", state_dir);
         m->boot_id = read_boot_id(m->proc_fd);
         m->persistent_fd = open_dir(persistent_dir, "interrupted cycles will not be reported");
         if (m->persistent_fd < 0)
                 return;
-        int r = record_read_next_id(m->persistent_fd, &m->next_id);
+        r = record_read_next_id(m->persistent_fd, &m->next_id);
         if (r < 0)
                 log_warning_errno(r, "Cannot read %s/next-cycle-id (%m); cycle ids start at 1", persistent_dir);
         r = record_read(m->persistent_fd, &m->interrupted);
@@ -154,11 +157,11 @@ void manager_report_interrupted(Manager *m) {
         g_autoptr(CycleRecord) rec = g_steal_pointer(&m->interrupted);
         if (!rec)
                 return;
-        /* The earlier fridged announced the cycle's end and stored it in the
-         * history (in that order), and was stopped before the record's
-         * removal, queued after it, came: the cycle was reported once, and
-         * its result stays as it was */
-        if (m->history && history_has(m->history, rec->id)) {
+        /* The earlier fridged announced the cycle's end (and maybe stored it
+         * in the history), and was stopped before the record's removal,
+         * queued after it, came: the cycle was reported once, and its result
+         * stays as it was */
+        if (m->announced_id == rec->id || (m->history && history_has(m->history, rec->id))) {
                 log_info("Cycle %" G_GUINT64_FORMAT " had finished before the previous run (pid %d) stopped; "
                          "only its record was left", rec->id, (int) rec->pid);
                 manager_record_remove(m, rec->id);
@@ -239,6 +242,20 @@ static void record_queue(Manager *m, const char *what, WriteQueueFunc fn, uint64
         }
         fn(w); /* no queue: on the loop, as before it */
         record_write_free(w);
+}
+
+/* On the loop, in the state directory (tmpfs, which no stuck disk holds
+ * up): the history and the record's removal after it may wait on the
+ * write queue for a slow disk, and a kill meanwhile must not make the
+ * restart announce the cycle a second time. Not for a cycle ending
+ * unannounced (fridged stopping): the restart reports that one. */
+void manager_record_announced(Manager *m, const Cycle *c) {
+        if (m->state_fd < 0 || m->keep_record)
+                return;
+        int r = record_write_announced(m->state_fd, c->id);
+        if (r < 0)
+                log_warning_errno(r, "Failed to note cycle %" G_GUINT64_FORMAT "'s end in the state directory (%m); "
+                                  "a crash before its history is written reports it twice", c->id);
 }
 
 void manager_record_remove(Manager *m, uint64_t id) {

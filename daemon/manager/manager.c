@@ -249,6 +249,7 @@ void manager_cycle_finish(Manager *m) {
         m->last_kind = c->kind;
         m->last_result = c->result;
         manager_timeline_keep(m, c);
+        manager_record_announced(m, c);
         if (m->ops && m->ops->finished)
                 m->ops->finished(m->userdata, c->id, c->result, c->error, c->message);
         /* Only once CycleFinished is out (the bus flushes it): a crash in

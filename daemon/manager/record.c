@@ -16,6 +16,8 @@
 #define RECORD_TMP ".cycle.tmp"
 #define NEXT_ID_FILE "next-cycle-id"
 #define NEXT_ID_TMP ".next-cycle-id.tmp"
+#define ANNOUNCED_FILE "announced-cycle-id"
+#define ANNOUNCED_TMP ".announced-cycle-id.tmp"
 
 /* The loop writes the record, the write queue's thread removes a
  * finished cycle's: a removal must not take a newer cycle's record
@@ -125,11 +127,12 @@ int record_remove(int dir_fd, uint64_t id) {
         return fsync(dir_fd) < 0 ? -errno : 0;
 }
 
-int record_read_next_id(int dir_fd, uint64_t *ret) {
+/* A file holding one id (never 0); `absent` when it is not there */
+static int read_id_file(int dir_fd, const char *name, uint64_t absent, uint64_t *ret) {
         _cleanup_free_ char *text = NULL;
-        int r = read_file_at(dir_fd, NEXT_ID_FILE, &text);
+        int r = read_file_at(dir_fd, name, &text);
         if (r == -ENOENT) {
-                *ret = 1;
+                *ret = absent;
                 return 0;
         }
         if (r < 0)
@@ -142,7 +145,20 @@ int record_read_next_id(int dir_fd, uint64_t *ret) {
         return 0;
 }
 
+int record_read_next_id(int dir_fd, uint64_t *ret) {
+        return read_id_file(dir_fd, NEXT_ID_FILE, 1, ret);
+}
+
 int record_write_next_id(int dir_fd, uint64_t next) {
         g_autofree char *text = g_strdup_printf("%" PRIu64 "\n", next);
         return write_file_atomic_at(dir_fd, NEXT_ID_FILE, NEXT_ID_TMP, text);
+}
+
+int record_read_announced(int state_fd, uint64_t *ret) {
+        return read_id_file(state_fd, ANNOUNCED_FILE, 0, ret);
+}
+
+int record_write_announced(int state_fd, uint64_t id) {
+        g_autofree char *text = g_strdup_printf("%" PRIu64 "\n", id);
+        return write_file_replace_at(state_fd, ANNOUNCED_FILE, ANNOUNCED_TMP, text);
 }

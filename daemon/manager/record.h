@@ -45,3 +45,12 @@ int record_remove(int dir_fd, uint64_t id);
 /* The first id a new cycle may take: 1 when never saved. */
 int record_read_next_id(int dir_fd, uint64_t *ret);
 int record_write_next_id(int dir_fd, uint64_t next);
+
+/* STATE_DIR/announced-cycle-id: the last cycle whose CycleFinished went
+ * out, written (to the page cache: a killed process loses nothing there)
+ * just before it. The cycle's history entry and its record's removal wait
+ * on the write queue after the announcement, so a fridged killed between
+ * leaves the record behind; its restart finds the id here and does not
+ * announce the cycle a second time. 0 when none was saved. */
+int record_read_announced(int state_fd, uint64_t *ret);
+int record_write_announced(int state_fd, uint64_t id);

@@ -231,6 +231,19 @@ static void test_power_cut(Fixture *f, gconstpointer data) {
         g_assert_cmpuint(after->len, ==, 4);
 }
 
+/* No CycleFinished for cycle `id` among the signals from `from` on */
+static void assert_not_finished_since(Harness *h, guint from, uint64_t id) {
+        for (guint i = from; i < h->signals->len; i++) {
+                HarnessSignal *sig = h->signals->pdata[i];
+                uint64_t got = 0;
+                if (!g_str_equal(sig->member, "CycleFinished"))
+                        continue;
+                g_assert_cmpint(sd_bus_message_rewind(sig->message, true), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(sig->message, "t", &got), >, 0);
+                g_assert_cmpuint(got, !=, id);
+        }
+}
+
 /* A fridged killed after a cycle's end was announced and stored in the
  * history, before the record's removal (queued after it) was done: the
  * next one removes the record and reports nothing (the soak's seed
@@ -245,15 +258,7 @@ static void test_finished_record_left(Fixture *f, gconstpointer data) {
         harness_restart_fridged(h);
         uint64_t next = RUN_CYCLE(h, "dry-run", "dry-run", "b", 1, NULL);
         g_assert_cmpuint(next, ==, done + 1);
-        for (guint i = before; i < h->signals->len; i++) {
-                HarnessSignal *sig = h->signals->pdata[i];
-                uint64_t id = 0;
-                if (!g_str_equal(sig->member, "CycleFinished"))
-                        continue;
-                g_assert_cmpint(sd_bus_message_rewind(sig->message, true), >=, 0);
-                g_assert_cmpint(sd_bus_message_read(sig->message, "t", &id), >, 0);
-                g_assert_cmpuint(id, !=, done);
-        }
+        assert_not_finished_since(h, before, done);
         g_autoptr(GArray) all = list_cycles(h, 0);
         g_assert_cmpuint(all->len, ==, 2);
         g_assert_cmpuint(g_array_index(all, Entry, 1).id, ==, done);
@@ -527,6 +532,31 @@ static void test_stuck_disk_stop(Fixture *f, gconstpointer data) {
         h->fridged_pid = 0;
 }
 
+/* SIGKILL after CycleFinished went out, while the cycle's history entry
+ * and its record's removal wait on a stuck disk: the restarted fridged
+ * finds the record, and does not announce the cycle a second time (the
+ * soak caught it doing so after a kill at the end of a cycle) */
+static void test_announced_then_killed(Fixture *f, gconstpointer data) {
+        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
+        Harness *h = f->h = harness_new(&o);
+        if (!h->slow || !h->slowfs_pid)
+                return;
+        uint64_t id = cycle_onto_stuck_disk(h);
+        g_autofree char *record = g_build_filename(h->persistent, "cycle", NULL);
+        guint before = h->signals->len;
+        harness_kill_fridged(h, SIGKILL);
+        harness_slowfs_release(h);
+        g_assert_cmpint(access(record, F_OK), ==, 0); /* left behind */
+        harness_restart_fridged(h);
+        g_autofree char *line = g_strdup_printf("Cycle %" G_GUINT64_FORMAT " had finished before the previous run",
+                                                id);
+        g_assert_true(wait_log(h, line));
+        g_assert_true(wait_path(record, false));
+        assert_not_finished_since(h, before, id);
+        g_autofree char *last = harness_get_string(h, "LastResult");
+        g_assert_cmpstr(last, !=, "failed");
+}
+
 #define ADD(path, fn) g_test_add("/history/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -542,5 +572,6 @@ int main(int argc, char **argv) {
         ADD("failing-phase", test_failing_phase);
         ADD("stuck-disk", test_stuck_disk);
         ADD("stuck-disk-stop", test_stuck_disk_stop);
+        ADD("announced-then-killed", test_announced_then_killed);
         return g_test_run();
 }
