@@ -448,6 +448,18 @@ static uint64_t cycle_onto_stuck_disk(Harness *h) {
         return g_array_index(all, Entry, 0).id;
 }
 
+/* A harness whose persistent directory is on slowfs, and a cycle ended
+ * onto it held (cycle_onto_stuck_disk()); NULL where slowfs cannot run
+ * (the harness said why) */
+static Harness *stuck_disk_harness(Fixture *f, uint64_t *ret_id) {
+        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
+        Harness *h = f->h = harness_new(&o);
+        if (!h->slow || !h->slowfs_pid)
+                return NULL;
+        *ret_id = cycle_onto_stuck_disk(h);
+        return h;
+}
+
 static char *history_file(Harness *h, uint64_t id) {
         g_autofree char *name = g_strdup_printf("%" G_GUINT64_FORMAT ".cycle", id);
         return g_build_filename(h->persistent, "history", name, NULL);
@@ -467,11 +479,10 @@ static bool wait_path(const char *path, bool there) {
  * has the cycle, and after the release the file and the record's removal
  * reach the disk in order */
 static void test_stuck_disk(Fixture *f, gconstpointer data) {
-        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
-        Harness *h = f->h = harness_new(&o);
-        if (!h->slow || !h->slowfs_pid)
+        uint64_t id;
+        Harness *h = stuck_disk_harness(f, &id);
+        if (!h)
                 return;
-        uint64_t id = cycle_onto_stuck_disk(h);
         g_autofree char *file = history_file(h, id);
         g_autofree char *record = g_build_filename(h->persistent, "cycle", NULL);
         /* held: neither written nor removed yet */
@@ -509,11 +520,10 @@ static bool wait_log(Harness *h, const char *text) {
 /* SIGTERM while the history's write is held: fridged stops after its
  * bounded wait and names each write it could not do */
 static void test_stuck_disk_stop(Fixture *f, gconstpointer data) {
-        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
-        Harness *h = f->h = harness_new(&o);
-        if (!h->slow || !h->slowfs_pid)
+        uint64_t id;
+        Harness *h = stuck_disk_harness(f, &id);
+        if (!h)
                 return;
-        uint64_t id = cycle_onto_stuck_disk(h);
         harness_kill_fridged(h, SIGTERM);
         g_assert_true(wait_log(h, "were not done before stopping"));
         /* Its main thread is done then; under ASan the leak check waits
@@ -537,11 +547,10 @@ static void test_stuck_disk_stop(Fixture *f, gconstpointer data) {
  * finds the record, and does not announce the cycle a second time (the
  * soak caught it doing so after a kill at the end of a cycle) */
 static void test_announced_then_killed(Fixture *f, gconstpointer data) {
-        HarnessOptions o = { .slowfs = true, .persistent_on_slowfs = true };
-        Harness *h = f->h = harness_new(&o);
-        if (!h->slow || !h->slowfs_pid)
+        uint64_t id;
+        Harness *h = stuck_disk_harness(f, &id);
+        if (!h)
                 return;
-        uint64_t id = cycle_onto_stuck_disk(h);
         g_autofree char *record = g_build_filename(h->persistent, "cycle", NULL);
         guint before = h->signals->len;
         harness_kill_fridged(h, SIGKILL);
