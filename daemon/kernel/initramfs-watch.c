@@ -65,13 +65,6 @@ InitramfsWatch *initramfs_watch_free(InitramfsWatch *w) {
         return NULL;
 }
 
-static const Watched *watched_of(const InitramfsWatch *w, int wd) {
-        for (size_t i = 0; i < G_N_ELEMENTS(w->dirs); i++)
-                if (w->dirs[i].wd >= 0 && w->dirs[i].wd == wd)
-                        return &w->dirs[i];
-        return NULL; /* a watch already dropped */
-}
-
 /* Whether the event changes what the writer would find */
 static bool event_changes(const InitramfsWatch *w, const Watched *d, const struct inotify_event *ev) {
         if (ev->len == 0) /* the directory itself: moved or deleted, not touched */
@@ -81,17 +74,23 @@ static bool event_changes(const InitramfsWatch *w, const Watched *d, const struc
         return strcmp(ev->name, d->name) == 0;
 }
 
+/* A symlink beside its target shares its directory's watch: the event is
+ * each name's there. Events of a watch already dropped match none. */
 static bool on_event(const struct inotify_event *ev, void *userdata) {
         InitramfsWatch *w = userdata;
-        const Watched *d = watched_of(w, ev->wd);
-        if (ev->mask & IN_Q_OVERFLOW)
+        if (ev->mask & IN_Q_OVERFLOW) {
                 w->changed = w->watching;
-        else if (!d)
                 return true;
-        else if (ev->mask & (IN_UNMOUNT | IN_IGNORED))
-                w->gone = true;
-        else if (event_changes(w, d, ev))
-                w->changed = true;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(w->dirs); i++) {
+                const Watched *d = &w->dirs[i];
+                if (d->wd < 0 || d->wd != ev->wd)
+                        continue;
+                if (ev->mask & (IN_UNMOUNT | IN_IGNORED))
+                        w->gone = true;
+                else if (event_changes(w, d, ev))
+                        w->changed = true;
+        }
         return true;
 }
 

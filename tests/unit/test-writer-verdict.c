@@ -191,15 +191,19 @@ static void test_changed_asks_again(Fixture *f, gconstpointer data) {
 }
 
 /* --initramfs= naming a symlink (Debian's /initrd.img): its target
- * replaced in its own directory is a change */
-static void test_symlink_target(Fixture *f, gconstpointer data) {
-        g_autofree char *boot = g_build_filename(f->dir, "boot", NULL);
-        g_autofree char *target = g_build_filename(boot, "initrd.img-k", NULL);
-        g_autofree char *next = g_build_filename(boot, "initrd.img-k.new", NULL);
+ * replaced in its own directory is a change. sub: the target's directory
+ * under the link's ("boot"), or NULL for the link's own, whose one watch
+ * then serves both names. */
+static void symlink_target_replaced(Fixture *f, const char *sub) {
+        g_autofree char *dir = sub ? g_build_filename(f->dir, sub, NULL) : g_strdup(f->dir);
+        g_autofree char *target = g_build_filename(dir, "initrd.img-k", NULL);
+        g_autofree char *next = g_build_filename(dir, "initrd.img-k.new", NULL);
         g_autofree char *link = g_build_filename(f->dir, "initrd.link", NULL);
-        g_assert_cmpint(g_mkdir(boot, 0755), ==, 0);
+        g_autofree char *to = sub ? g_build_filename(sub, "initrd.img-k", NULL) : g_strdup("initrd.img-k");
+        if (sub)
+                g_assert_cmpint(g_mkdir(dir, 0755), ==, 0);
         g_assert_true(g_file_set_contents(target, "archive", -1, NULL));
-        g_assert_cmpint(symlink("boot/initrd.img-k", link), ==, 0);
+        g_assert_cmpint(symlink(to, link), ==, 0);
         (void) writer_verdict_refusal(f->v);
         answer(f, question_take(f), WRITER_MSG_UNUSABLE, link, "holds no fridge-resume");
         g_assert_nonnull(writer_verdict_refusal(f->v));
@@ -209,7 +213,16 @@ static void test_symlink_target(Fixture *f, gconstpointer data) {
         close(question_take(f));
         g_assert_cmpint(g_unlink(link), ==, 0);
         g_assert_cmpint(g_unlink(target), ==, 0);
-        g_assert_cmpint(g_rmdir(boot), ==, 0);
+        if (sub)
+                g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
+static void test_symlink_target(Fixture *f, gconstpointer data) {
+        symlink_target_replaced(f, "boot");
+}
+
+static void test_symlink_beside_target(Fixture *f, gconstpointer data) {
+        symlink_target_replaced(f, NULL);
 }
 
 /* A directory that cannot be watched (not there yet): each read looks */
@@ -301,6 +314,7 @@ int main(int argc, char *argv[]) {
         ADD("changed-before-watch", test_changed_before_watch);
         ADD("changed-asks-again", test_changed_asks_again);
         ADD("symlink-target", test_symlink_target);
+        ADD("symlink-beside-target", test_symlink_beside_target);
         ADD("unwatchable-looks", test_unwatchable_looks);
         ADD("old-answer-stands", test_old_answer_stands);
         ADD("no-answer-drops", test_no_answer_drops);
