@@ -14,6 +14,7 @@ static void class_rule_free(ClassRule *rule) {
         if (!rule)
                 return;
         g_free(rule->glob);
+        g_free(rule->arg_glob);
         g_free(rule->source);
         g_free(rule);
 }
@@ -40,7 +41,7 @@ ClassRules *class_rules_copy(const ClassRules *r) {
                 const ClassRule *rule = r->rules->pdata[i];
                 ClassRule *dup = g_new0(ClassRule, 1);
                 *dup = (ClassRule) { .class = rule->class, .on = rule->on, .glob = g_strdup(rule->glob),
-                                     .source = g_strdup(rule->source) };
+                                     .arg_glob = g_strdup(rule->arg_glob), .source = g_strdup(rule->source) };
                 g_ptr_array_add(copy->rules, dup);
         }
         return copy;
@@ -110,14 +111,36 @@ static const char *glob_problem(const char *glob, ClassRuleOn on) {
                 return "is a unit name glob and cannot contain '/'";
         if (on == RULE_ON_PROCESS && strchr(glob, '/'))
                 return "is a command or executable name glob (a basename) and cannot contain '/'";
+        if (on == RULE_ON_COMMAND) {
+                const char *space = strchr(glob, ' ');
+                if (!space || !space[1 + strspn(space + 1, " ")])
+                        return "is not NAME ARG (a command or executable name glob, a space, an argument glob)";
+                if (memchr(glob, '/', (size_t) (space - glob)))
+                        return "names a command or executable (a basename) that cannot contain '/'";
+        }
         return NULL;
 }
 
-static const char *const key_names[] = {
+static const char *const key_names[_RULE_ON_MAX] = {
         [RULE_ON_UNIT] = "Units",
         [RULE_ON_PATH] = "Cgroups",
         [RULE_ON_PROCESS] = "Processes",
+        [RULE_ON_COMMAND] = "Commands",
 };
+
+/* "Units=, Cgroups=, Processes= or Commands=", for messages */
+static char *expected_keys(void) {
+        GString *s = g_string_new(NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(key_names); i++)
+                g_string_append_printf(s, "%s%s=", i == 0 ? "" : i + 1 < G_N_ELEMENTS(key_names) ? ", " : " or ",
+                                       key_names[i]);
+        return g_string_free(s, FALSE);
+}
+
+static void warn_unknown_key(const char *path, unsigned line, const char *key, const char *group) {
+        g_autofree char *expected = expected_keys();
+        log_warning("%s:%u: unknown key %s in [%s] (expected %s); file skipped", path, line, key, group, expected);
+}
 
 /* g_key_file_get_keys() hides "Units[de]=": find such keys in the text, or
  * a typo there would pass unnoticed. */
@@ -132,8 +155,7 @@ static int check_localized_keys(const char *path, const char *text) {
                         group = g_strndup(l + 1, strcspn(l + 1, "]"));
                 } else if (keyfile_line_is_key_value(l) && memchr(l, '[', strcspn(l, "="))) {
                         g_autofree char *key = g_strstrip(g_strndup(l, strcspn(l, "=")));
-                        log_warning("%s:%u: unknown key %s in [%s] (expected Units=, Cgroups= or Processes=); file skipped", path,
-                                    i + 1, key, group ? group : "");
+                        warn_unknown_key(path, i + 1, key, group ? group : "");
                         return -EINVAL;
                 }
         }
@@ -154,8 +176,7 @@ static int add_key(FileContext *f, const char *group, CgroupClass class, const c
                 if (strcmp(key, key_names[i]) == 0)
                         on = (int) i;
         if (on < 0) {
-                log_warning("%s:%u: unknown key %s in [%s] (expected Units=, Cgroups= or Processes=); file skipped", f->path,
-                            line, key, group);
+                warn_unknown_key(f->path, line, key, group);
                 return -EINVAL;
         }
 
@@ -175,6 +196,11 @@ static int add_key(FileContext *f, const char *group, CgroupClass class, const c
                 rule->class = class;
                 rule->on = (ClassRuleOn) on;
                 rule->glob = g_strdup(*g);
+                if (on == RULE_ON_COMMAND) {
+                        char *space = strchr(rule->glob, ' ');
+                        rule->arg_glob = g_strdup(space + strspn(space, " "));
+                        *space = '\0';
+                }
                 rule->source = g_strdup_printf("%s:%u", f->path, line);
                 g_ptr_array_add(f->rules, rule);
                 n_added++;
@@ -289,16 +315,39 @@ static bool rule_matches(const ClassRule *rule, const char *cgroup_path, const c
         return false;
 }
 
+static bool rule_matches_name(const ClassRule *rule, const ClassProcess *p) {
+        return (p->comm && class_glob_match(rule->glob, p->comm, false)) ||
+               (p->exe && class_glob_match(rule->glob, p->exe, false));
+}
+
+static bool any_arg_matches(const char *glob, char *const *args) {
+        for (char *const *a = args; a && *a; a++)
+                if (class_glob_match(glob, *a, false))
+                        return true;
+        return false;
+}
+
 static bool rule_matches_process(const ClassRule *rule, const ClassProcess *p) {
-        return rule->on == RULE_ON_PROCESS &&
-               ((p->comm && class_glob_match(rule->glob, p->comm, false)) ||
-                (p->exe && class_glob_match(rule->glob, p->exe, false)));
+        if (rule->on == RULE_ON_PROCESS)
+                return rule_matches_name(rule, p);
+        return rule->on == RULE_ON_COMMAND && rule_matches_name(rule, p) && any_arg_matches(rule->arg_glob, p->args);
 }
 
 bool class_rules_have_processes(const ClassRules *r) {
-        for (guint i = 0; r && i < r->rules->len; i++)
-                if (((const ClassRule *) r->rules->pdata[i])->on == RULE_ON_PROCESS)
+        for (guint i = 0; r && i < r->rules->len; i++) {
+                ClassRuleOn on = ((const ClassRule *) r->rules->pdata[i])->on;
+                if (on == RULE_ON_PROCESS || on == RULE_ON_COMMAND)
                         return true;
+        }
+        return false;
+}
+
+bool class_rules_want_args(const ClassRules *r, const ClassProcess *p) {
+        for (guint i = 0; r && i < r->rules->len; i++) {
+                const ClassRule *rule = r->rules->pdata[i];
+                if (rule->on == RULE_ON_COMMAND && rule_matches_name(rule, p))
+                        return true;
+        }
         return false;
 }
 
@@ -320,7 +369,7 @@ bool class_rules_match_processes(const ClassRules *r, const ClassProcess *procs,
 
         for (guint i = 0; i < r->rules->len; i++) {
                 const ClassRule *rule = r->rules->pdata[i];
-                if (rule->on != RULE_ON_PROCESS || (best && rule->class <= best->class))
+                if ((rule->on != RULE_ON_PROCESS && rule->on != RULE_ON_COMMAND) || (best && rule->class <= best->class))
                         continue;
                 for (size_t k = 0; k < n_procs; k++)
                         if (rule_matches_process(rule, &procs[k])) {

@@ -9,19 +9,24 @@
 
 /* classes.d: [Early], [Late], [NoFreeze], [UI] groups with Units= (globs on
  * unit names, i.e. cgroup basenames), Cgroups= (globs on paths relative to
- * the cgroup mount) and Processes= (globs on a process's command name or
- * its executable's basename), ;-separated. */
+ * the cgroup mount), Processes= (globs on a process's command name or
+ * its executable's basename) and Commands= ("NAME ARG": a Processes= glob,
+ * a space, and a glob one of the process's arguments must match: gjs runs
+ * GNOME's notification proxy and many applications), ;-separated. */
 
 typedef enum ClassRuleOn {
         RULE_ON_UNIT,        /* Units= */
         RULE_ON_PATH,        /* Cgroups= */
         RULE_ON_PROCESS,     /* Processes=: a cgroup's own processes, never inherited */
+        RULE_ON_COMMAND,     /* Commands=: as Processes=, and one argument */
+        _RULE_ON_MAX,
 } ClassRuleOn;
 
 typedef struct ClassRule {
         CgroupClass class;
         ClassRuleOn on;
         char *glob;
+        char *arg_glob;      /* Commands=' argument glob, else NULL */
         char *source;        /* "PATH:LINE" for reasons and messages */
 } ClassRule;
 
@@ -59,10 +64,16 @@ typedef struct ClassProcess {
         pid_t pid;
         const char *comm;    /* /proc/PID/comm, borrowed */
         const char *exe;     /* basename of /proc/PID/exe, borrowed; NULL when unreadable */
+        char *const *args;   /* its arguments after argv[0], borrowed; NULL when not read */
 } ClassProcess;
 
-/* Whether any rule is a Processes= one (else no process need be read) */
+/* Whether any rule is a Processes= or Commands= one (else no process
+ * need be read) */
 bool class_rules_have_processes(const ClassRules *r);
+
+/* Whether a Commands= rule names p's command or executable: only then
+ * are its arguments read (/proc/PID/cmdline) */
+bool class_rules_want_args(const ClassRules *r, const ClassProcess *p);
 
 /* The best Processes= rule that matches one of `procs` (its comm or its
  * exe), ranked as class_rules_match() ranks; *ret_index is the first

@@ -72,7 +72,10 @@ static const char *const builtin_exempt_system[] = {
 
 /* The session bus, by the unit names of its two daemons; a glob such as
  * dbus*.service would take in the services the bus activates
- * ("dbus-:1.2-org.example.App@0.service"), which must freeze. */
+ * ("dbus-:1.2-org.example.App@0.service"), which must freeze. The
+ * deliberate exception is the session's user interface: the vendor's
+ * classes.d names GNOME's notification proxy by its transient unit
+ * (dbus-:*-org.gnome.Shell.Notifications@*.service) and command line. */
 static const char *const session_bus_units[] = { "dbus.service", "dbus-broker.service", NULL };
 
 /* p is prefix, a UID, suffix, then more: returns the more (NULL when p is

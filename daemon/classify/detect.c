@@ -232,8 +232,7 @@ const char *detect_fuse_mount_for(const GPtrArray *mounts, const char *comm, cha
         return NULL;
 }
 
-/* PROC/PID/cmdline as a strv (empty on errors) */
-static char **read_args(int proc_fd, pid_t pid) {
+char **detect_read_args(int proc_fd, pid_t pid) {
         char path[64];
         snprintf(path, sizeof(path), "%d/cmdline", (int) pid);
         _cleanup_close_ int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
@@ -382,7 +381,7 @@ static char *fuse_server_reason(int proc_fd, pid_t pid, const GPtrArray *mounts,
         snprintf(tid, sizeof(tid), "%d", (int) pid);
         snprintf(cwd_path, sizeof(cwd_path), "%d/cwd", (int) pid);
         g_autofree char *comm = detect_read_comm(proc_fd, pid);
-        g_auto(GStrv) args = read_args(proc_fd, pid);
+        g_auto(GStrv) args = detect_read_args(proc_fd, pid);
         g_autofree char *cwd = detect_readlink_at(proc_fd, cwd_path);
         g_autoptr(GPtrArray) own = read_mounts(proc_fd, tid);
         const char *mount = detect_fuse_mount_for(own ? own : mounts, comm, args, cwd);

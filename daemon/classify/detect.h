@@ -73,6 +73,9 @@ uid_t detect_pid_owner(int proc_fd, pid_t pid);
 void detect_add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted);
 /* PROC/PID/comm without its newline, "?" when unreadable */
 char *detect_read_comm(int proc_fd, pid_t pid);
+/* PROC/PID/cmdline as a strv, argv[0] first, its first 4 KiB (empty on
+ * errors; g_strfreev) */
+char **detect_read_args(int proc_fd, pid_t pid);
 
 /* reason → PrivateReason*, both owned */
 GHashTable *detect_private_reasons_new(void);

@@ -31,14 +31,16 @@ char *process_rules_exe_name(const char *target) {
 }
 
 typedef struct Procs {
-        GArray *procs;          /* ClassProcess; comm and exe point into `strings` */
+        GArray *procs;          /* ClassProcess; comm and exe point into `strings`, args into `argvs` */
         GPtrArray *strings;     /* owned */
+        GPtrArray *argvs;       /* owned strvs */
         size_t untrusted;       /* processes left out for their owner */
 } Procs;
 
 static void procs_done(Procs *p) {
         g_clear_pointer(&p->procs, g_array_unref);
         g_clear_pointer(&p->strings, g_ptr_array_unref);
+        g_clear_pointer(&p->argvs, g_ptr_array_unref);
 }
 
 static const char *keep(Procs *p, char *s) {
@@ -62,9 +64,10 @@ static bool process_owner_trusted(int proc_fd, pid_t pid, uid_t *ret_owner) {
  * left out (a vanished one cannot keep the display running), and so is one
  * whose name proves nothing (process_owner_trusted()): it still counts
  * among the others */
-static void procs_read(Procs *p, int proc_fd, const GArray *pids) {
+static void procs_read(Procs *p, const ClassRules *rules, int proc_fd, const GArray *pids) {
         p->procs = g_array_new(FALSE, FALSE, sizeof(ClassProcess));
         p->strings = g_ptr_array_new_with_free_func(g_free);
+        p->argvs = g_ptr_array_new_with_free_func((GDestroyNotify) g_strfreev);
         for (guint i = 0; i < pids->len; i++) {
                 pid_t pid = g_array_index(pids, pid_t, i);
                 uid_t owner;
@@ -82,6 +85,12 @@ static void procs_read(Procs *p, int proc_fd, const GArray *pids) {
                 }
                 ClassProcess cp = { .pid = pid, .comm = keep(p, comm),
                                     .exe = keep(p, process_rules_exe_name(target)) };
+                /* only where a Commands= rule names it: one more read */
+                if (class_rules_want_args(rules, &cp)) {
+                        char **argv = detect_read_args(proc_fd, pid);
+                        g_ptr_array_add(p->argvs, argv);
+                        cp.args = argv[0] ? argv + 1 : argv;
+                }
                 g_array_append_val(p->procs, cp);
         }
 }
@@ -96,7 +105,7 @@ int process_rules_match_cgroup(const ClassRules *rules, int cgroup_fd, int proc_
                 return 0;
 
         Procs p = { 0 };
-        procs_read(&p, proc_fd, pids);
+        procs_read(&p, rules, proc_fd, pids);
         CgroupClass class;
         const char *source;
         size_t index, n_class;

@@ -96,31 +96,45 @@ int manager_plan_job_new(Manager *m, const char *client_cgroup, const PidRef *cl
         return 0;
 }
 
-/* The holder of the client's pty master: its cgroup is ui. Read here, on
- * the worker: another process's /proc can block. */
-static void plan_job_find_terminal(PlanJob *j) {
-        pid_t holder;
-        g_autofree char *reason = NULL, *cgroup = NULL;
-        if (j->client.pid <= 0)
-                return;
-        int r = terminal_find_master(j->proc_fd, j->client.pid, &holder, &reason);
-        /* The stat read must have been the client's, not a reuser's */
-        if (r <= 0 || !pidref_is_alive(&j->client, j->proc_fd))
-                return;
-        /* Pinned before its cgroup is read, and alive after: a pid reused
-         * meanwhile is not the holder */
+/* One process of the client's terminal chain: its cgroup is ui. Pinned
+ * before its cgroup is read, and alive after: a pid reused meanwhile is
+ * not the holder. */
+static void plan_job_add_hop(PlanJob *j, TerminalHop *hop) {
+        g_autofree char *cgroup = NULL;
         _cleanup_(pidref_done) PidRef ref = PIDREF_NULL;
-        r = pidref_set(&ref, j->proc_fd, holder);
+        int r = pidref_set(&ref, j->proc_fd, hop->pid);
         if (r >= 0)
-                r = cgroups_of_pid(j->proc_fd, holder, &cgroup);
+                r = cgroups_of_pid(j->proc_fd, hop->pid, &cgroup);
         if (r >= 0 && !pidref_is_alive(&ref, j->proc_fd))
                 r = -ESRCH;
         if (r < 0) {
-                log_debug_errno(r, "Cannot read the cgroup of pid %d, the caller's terminal: %m", (int) holder);
+                log_debug_errno(r, "Cannot read the cgroup of pid %d, of the caller's terminal: %m", (int) hop->pid);
                 return;
         }
-        if (!g_hash_table_contains(j->ui, cgroup))
-                g_hash_table_replace(j->ui, g_steal_pointer(&cgroup), g_steal_pointer(&reason));
+        /* The client's own reason stands; hops that share a cgroup (a
+         * multiplexer's client and the emulator that runs it) are each named */
+        const char *had = g_hash_table_lookup(j->ui, cgroup);
+        if (!had)
+                g_hash_table_replace(j->ui, g_steal_pointer(&cgroup), g_steal_pointer(&hop->reason));
+        else if (g_str_has_prefix(had, TERMINAL_REASON_PREFIX) && g_str_has_prefix(hop->reason, TERMINAL_REASON_PREFIX)) {
+                const char *rest = hop->reason + strlen(TERMINAL_REASON_PREFIX);
+                rest += strspn(rest, ",: ");
+                g_hash_table_replace(j->ui, g_steal_pointer(&cgroup), g_strconcat(had, "; ", rest, NULL));
+        }
+}
+
+/* The chain of processes that draw the client's terminal. Read here, on
+ * the worker: another process's /proc can block. */
+static void plan_job_find_terminal(PlanJob *j) {
+        g_autoptr(GArray) hops = NULL;
+        if (j->client.pid <= 0)
+                return;
+        int r = terminal_find_chain(j->proc_fd, j->client.pid, &hops);
+        /* The stat read must have been the client's, not a reuser's */
+        if (r <= 0 || !pidref_is_alive(&j->client, j->proc_fd))
+                return;
+        for (guint i = 0; i < hops->len; i++)
+                plan_job_add_hop(j, &g_array_index(hops, TerminalHop, i));
 }
 
 Plan *manager_plan_job_steal(PlanJob *j) {

@@ -146,6 +146,8 @@ static void test_vendor_desktop(void) {
                 "org.gnome.Shell@wayland.service", "org.gnome.Shell@x11.service", "plasma-kwin_wayland.service",
                 "plasma-kwin_x11.service", "plasma-plasmashell.service", "dunst.service",
                 "xdg-desktop-portal.service", "xdg-desktop-portal-gtk.service", "at-spi-dbus-bus.service",
+                /* GNOME's notification proxy, bus-activated under dbus-broker */
+                "dbus-:1.2-org.gnome.Shell.Notifications@0.service",
         };
         g_autoptr(ClassRules) rules = load_vendor("60-desktop.conf");
         for (size_t i = 0; i < G_N_ELEMENTS(programs); i++) {
@@ -163,9 +165,29 @@ static void test_vendor_desktop(void) {
                 if (!class_rules_match(rules, cgroup, units[i], &c, NULL) || c != CLASS_UI)
                         g_error("60-desktop.conf: unit %s is not ui", units[i]);
         }
-        /* an application is not */
+        /* an application is not, nor is a bus-activated one */
         ClassProcess app = { .pid = 2, .comm = "firefox", .exe = "firefox" };
         g_assert_false(class_rules_match_processes(rules, &app, 1, NULL, NULL, NULL, NULL));
+        g_assert_false(class_rules_match(rules, "u/dbus-:1.2-org.gnome.Weather@0.service",
+                                         "dbus-:1.2-org.gnome.Weather@0.service", NULL, NULL));
+
+        /* GNOME's notification proxy by its command line (GNOME 43, and 45's
+         * "gjs -m"), whose arguments are read only for gjs; gjs running an
+         * application is not ui */
+        char *proxy43[] = { (char *) "/usr/share/gnome-shell/org.gnome.Shell.Notifications", NULL };
+        char *proxy45[] = { (char *) "-m", (char *) "/usr/share/gnome-shell/org.gnome.Shell.Notifications", NULL };
+        char *weather[] = { (char *) "/usr/share/org.gnome.Weather/org.gnome.Weather", NULL };
+        char **const argvs[] = { proxy43, proxy45 };
+        for (size_t i = 0; i < G_N_ELEMENTS(argvs); i++) {
+                ClassProcess p = { .pid = 3, .comm = "gjs", .exe = "gjs", .args = argvs[i] };
+                g_assert_true(class_rules_want_args(rules, &p));
+                CgroupClass c = _CLASS_INVALID;
+                g_assert_true(class_rules_match_processes(rules, &p, 1, &c, NULL, NULL, NULL));
+                g_assert_cmpint(c, ==, CLASS_UI);
+        }
+        ClassProcess gjs_app = { .pid = 4, .comm = "gjs", .exe = "gjs", .args = weather };
+        g_assert_false(class_rules_match_processes(rules, &gjs_app, 1, NULL, NULL, NULL, NULL));
+        g_assert_false(class_rules_want_args(rules, &app));
 }
 
 int main(int argc, char **argv) {

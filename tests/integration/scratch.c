@@ -214,3 +214,53 @@ void scratch_pair_new(ScratchPair *ret) {
         scratch_spawn(ret->s, ret->a, NULL);
         scratch_spawn(ret->s, ret->b, NULL);
 }
+
+/* ---- watching cgroups that must never freeze ---- */
+
+struct ScratchWatch {
+        char **dirs;            /* absolute cgroup directories */
+        gint stop;
+        unsigned rounds;
+        char *frozen;           /* the first one seen frozen, or NULL */
+        GThread *thread;
+};
+
+static bool cgroup_frozen_now(const char *dir) {
+        g_autofree char *freeze = g_build_filename(dir, "cgroup.freeze", NULL);
+        g_autofree char *events = g_build_filename(dir, "cgroup.events", NULL);
+        g_autofree char *a = NULL, *b = NULL;
+        return (g_file_get_contents(freeze, &a, NULL, NULL) && a[0] == '1') ||
+               (g_file_get_contents(events, &b, NULL, NULL) && strstr(b, "frozen 1"));
+}
+
+static gpointer watch_run(gpointer data) {
+        ScratchWatch *w = data;
+        while (!g_atomic_int_get(&w->stop)) {
+                for (char **d = w->dirs; *d && !w->frozen; d++)
+                        if (cgroup_frozen_now(*d))
+                                w->frozen = g_strdup(*d);
+                w->rounds++;
+                g_usleep(1000);
+        }
+        return NULL;
+}
+
+ScratchWatch *scratch_watch_start(Scratch *s, const char *const *cgroups) {
+        ScratchWatch *w = g_new0(ScratchWatch, 1);
+        w->dirs = g_new0(char *, g_strv_length((char **) cgroups) + 1);
+        for (size_t i = 0; cgroups[i]; i++)
+                w->dirs[i] = scratch_abs(s, cgroups[i]);
+        w->thread = g_thread_new("scratch-watch", watch_run, w);
+        return w;
+}
+
+void scratch_watch_end(ScratchWatch *w) {
+        g_atomic_int_set(&w->stop, 1);
+        g_thread_join(w->thread);
+        g_test_message("the watched cgroups were read %u times", w->rounds);
+        g_autofree char *frozen = w->frozen;
+        g_strfreev(w->dirs);
+        g_free(w);
+        if (frozen)
+                g_error("%s was frozen while it was watched", frozen);
+}

@@ -42,6 +42,15 @@ bool scratch_is_frozen(Scratch *s, const char *cgroup);
 /* Absolute path of a relative cgroup path. */
 char *scratch_abs(Scratch *s, const char *cgroup);
 
+/* A thread that reads cgroup.freeze and cgroup.events of each of
+ * `cgroups` (relative, NULL-terminated) over and over, so that fridged's
+ * write of 1 or the kernel's "frozen 1" is seen between two reads at the
+ * latest; scratch_watch_end() stops it and fails the test when one was
+ * seen frozen. */
+typedef struct ScratchWatch ScratchWatch;
+ScratchWatch *scratch_watch_start(Scratch *s, const char *const *cgroups);
+void scratch_watch_end(ScratchWatch *w);
+
 /* Two scratch cgroups, a.service and b.service, one sleeping process in
  * each: what a test of the freezing order needs least */
 typedef struct ScratchPair {

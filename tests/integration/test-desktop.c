@@ -83,38 +83,6 @@ static char *fridged_log(Fixture *f) {
         return g_steal_pointer(&text);
 }
 
-/* ---- watching the ui cgroups for the whole cycle ---- */
-
-/* A thread reads cgroup.freeze and cgroup.events of each watched cgroup
- * over and over: fridged's write of 1, or the kernel's "frozen 1", is
- * seen in between two reads at the latest */
-typedef struct Watch {
-        char **dirs;            /* absolute cgroup directories */
-        gint stop;
-        unsigned rounds;
-        char *frozen;           /* the first cgroup seen frozen, or NULL */
-} Watch;
-
-static bool cgroup_frozen_now(const char *dir) {
-        g_autofree char *freeze = g_build_filename(dir, "cgroup.freeze", NULL);
-        g_autofree char *events = g_build_filename(dir, "cgroup.events", NULL);
-        g_autofree char *a = NULL, *b = NULL;
-        return (g_file_get_contents(freeze, &a, NULL, NULL) && a[0] == '1') ||
-               (g_file_get_contents(events, &b, NULL, NULL) && strstr(b, "frozen 1"));
-}
-
-static gpointer watch_run(gpointer data) {
-        Watch *w = data;
-        while (!g_atomic_int_get(&w->stop)) {
-                for (char **d = w->dirs; *d && !w->frozen; d++)
-                        if (cgroup_frozen_now(*d))
-                                w->frozen = g_strdup(*d);
-                w->rounds++;
-                g_usleep(1000);
-        }
-        return NULL;
-}
-
 /* ---- the session: Xvfb, dunst, the xterm ---- */
 
 /* Xvfb in `cgroup`, on a display it picks itself (-displayfd): other
@@ -311,11 +279,8 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
                 g_usleep(10000);
         g_assert_true(harness_task_in_state_d(blocker));
 
-        const char *watched[] = { x, term, shell, notify };
-        Watch w = { .dirs = g_new0(char *, G_N_ELEMENTS(watched) + 1) };
-        for (size_t i = 0; i < G_N_ELEMENTS(watched); i++)
-                w.dirs[i] = scratch_abs(f->s, watched[i]);
-        GThread *watcher = g_thread_new("watch-ui", watch_run, &w);
+        const char *watched[] = { x, term, shell, notify, NULL };
+        ScratchWatch *watch = scratch_watch_start(f->s, watched);
 
         g_autofree char *rc_file = NULL;
         pid_t xterm = start_xterm(f, term, shell, display, &rc_file);
@@ -345,12 +310,7 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
         g_assert_cmpint(harness_wait_pid(xterm, 10000), !=, -1);
         assert_none_frozen(f);
 
-        g_atomic_int_set(&w.stop, 1);
-        g_thread_join(watcher);
-        g_test_message("the ui cgroups were read %u times during the cycle", w.rounds);
-        if (w.frozen)
-                g_error("%s was frozen during the cycle", w.frozen);
-        g_strfreev(w.dirs);
+        scratch_watch_end(watch);
 
         /* the plan said why each is ui */
         g_autofree char *log = fridged_log(f);

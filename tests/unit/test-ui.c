@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +73,11 @@ static void test_bad_processes(void) {
         g_assert_cmpint(class_rules_add_text(r, "b.conf", "[Ui]\nProcesses=Xorg\n"), ==, -EINVAL);
         g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcess=Xorg\n"), ==, -EINVAL);
         g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nProcesses=Xorg[\n"), ==, -EINVAL);
+        /* Commands= is NAME ARG: both, the name a basename */
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nCommands=gjs\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nCommands=gjs   \n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nCommands=/usr/bin/gjs x\n"), ==, -EINVAL);
+        g_assert_cmpint(class_rules_add_text(r, "b.conf", "[UI]\nCommands=gjs x[\n"), ==, -EINVAL);
         g_assert_cmpuint(r->rules->len, ==, 0);
         g_assert_false(class_rules_have_processes(r));
 }
@@ -217,6 +223,8 @@ static void test_walk_processes(void) {
         testdir_put(f.base, "cg/user.slice/user-1000.slice/app.scope/cgroup.procs", "500\n");
         testdir_put(f.base, "cg/user.slice/user-1000.slice/term.scope/cgroup.procs", "600\n");
         testdir_put(f.base, "cg/user.slice/user-1000.slice/dunst.scope/cgroup.procs", "700\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/notify.scope/cgroup.procs", "800\n");
+        testdir_put(f.base, "cg/user.slice/user-1000.slice/weather.scope/cgroup.procs", "801\n");
         put_proc(&f, 400, "Xorg", "/usr/lib/xorg/Xorg");
         put_proc(&f, 401, "firefox", "/usr/lib/firefox/firefox");
         put_proc(&f, 402, "gimp", NULL);
@@ -224,10 +232,14 @@ static void test_walk_processes(void) {
         put_proc(&f, 500, "Xorgish", "/usr/bin/Xorgish");
         put_proc(&f, 600, "xterm", "/usr/bin/xterm");
         put_proc(&f, 700, "dunst", "/usr/bin/dunst");
+        put_proc(&f, 800, "gjs", "/usr/bin/gjs");
+        put_proc(&f, 801, "gjs", "/usr/bin/gjs");
+        testdir_put_bytes(f.base, "proc/800/cmdline", "/usr/bin/gjs\0-m\0/usr/share/gnome-shell/org.gnome.Shell.Notifications\0", 69);
+        testdir_put_bytes(f.base, "proc/801/cmdline", "/usr/bin/gjs\0/usr/share/x/org.gnome.Weather\0", 44);
         f.proc_fd = testdir_open(f.base, "proc");
         f.cgroup_fd = testdir_open(f.base, "cg");
 
-        g_autoptr(ClassRules) rules = rules_of("[UI]\nProcesses=Xorg;dunst\n");
+        g_autoptr(ClassRules) rules = rules_of("[UI]\nProcesses=Xorg;dunst\nCommands=gjs */org.gnome.Shell.Notifications\n");
         g_autoptr(GHashTable) ui = g_hash_table_new(g_str_hash, g_str_equal);
         g_hash_table_insert(ui, (char *) "user.slice/user-1000.slice/term.scope",
                             (char *) "terminal of the caller: xterm (pid 600) holds /dev/pts/3's master");
@@ -251,6 +263,11 @@ static void test_walk_processes(void) {
         const PlanEntry *t = find(p, "user.slice/user-1000.slice/term.scope");
         g_assert_cmpint(t->class, ==, CLASS_UI);
         g_assert_true(g_str_has_prefix(t->reason, "terminal of the caller: xterm (pid 600)"));
+        /* Commands=: gjs by the script it runs */
+        const PlanEntry *n = find(p, "user.slice/user-1000.slice/notify.scope");
+        g_assert_cmpint(n->class, ==, CLASS_UI);
+        g_assert_cmpstr(n->reason, ==, "config /etc/fridge/classes.d/t.conf:3: gjs (pid 800)");
+        g_assert_cmpint(find(p, "user.slice/user-1000.slice/weather.scope")->class, ==, CLASS_EARLY);
 
         close(f.proc_fd);
         close(f.cgroup_fd);
@@ -312,89 +329,228 @@ static void test_fdinfo(void) {
         g_assert_false(terminal_is_ptmx(NULL));
 }
 
-/* The real thing: this process holds a pty's master and a child of it
- * runs on the pty as its controlling terminal; the child's terminal leads
- * back here */
+/* ---- the terminal chain, on real ptys ---- */
+
+/* A process of a chain: forked, in a session of its own, on `ctty` as its
+ * controlling terminal where given, holding a new pty's master where
+ * asked (as `uid`, dropped before or after opening it) */
+typedef struct ProcSpec {
+        const char *ctty;
+        bool master;
+        uid_t uid;              /* 0: stays root */
+        bool drop_first;
+} ProcSpec;
+
+typedef struct Proc {
+        pid_t pid;
+        int release;            /* closing it ends the process */
+        char *pts;              /* the name of the pty whose master it holds */
+} Proc;
+
+/* dumpable again, as a program the user started is: /proc/PID is then
+ * the user's, not root's */
+static void drop_to(uid_t uid) {
+        if (uid != 0 && (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0 ||
+                         prctl(PR_SET_DUMPABLE, 1) < 0))
+                _exit(50);
+}
+
+static void proc_child(const ProcSpec *spec, int ready, int release, int release_end) {
+        close(release_end); /* else the read below never sees its end */
+        if (setsid() < 0)
+                _exit(10);
+        if (spec->ctty) {
+                int fd = open(spec->ctty, O_RDWR);
+                if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
+                        _exit(20);
+        }
+        if (spec->drop_first)
+                drop_to(spec->uid);
+        if (spec->master) {
+                int m = posix_openpt(O_RDWR | O_NOCTTY);
+                if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0)
+                        _exit(30);
+                dprintf(ready, "%s", ptsname(m));
+        }
+        if (!spec->drop_first)
+                drop_to(spec->uid);
+        dprintf(ready, "\n");
+        char c;
+        (void) !read(release, &c, 1); /* until the test closes its end */
+        _exit(0);
+}
+
+static Proc proc_start(const ProcSpec *spec) {
+        int ready[2], release[2];
+        g_assert_cmpint(pipe2(ready, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(release, O_CLOEXEC), ==, 0);
+        pid_t pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0)
+                proc_child(spec, ready[1], release[0], release[1]);
+        close(ready[1]);
+        close(release[0]);
+        char buf[64] = "";
+        size_t n = 0;
+        for (ssize_t k; n < sizeof(buf) - 1 && !memchr(buf, '\n', n) &&
+                        (k = read(ready[0], buf + n, sizeof(buf) - 1 - n)) > 0;)
+                n += (size_t) k;
+        close(ready[0]);
+        if (!memchr(buf, '\n', n)) {
+                int st;
+                g_assert_cmpint(waitpid(pid, &st, 0), ==, pid);
+                g_error("a chain process could not start: exit %d", WEXITSTATUS(st));
+        }
+        *strchr(buf, '\n') = '\0';
+        return (Proc) { .pid = pid, .release = release[1], .pts = *buf ? g_strdup(buf) : NULL };
+}
+
+static void proc_stop(Proc *p) {
+        int st;
+        close(p->release);
+        g_assert_cmpint(waitpid(p->pid, &st, 0), ==, p->pid);
+        g_free(p->pts);
+}
+
+static bool have_ptys(void) {
+        int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (m < 0)
+                return false;
+        close(m);
+        return true;
+}
+
+static GArray *chain_of(pid_t pid) {
+        int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        GArray *hops = NULL;
+        g_assert_cmpint(terminal_find_chain(proc_fd, pid, &hops), >=, 0);
+        close(proc_fd);
+        for (guint i = 0; i < hops->len; i++)
+                g_test_message("hop %u: pid %d: %s", i + 1, (int) g_array_index(hops, TerminalHop, i).pid,
+                               g_array_index(hops, TerminalHop, i).reason);
+        return hops;
+}
+
+static const TerminalHop *hop_at(GArray *hops, guint i) {
+        g_assert_cmpuint(i, <, hops->len);
+        return &g_array_index(hops, TerminalHop, i);
+}
+
+static void assert_hop(GArray *hops, guint i, pid_t pid, const char *reason_start, const char *pts) {
+        const TerminalHop *h = hop_at(hops, i);
+        g_assert_cmpint(h->pid, ==, pid);
+        if (!g_str_has_prefix(h->reason, reason_start))
+                g_error("hop %u: \"%s\" does not start \"%s\"", i + 1, h->reason, reason_start);
+        g_autofree char *master = pts ? g_strdup_printf("holds %s's master", pts) : NULL;
+        if (master && !strstr(h->reason, master))
+                g_error("hop %u: \"%s\" lacks \"%s\"", i + 1, h->reason, master);
+}
+
+/* An emulator holds a pty's master and the caller runs on it: one hop */
 static void test_find_master(void) {
-        int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-        if (master < 0) {
+        if (!have_ptys()) {
                 g_test_skip("no pseudo-terminals here");
                 return;
         }
-        g_assert_cmpint(grantpt(master), ==, 0);
-        g_assert_cmpint(unlockpt(master), ==, 0);
-        g_autofree char *name = g_strdup(ptsname(master));
-        int ready[2], release[2];
-        g_assert_cmpint(pipe(ready), ==, 0);
-        g_assert_cmpint(pipe(release), ==, 0);
-        pid_t child = fork();
-        g_assert_cmpint(child, >=, 0);
-        if (child == 0) {
-                close(ready[0]);
-                close(release[1]);
-                if (setsid() < 0)
-                        _exit(10 + errno);
-                int slave = open(name, O_RDWR);
-                if (slave < 0)
-                        _exit(100 + errno);
-                if (ioctl(slave, TIOCSCTTY, 0) < 0)
-                        _exit(200 + errno);
-                char c;
-                (void) !write(ready[1], "r", 1);
-                (void) !read(release[0], &c, 1); /* until the parent closes its end */
-                _exit(0);
-        }
-        close(ready[1]);
-        close(release[0]);
-        char c;
-        if (read(ready[0], &c, 1) != 1) {
-                int st;
-                g_assert_cmpint(waitpid(child, &st, 0), ==, child);
-                g_error("the child could not take %s as its terminal: exit %d", name, WEXITSTATUS(st));
-        }
-        int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        pid_t holder = 0;
-        g_autofree char *reason = NULL;
-        int r = terminal_find_master(proc_fd, child, &holder, &reason);
-        close(release[1]);
-        close(ready[0]);
-        int status;
-        g_assert_cmpint(waitpid(child, &status, 0), ==, child);
-        g_assert_cmpint(r, ==, 1);
-        g_assert_cmpint(holder, ==, getpid());
-        g_autofree char *want = g_strdup_printf("(pid %d) holds %s's master", (int) getpid(), name);
-        g_assert_true(g_str_has_prefix(reason, "terminal of the caller: "));
-        g_assert_true(g_str_has_suffix(reason, want));
+        Proc emulator = proc_start(&(ProcSpec) { .master = true });
+        Proc caller = proc_start(&(ProcSpec) { .ctty = emulator.pts });
+        g_autoptr(GArray) hops = chain_of(caller.pid);
+        g_assert_cmpuint(hops->len, ==, 1);
+        assert_hop(hops, 0, emulator.pid, "terminal of the caller: ", emulator.pts);
 
         /* a process without a terminal has none to keep */
-        g_autofree char *none = NULL;
-        pid_t h2 = 0;
-        pid_t bare = fork();
-        if (bare == 0) {
-                setsid();
-                pause();
-                _exit(0);
+        Proc bare = proc_start(&(ProcSpec) { 0 });
+        g_autoptr(GArray) none = chain_of(bare.pid);
+        g_assert_cmpuint(none->len, ==, 0);
+        proc_stop(&bare);
+        proc_stop(&caller);
+        proc_stop(&emulator);
+}
+
+/* sudo with use_pty: sudo holds the master of the caller's pty and runs
+ * on the emulator's; the chain goes on through sudo's own terminal */
+static void test_chain_through_sudo(void) {
+        if (!have_ptys()) {
+                g_test_skip("no pseudo-terminals here");
+                return;
         }
-        /* setsid() has run once its stat shows the new session: wait for that, not for a time */
-        for (;;) {
-                g_autofree char *stat_path = g_strdup_printf("/proc/%d/stat", (int) bare), *text = NULL;
-                pid_t pp;
-                unsigned tty;
-                g_assert_true(g_file_get_contents(stat_path, &text, NULL, NULL));
-                g_assert_cmpint(terminal_parse_stat(text, &pp, &tty), ==, 0);
-                if (tty == 0)
-                        break;
-                g_usleep(1000);
+        Proc emulator = proc_start(&(ProcSpec) { .master = true });
+        Proc sudo = proc_start(&(ProcSpec) { .ctty = emulator.pts, .master = true });
+        Proc caller = proc_start(&(ProcSpec) { .ctty = sudo.pts });
+        g_autoptr(GArray) hops = chain_of(caller.pid);
+        g_assert_cmpuint(hops->len, ==, 2);
+        assert_hop(hops, 0, sudo.pid, "terminal of the caller: ", sudo.pts);
+        assert_hop(hops, 1, emulator.pid, "terminal of the caller, hop 2: ", emulator.pts);
+        g_autofree char *of_sudo = g_strdup_printf("the terminal of test-ui (pid %d)", (int) sudo.pid);
+        g_assert_nonnull(strstr(hop_at(hops, 1)->reason, of_sudo));
+        proc_stop(&caller);
+        proc_stop(&sudo);
+        proc_stop(&emulator);
+}
+
+/* A multiplexer: its server holds the caller's master with no terminal
+ * of its own; its client (the same executable, on the emulator's pty,
+ * holding no master) leads on to the emulator */
+static void test_chain_through_multiplexer(void) {
+        if (!have_ptys()) {
+                g_test_skip("no pseudo-terminals here");
+                return;
         }
-        g_assert_cmpint(terminal_find_master(proc_fd, bare, &h2, &none), ==, 0);
-        kill(bare, SIGKILL);
-        g_assert_cmpint(waitpid(bare, &status, 0), ==, bare);
-        close(proc_fd);
-        close(master);
+        Proc emulator = proc_start(&(ProcSpec) { .master = true });
+        Proc client = proc_start(&(ProcSpec) { .ctty = emulator.pts });
+        Proc server = proc_start(&(ProcSpec) { .master = true });
+        Proc caller = proc_start(&(ProcSpec) { .ctty = server.pts });
+        g_autoptr(GArray) hops = chain_of(caller.pid);
+        g_assert_cmpuint(hops->len, ==, 3);
+        assert_hop(hops, 0, server.pid, "terminal of the caller: ", server.pts);
+        assert_hop(hops, 1, client.pid, "terminal of the caller, hop 2: ", NULL);
+        g_autofree char *client_of = g_strdup_printf("is a client of test-ui (pid %d)", (int) server.pid);
+        g_assert_nonnull(strstr(hop_at(hops, 1)->reason, client_of));
+        assert_hop(hops, 2, emulator.pid, "terminal of the caller, hop 3: ", emulator.pts);
+        proc_stop(&caller);
+        proc_stop(&server);
+        proc_stop(&client);
+        proc_stop(&emulator);
+}
+
+/* Each hop's holder is checked on its own: a user's emulator that opened
+ * the pty (its owner) holds it for root's caller, as under sudo; one
+ * that holds a master root opened is another user's and is not taken */
+static void test_chain_owners(void) {
+        if (!have_ptys()) {
+                g_test_skip("no pseudo-terminals here");
+                return;
+        }
+        if (getuid() != 0) {
+                g_test_skip("needs root: the holders run as uid 65534");
+                return;
+        }
+        Proc user_term = proc_start(&(ProcSpec) { .master = true, .uid = 65534, .drop_first = true });
+        Proc caller = proc_start(&(ProcSpec) { .ctty = user_term.pts });
+        g_autoptr(GArray) hops = chain_of(caller.pid);
+        g_assert_cmpuint(hops->len, ==, 1);
+        assert_hop(hops, 0, user_term.pid, "terminal of the caller: ", user_term.pts);
+        proc_stop(&caller);
+        proc_stop(&user_term);
+
+        Proc taken = proc_start(&(ProcSpec) { .master = true, .uid = 65534 });
+        Proc victim = proc_start(&(ProcSpec) { .ctty = taken.pts });
+        g_autoptr(GArray) none = chain_of(victim.pid);
+        g_assert_cmpuint(none->len, ==, 0);
+        proc_stop(&victim);
+        proc_stop(&taken);
 }
 
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
+        /* Run from a terminal, this process (on a pty, holding no master,
+         * the same executable as the chain's) would count as a client of
+         * the chains' multiplexers and lead on to that terminal */
+        int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (tty >= 0) {
+                (void) ioctl(tty, TIOCNOTTY);
+                close(tty);
+        }
         g_test_add_func("/ui/class-string", test_class_string);
         g_test_add_func("/ui/ui-group", test_ui_group);
         g_test_add_func("/ui/bad-processes", test_bad_processes);
@@ -406,5 +562,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/ui/pts-of-tty-nr", test_pts_of_tty_nr);
         g_test_add_func("/ui/fdinfo", test_fdinfo);
         g_test_add_func("/ui/find-master", test_find_master);
+        g_test_add_func("/ui/chain-through-sudo", test_chain_through_sudo);
+        g_test_add_func("/ui/chain-through-multiplexer", test_chain_through_multiplexer);
+        g_test_add_func("/ui/chain-owners", test_chain_owners);
         return g_test_run();
 }

@@ -11,12 +11,18 @@
 #include "fileio.h"
 #include "power.h"
 
-/* Writes text to BASE/REL, making the directories above it. */
-static inline void testdir_put(const char *base, const char *rel, const char *text) {
+/* Writes len bytes (NULs too, as /proc/PID/cmdline has) to BASE/REL,
+ * making the directories above it. */
+static inline void testdir_put_bytes(const char *base, const char *rel, const char *bytes, gssize len) {
         g_autofree char *p = g_build_filename(base, rel, NULL);
         g_autofree char *parent = g_path_get_dirname(p);
         g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
-        g_assert_true(g_file_set_contents(p, text, -1, NULL));
+        g_assert_true(g_file_set_contents(p, bytes, len, NULL));
+}
+
+/* Writes text to BASE/REL, making the directories above it. */
+static inline void testdir_put(const char *base, const char *rel, const char *text) {
+        testdir_put_bytes(base, rel, text, -1);
 }
 
 /* testdir_put() of each { REL, TEXT } pair of files[n]. */

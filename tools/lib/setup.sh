@@ -19,6 +19,9 @@ FRIDGE_PACKAGES=(
   # server, typing and screenshots (xwd), a notification to wait for dunst,
   # and convert for the PNG it keeps
   xvfb xterm xdotool dunst x11-apps libnotify-bin imagemagick
+  # tests/integration/test-terminal.c: the terminal chain through the real
+  # multiplexers and sudo (script(1), from bsdutils, is the emulator)
+  tmux screen sudo
   # tests/integration/test-agent.c: the notification server mock
   python3-dbusmock
   # tests/unit/test-docs.c: the zsh completion, parsed and run; the pager
