@@ -37,6 +37,9 @@
 #include "writer-verdict.h"
 
 #define FLUSH_TICK_USEC (100 * USEC_PER_MSEC)
+/* While a freeze stage waits, its progress says how long until the
+ * timeout: anew each second, so that something on screen moves */
+#define FREEZE_TICK_USEC USEC_PER_SEC
 /* How long a stopping fridged waits for the write queue (SIGTERM) */
 #define MANAGER_WRITES_DRAIN_USEC (2 * USEC_PER_SEC)
 
@@ -75,7 +78,7 @@ typedef struct Cycle {
         /* What the current state owns; every transition stops all of it */
         Worker *worker;                 /* the state's blocking work, if any */
         PowerRequest *power_request;    /* borrowed from the worker while it runs */
-        sd_event_source *tick;          /* flush progress sampling */
+        sd_event_source *tick;          /* flush progress sampling, a freeze stage's countdown */
         sd_event_source *timer;         /* the state's bound (queue, delay, flush, hook), the retry backoff
                                          * or the kernel watchdog */
 
@@ -84,6 +87,7 @@ typedef struct Cycle {
 
         Plan *plan;                     /* made at prepare */
         uint64_t stage_start;           /* CLOCK_MONOTONIC µs when the current freeze stage began */
+        unsigned stage_frozen, stage_total; /* its cgroups frozen so far, of all */
         uint64_t resumed_usec;          /* CLOCK_MONOTONIC µs when the state write returned, or 0 */
         unsigned thawed;                /* cgroups thawed so far (the resume thaws before the thaw phase) */
         uint64_t kernel_start;          /* CLOCK_MONOTONIC µs when the kernel phase's worker started */

@@ -315,23 +315,47 @@ static const char *stage_name(Phase p) {
         return p == PHASE_FREEZE_EARLY ? "early" : "late";
 }
 
-/* Names a cgroup the stage still waits for: the one a desktop user may
- * recognise (backup.service) when a freeze takes long */
-static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
-        Manager *m = userdata;
-        const char *pending = freezer_first_pending(f);
+/* Whole seconds until the stage's timeout, rounded up */
+static unsigned freeze_seconds_left(const Cycle *c) {
+        uint64_t deadline = c->stage_start + (uint64_t) c->settings->freeze_timeout_ms * USEC_PER_MSEC;
+        uint64_t t = now(CLOCK_MONOTONIC);
+        return t >= deadline ? 0 : (unsigned) ((deadline - t + USEC_PER_SEC - 1) / USEC_PER_SEC);
+}
+
+/* Names a cgroup the stage still waits for (the one a desktop user may
+ * recognise: backup.service) and how long it will be waited for */
+static void freeze_set_progress(Manager *m) {
+        Cycle *c = m->cycle;
+        unsigned frozen = c->stage_frozen, total = c->stage_total;
+        const char *pending = c->freezer ? freezer_first_pending(c->freezer) : NULL;
         const char *unit = pending ? strrchr(pending, '/') : NULL;
         unit = unit ? unit + 1 : pending;
         unsigned more = total - frozen - (pending ? 1 : 0);
         g_autofree char *more_text = more ? g_strdup_printf(" and %u more", more) : g_strdup("");
-        g_autofree char *waiting = unit ? g_strdup_printf(": waiting for %s%s", unit, more_text) : g_strdup("");
+        g_autofree char *waiting = unit ? g_strdup_printf(": waiting for %s%s, %u s until the timeout", unit,
+                                                          more_text, freeze_seconds_left(c))
+                                        : g_strdup("");
         manager_set_progress(m, total ? (double) frozen / total : 1.0, "freezing %u/%u (%s)%s", frozen, total,
-                     stage_name(manager_cycle_phase(m->cycle)), waiting);
+                     stage_name(manager_cycle_phase(c)), waiting);
+}
+
+static void on_freeze_progress(Freezer *f, unsigned frozen, unsigned total, void *userdata) {
+        Manager *m = userdata;
+        m->cycle->stage_frozen = frozen;
+        m->cycle->stage_total = total;
+        freeze_set_progress(m);
+}
+
+static int on_freeze_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        freeze_set_progress(userdata);
+        (void) sd_event_source_set_time(s, usec + FREEZE_TICK_USEC);
+        return 0;
 }
 
 static void on_freeze_done(Freezer *f, int r, void *userdata) {
         Manager *m = userdata;
         Cycle *c = m->cycle;
+        c->tick = sd_event_source_disable_unref(c->tick); /* nothing to count down to any more */
 
         if (r == -ETIMEDOUT) {
                 manager_name_blockers(m);
@@ -358,6 +382,19 @@ static char **stage_cgroups(const Plan *plan, CgroupClass class) {
         return (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
 }
 
+/* Without the tick the progress only moves when a cgroup freezes: said,
+ * not fatal */
+static void freeze_arm_tick(Manager *m) {
+        Cycle *c = m->cycle;
+        c->tick = sd_event_source_disable_unref(c->tick);
+        int r = sd_event_add_time_relative(m->event, &c->tick, CLOCK_MONOTONIC, FREEZE_TICK_USEC,
+                                           10 * USEC_PER_MSEC, on_freeze_tick, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->tick, SD_EVENT_ON);
+        if (r < 0)
+                log_warning_errno(r, "Cannot count the freeze stage's timeout down: %m");
+}
+
 static void enter_freeze(Manager *m, Phase p) {
         Cycle *c = m->cycle;
         g_autofree char **cgroups = stage_cgroups(c->plan, p == PHASE_FREEZE_EARLY ? CLASS_EARLY : CLASS_LATE);
@@ -371,13 +408,17 @@ static void enter_freeze(Manager *m, Phase p) {
         }
         uint32_t ms = c->settings->freeze_timeout_ms;
         c->stage_start = now(CLOCK_MONOTONIC);
+        c->stage_frozen = 0;
+        c->stage_total = n;
         int r = freezer_freeze_stage(c->freezer, cgroups, (uint64_t) ms * USEC_PER_MSEC, on_freeze_progress,
                                      on_freeze_done, m);
         if (r < 0)
                 manager_end_cycle_early(m, RESULT_FAILED, FRIDGE_ERROR_INTERNAL, "cannot freeze the %s stage: %s",
                                 stage_name(p), errno_text(r));
-        else if (freezer_first_pending(c->freezer))
+        else if (freezer_first_pending(c->freezer)) {
                 on_freeze_progress(c->freezer, 0, n, m);
+                freeze_arm_tick(m);
+        }
 }
 
 /* ---- thaw ---- */

@@ -75,6 +75,64 @@ static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         freeze_assert_none_frozen(f);
 }
 
+/* The ProgressTexts recorded so far that say how long the stage waits for `unit` */
+static GPtrArray *countdown_texts(Harness *h, const char *unit) {
+        GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *waiting = g_strdup_printf(": waiting for %s, ", unit);
+        for (guint i = 0; i < h->signals->len; i++) {
+                g_autoptr(GPtrArray) changes = harness_parse_props_changed(h->signals->pdata[i]);
+                for (guint k = 0; k < changes->len; k++) {
+                        HarnessPropChange *c = changes->pdata[k];
+                        if (g_str_equal(c->name, "ProgressText") && c->type == 's' && strstr(c->s, waiting) &&
+                            g_str_has_suffix(c->s, " s until the timeout"))
+                                g_ptr_array_add(texts, g_strdup(c->s));
+                }
+        }
+        return texts;
+}
+
+static bool has_three_countdowns(Harness *h, void *unit) {
+        g_autoptr(GPtrArray) texts = countdown_texts(h, unit);
+        return texts->len >= 3;
+}
+
+/* While a stage waits on a cgroup that will not freeze, the progress names
+ * it and counts the seconds to the timeout down, anew each second: the
+ * bar on screen moves */
+static void test_freeze_wait_counts_down(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        if (!f->h->slow) {
+                g_test_skip("SLOWFS is not set");
+                return;
+        }
+        const char *stuck = scratch_add(f->s, "stuck.service");
+        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
+        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
+        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
+                g_usleep(10000);
+        g_assert_true(harness_task_in_state_d(pid));
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 8000, NULL), ==, 0);
+        g_assert_true(harness_process_until(f->h, 20000, has_three_countdowns, (void *) "stuck.service"));
+        g_autoptr(GPtrArray) texts = countdown_texts(f->h, "stuck.service");
+        unsigned last = 9;
+        for (guint i = 0; i < texts->len; i++) {
+                const char *t = texts->pdata[i];
+                g_test_message("%s", t);
+                const char *n = strstr(t, ", ") + 2;
+                unsigned left = (unsigned) g_ascii_strtoull(n, NULL, 10);
+                g_assert_cmpuint(left, <, last); /* down, and each text new */
+                g_assert_cmpuint(left, <=, 8);
+                last = left;
+        }
+        g_assert_cmpint(harness_cancel(f->h, cycle, NULL, NULL), ==, 0);
+        g_assert_true(harness_wait_finished(f->h, cycle, 30000, &res, NULL, NULL));
+        g_assert_cmpstr(res, ==, "aborted");
+        harness_slowfs_release(f->h);
+        freeze_assert_none_frozen(f);
+}
+
 /* Twenty tasks stuck in fsync in one cgroup: the message names sixteen and
  * counts the rest, whoever leaves how many tasks stuck */
 static void test_freeze_timeout_bounded(Fixture *f, gconstpointer data) {
@@ -290,6 +348,7 @@ int main(int argc, char *argv[]) {
                                                      .unit_capabilities = true };
         ADD("freeze-timeout-names-blocker", test_freeze_timeout_names_blocker, &stuck);
         ADD("freeze-timeout-odd-comm", test_freeze_timeout_odd_comm, &stuck);
+        ADD("freeze-wait-counts-down", test_freeze_wait_counts_down, &stuck);
         ADD("freeze-timeout-bounded", test_freeze_timeout_bounded, &stuck);
         ADD("plain-fuse-server-named", test_plain_fuse_server_named, &stuck_unit_caps);
         ADD("freeze-timeout-names-mount-unit-caps", test_freeze_timeout_names_mount_unit_caps, &stuck_unit_caps);
