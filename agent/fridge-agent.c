@@ -14,6 +14,7 @@
 
 #include "cycle-watch.h"
 #include "fridge-config.h"
+#include "jobview.h"
 #include "notify.h"
 #include "text.h"
 
@@ -24,6 +25,7 @@
 
 typedef struct Agent {
         GMainLoop *loop;
+        GDBusConnection *session;       /* borrowed */
         int status;                     /* the exit status: 1 once a bus was lost */
         CycleWatch *watch;
         Notify *notify;
@@ -36,10 +38,20 @@ typedef struct Agent {
         char *cancel_refused;           /* why the last Cancel was refused, shown until the cycle ends */
         int64_t last_update;            /* monotonic µs of the last progress update */
         guint update_timer;
+        /* where the progress goes */
+        ProgressStyle style_setting;    /* the user's: --progress-style= or agent.conf */
+        ProgressStyle server_style;     /* the notification server's, by its name */
+        guint server_watch;
+        GCancellable *server_info;      /* the GetServerInformation call out */
+        JobView *job;                   /* this cycle's KDE job view */
+        bool job_failed;                /* none could be had: notifications this cycle */
+        bool job_ended;                 /* withdrawn past the point of no return */
 } Agent;
 
 static void agent_forget_cycle(Agent *a) {
         g_clear_handle_id(&a->update_timer, g_source_remove);
+        g_clear_pointer(&a->job, jobview_free);
+        a->job_failed = a->job_ended = false;
         g_clear_pointer(&a->slot, notify_slot_unref);
         g_clear_pointer(&a->kind, g_free);
         g_clear_pointer(&a->wake_reason, g_free);
@@ -48,23 +60,78 @@ static void agent_forget_cycle(Agent *a) {
         a->slept_usec = UINT64_MAX;
 }
 
+static ProgressStyle agent_style(const Agent *a) {
+        ProgressStyle s = a->style_setting != PROGRESS_STYLE_AUTO ? a->style_setting : a->server_style;
+        return s == PROGRESS_STYLE_JOB_VIEW && a->job_failed ? PROGRESS_STYLE_VALUE : s;
+}
+
+static const JobViewOps agent_job_ops;
+
+/* The job view carries the bar, the phase and what it waits on; past the
+ * point of no return it is withdrawn, saying why */
+static void agent_show_job(Agent *a, const AgentCycle *c) {
+        if (a->job_ended)
+                return;
+        if (!a->job)
+                (void) jobview_new(a->session, &agent_job_ops, a, &a->job);
+        const char *why = text_no_cancel_reason(c);
+        if (why || !c->cancellable) {
+                jobview_end(a->job, why ? why : "");
+                a->job_ended = true;
+                return;
+        }
+        jobview_update(a->job, text_value(c->progress), text_phase(c), _("Status"),
+                       c->progress_text && *c->progress_text ? c->progress_text : text_phase(c));
+}
+
 static void agent_show_progress(Agent *a) {
         const AgentCycle *c = cycle_watch_cycle(a->watch);
         if (!a->slot || c->id != a->cycle || !agent_cycle_running(c))
                 return;
+        ProgressStyle style = agent_style(a);
+        a->last_update = g_get_monotonic_time();
+        if (style == PROGRESS_STYLE_JOB_VIEW) {
+                agent_show_job(a, c);
+                return;
+        }
         const char *const cancel[] = { ACTION_CANCEL, _("Cancel"), NULL };
         g_autofree char *summary = text_summary(c->kind);
         g_autofree char *text = text_body(c);
         g_autofree char *refused = a->cancel_refused ? g_markup_escape_text(a->cancel_refused, -1) : NULL;
         g_autofree char *body = refused ? g_strdup_printf(_("%s\nCancel was refused: %s"), text, refused)
                                         : g_strdup(text);
+        if (style == PROGRESS_STYLE_TEXT) {
+                g_autofree char *bar = text_bar(text_value(c->progress));
+                g_autofree char *with_bar = g_strdup_printf("%s\n%s", body, bar);
+                g_free(body);
+                body = g_steal_pointer(&with_bar);
+        }
         NotifyRequest req = {
                 .summary = summary, .body = body, .actions = c->cancellable ? cancel : NULL,
-                .value = text_value(c->progress), .urgency = 1, .expire_ms = 0, .progress = true,
+                .value = style == PROGRESS_STYLE_VALUE ? text_value(c->progress) : -1, .urgency = 1,
+                .expire_ms = 0, .progress = true,
         };
         notify_show(a->notify, a->slot, &req);
-        a->last_update = g_get_monotonic_time();
 }
+
+static void on_job_cancel(void *userdata) {
+        Agent *a = userdata;
+        g_message("Cancel of cycle %" G_GUINT64_FORMAT " asked for (the job view's stop button)", a->cycle);
+        cycle_watch_cancel(a->watch, a->cycle);
+}
+
+static void on_job_failed(void *userdata, const char *why) {
+        Agent *a = userdata;
+        g_message("No job view (%s); the progress goes to a notification", why);
+        a->job_failed = true;
+        g_clear_pointer(&a->job, jobview_free);
+        agent_show_progress(a);
+}
+
+static const JobViewOps agent_job_ops = {
+        .cancel = on_job_cancel,
+        .failed = on_job_failed,
+};
 
 static gboolean on_update_timer(gpointer userdata) {
         Agent *a = userdata;
@@ -204,6 +271,42 @@ static void on_closed(void *userdata, uint32_t id, uint32_t reason) {
         notify_slot_closed(a->notify, a->slot, reason);
 }
 
+/* ---- the notification server: who it is decides where the progress goes ---- */
+
+static void on_server_info(GObject *source, GAsyncResult *res, gpointer userdata) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &e);
+        if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                return;
+        Agent *a = userdata;
+        const char *name = NULL, *vendor = NULL, *version = NULL, *spec = NULL;
+        if (r)
+                g_variant_get(r, "(&s&s&s&s)", &name, &vendor, &version, &spec);
+        a->server_style = progress_style_for_server(name, vendor);
+        if (r)
+                g_message("Notification server %s (%s %s): progress as %s%s", name, vendor, version,
+                          progress_style_to_string(a->server_style),
+                          a->style_setting != PROGRESS_STYLE_AUTO ? ", but the settings say otherwise" : "");
+        else
+                g_message("The notification server does not say who it is (%s): progress as %s", e->message,
+                          progress_style_to_string(a->server_style));
+}
+
+static void on_server_appeared(GDBusConnection *c, const char *name, const char *owner, gpointer userdata) {
+        Agent *a = userdata;
+        g_cancellable_cancel(a->server_info);
+        g_clear_object(&a->server_info);
+        a->server_info = g_cancellable_new();
+        g_dbus_connection_call(c, name, "/org/freedesktop/Notifications", name, "GetServerInformation", NULL,
+                               G_VARIANT_TYPE("(ssss)"), G_DBUS_CALL_FLAGS_NONE, 5000, a->server_info,
+                               on_server_info, a);
+}
+
+static void on_server_vanished(GDBusConnection *c, const char *name, gpointer userdata) {
+        Agent *a = userdata;
+        a->server_style = PROGRESS_STYLE_VALUE;
+}
+
 static const NotifyOps agent_notify_ops = {
         .action = on_action,
         .closed = on_closed,
@@ -269,10 +372,35 @@ static int own_name(GDBusConnection *session) {
         return reply == 1 /* DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER */ ? 0 : 1;
 }
 
-static int parse_args(int argc, char **argv) {
+/* $XDG_CONFIG_HOME/fridge/agent.conf's [Progress] Style=: a bad file or
+ * value is said and the choice stays automatic */
+static ProgressStyle settings_style(void) {
+        g_autofree char *path = g_build_filename(g_get_user_config_dir(), "fridge", "agent.conf", NULL);
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autoptr(GError) e = NULL;
+        if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+                if (!g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+                        g_warning("%s: %s; the progress style is chosen by the notification server", path,
+                                  e->message);
+                return PROGRESS_STYLE_AUTO;
+        }
+        g_autofree char *v = g_key_file_get_string(kf, "Progress", "Style", NULL);
+        if (!v)
+                return PROGRESS_STYLE_AUTO;
+        ProgressStyle s = progress_style_from_string(g_strstrip(v));
+        if (s < 0)
+                g_warning("%s: [Progress] Style=%s is not auto, value, text or job-view; the progress style is "
+                          "chosen by the notification server", path, v);
+        return s < 0 ? PROGRESS_STYLE_AUTO : s;
+}
+
+static int parse_args(int argc, char **argv, ProgressStyle *ret_style) {
         gboolean version = FALSE;
+        g_autofree char *style = NULL;
         const GOptionEntry entries[] = {
                 { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
+                { "progress-style", 0, 0, G_OPTION_ARG_STRING, &style,
+                  N_("Where the progress is drawn: auto, value, text or job-view"), N_("STYLE") },
                 {},
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -291,13 +419,19 @@ static int parse_args(int argc, char **argv) {
                 printf("fridge-agent %s\n", FRIDGE_VERSION);
                 return 0;
         }
+        *ret_style = style ? progress_style_from_string(style) : settings_style();
+        if (*ret_style < 0) {
+                g_printerr(_("fridge-agent: --progress-style=%s: expected auto, value, text or job-view\n"), style);
+                return 2;
+        }
         return -1;
 }
 
 int main(int argc, char **argv) {
         setlocale(LC_ALL, "");
         i18n_init();
-        int r = parse_args(argc, argv);
+        ProgressStyle style = PROGRESS_STYLE_AUTO;
+        int r = parse_args(argc, argv, &style);
         if (r >= 0)
                 return r;
 
@@ -312,10 +446,14 @@ int main(int argc, char **argv) {
                 return r < 0 ? 1 : 0;
         }
 
-        Agent a = { .loop = g_main_loop_new(NULL, FALSE), .slept_usec = UINT64_MAX };
+        Agent a = { .loop = g_main_loop_new(NULL, FALSE), .slept_usec = UINT64_MAX, .session = session,
+                    .style_setting = style, .server_style = PROGRESS_STYLE_VALUE };
         g_signal_connect(system, "closed", G_CALLBACK(on_bus_closed), &a);
         g_signal_connect(session, "closed", G_CALLBACK(on_bus_closed), &a);
         (void) notify_new(session, &agent_notify_ops, &a, &a.notify);
+        a.server_watch = g_bus_watch_name_on_connection(session, "org.freedesktop.Notifications",
+                                                        G_BUS_NAME_WATCHER_FLAGS_NONE, on_server_appeared,
+                                                        on_server_vanished, &a, NULL);
         (void) cycle_watch_new(system, &agent_watch_ops, &a, &a.watch);
         g_unix_signal_add(SIGTERM, on_term, a.loop);
         g_unix_signal_add(SIGINT, on_term, a.loop);
@@ -324,6 +462,9 @@ int main(int argc, char **argv) {
         g_signal_handlers_disconnect_by_data(system, &a);
         g_signal_handlers_disconnect_by_data(session, &a);
         agent_forget_cycle(&a);
+        g_bus_unwatch_name(a.server_watch);
+        g_cancellable_cancel(a.server_info);
+        g_clear_object(&a.server_info);
         cycle_watch_free(a.watch);
         notify_free(a.notify);
         g_main_loop_unref(a.loop);

@@ -66,6 +66,10 @@ static const char *phase_words(const AgentCycle *c) {
         return _("Starting");
 }
 
+const char *text_phase(const AgentCycle *c) {
+        return phase_words(c);
+}
+
 const char *text_no_cancel_reason(const AgentCycle *c) {
         if (c->cancellable)
                 return NULL;
@@ -94,6 +98,51 @@ int text_value(double progress) {
         if (progress >= 1.0)
                 return 100;
         return (int) floor(progress * 100.0);
+}
+
+#define TEXT_BAR_CELLS 10
+
+char *text_bar(int percent) {
+        int p = CLAMP(percent, 0, 100);
+        int full = p * TEXT_BAR_CELLS / 100;
+        GString *s = g_string_new(NULL);
+        for (int i = 0; i < TEXT_BAR_CELLS; i++)
+                g_string_append(s, i < full ? "▰" : "▱");
+        g_string_append_printf(s, " %d %%", p);
+        return g_string_free(s, FALSE);
+}
+
+static const char *const style_names[_PROGRESS_STYLE_MAX] = {
+        [PROGRESS_STYLE_AUTO] = "auto",
+        [PROGRESS_STYLE_VALUE] = "value",
+        [PROGRESS_STYLE_TEXT] = "text",
+        [PROGRESS_STYLE_JOB_VIEW] = "job-view",
+};
+
+const char *progress_style_to_string(ProgressStyle s) {
+        return s >= 0 && s < _PROGRESS_STYLE_MAX ? style_names[s] : NULL;
+}
+
+ProgressStyle progress_style_from_string(const char *s) {
+        for (int i = 0; s && i < _PROGRESS_STYLE_MAX; i++)
+                if (g_str_equal(s, style_names[i]))
+                        return (ProgressStyle) i;
+        return _PROGRESS_STYLE_INVALID;
+}
+
+/* What each desktop's notification server calls itself, as measured
+ * (../shared/DESKTOP-NOTES.md); anyone else is taken to draw the hint */
+ProgressStyle progress_style_for_server(const char *name, const char *vendor) {
+        static const struct { const char *name, *vendor; ProgressStyle style; } servers[] = {
+                { "gnome-shell", NULL,  PROGRESS_STYLE_TEXT },
+                { "Plasma",      NULL,  PROGRESS_STYLE_JOB_VIEW },
+                { NULL,          "KDE", PROGRESS_STYLE_JOB_VIEW },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(servers); i++)
+                if ((servers[i].name && g_strcmp0(name, servers[i].name) == 0) ||
+                    (servers[i].vendor && g_strcmp0(vendor, servers[i].vendor) == 0))
+                        return servers[i].style;
+        return PROGRESS_STYLE_VALUE;
 }
 
 char *text_duration(uint64_t usec) {

@@ -35,6 +35,30 @@ char *text_body(const AgentCycle *c);
 const char *text_no_cancel_reason(const AgentCycle *c);
 /* The `value` hint: Progress as a whole percentage, 0..100 */
 int text_value(double progress);
+/* The phase in words: a job view's info message */
+const char *text_phase(const AgentCycle *c);
+/* A bar drawn in text for servers that draw no `value` hint (GNOME
+ * Shell): "▰▰▰▰▰▱▱▱▱▱ 48 %" */
+char *text_bar(int percent);
+
+/* Where the progress is drawn. No server lists the `value` hint among its
+ * capabilities, so the choice follows the server's name
+ * (GetServerInformation), unless the user's settings name one. */
+typedef enum ProgressStyle {
+        PROGRESS_STYLE_AUTO,            /* by the server's name */
+        PROGRESS_STYLE_VALUE,           /* the `value` hint: dunst, mako, swaync, xfce4-notifyd */
+        PROGRESS_STYLE_TEXT,            /* a text bar in the body: GNOME Shell */
+        PROGRESS_STYLE_JOB_VIEW,        /* KDE's job view (org.kde.JobViewServer): Plasma */
+        _PROGRESS_STYLE_MAX,
+        _PROGRESS_STYLE_INVALID = -1,
+} ProgressStyle;
+
+/* "auto", "value", "text", "job-view" */
+const char *progress_style_to_string(ProgressStyle s);
+ProgressStyle progress_style_from_string(const char *s);
+/* The style of a server by its GetServerInformation name and vendor
+ * (never AUTO) */
+ProgressStyle progress_style_for_server(const char *name, const char *vendor);
 
 /* "3.0 s", "2 min 5 s", "1 h 4 min" */
 char *text_duration(uint64_t usec);

@@ -31,7 +31,8 @@ typedef struct Fixture {
         GDBusConnection *session;
         bool nobody;            /* the agent runs as uid 65534, as a desktop user would */
         bool german;            /* the agent runs under LANGUAGE=de with the build tree's catalogs */
-        pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid;
+        pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid, jobview_pid;
+        char *config_home;      /* XDG_CONFIG_HOME of the agent, NULL: none */
         int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
         char *agent_log;
 } Fixture;
@@ -138,17 +139,20 @@ static void wait_name(Fixture *f, const char *name) {
 
 /* German: glibc honours LANGUAGE under the built-in C.UTF-8 (see test-i18n.c) */
 static const char *const *session_env(Fixture *f) {
-        static char *env[7];
+        static char *env[8];
         for (unsigned i = 0; i < G_N_ELEMENTS(env); i++)
                 g_clear_pointer(&env[i], g_free);
         env[0] = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", f->session_address);
         env[1] = g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address);
         env[2] = g_strdup("G_MESSAGES_DEBUG=");
+        unsigned n = 3;
         if (f->german) {
-                env[3] = g_strdup("LANGUAGE=de");
-                env[4] = g_strdup("LC_ALL=C.UTF-8");
-                env[5] = g_strdup_printf("FRIDGE_LOCALEDIR=%s", harness_env("FRIDGE_PO_DIR"));
+                env[n++] = g_strdup("LANGUAGE=de");
+                env[n++] = g_strdup("LC_ALL=C.UTF-8");
+                env[n++] = g_strdup_printf("FRIDGE_LOCALEDIR=%s", harness_env("FRIDGE_PO_DIR"));
         }
+        if (f->config_home)
+                env[n++] = g_strdup_printf("XDG_CONFIG_HOME=%s", f->config_home);
         return (const char *const *) env;
 }
 
@@ -160,6 +164,7 @@ static void start_mock(Fixture *f) {
 }
 
 static void start_agent(Fixture *f) {
+        g_free(f->agent_log); /* a second agent logs on in the same file */
         f->agent_log = g_build_filename(f->h->dir, "agent.log", NULL);
         char *agent = (char *) harness_env("FRIDGE_AGENT");
         char *argv[] = { agent, NULL };
@@ -251,6 +256,8 @@ static void teardown(Fixture *f, gconstpointer data) {
         if (f->displayfd > 0)
                 close(f->displayfd);
         (void) harness_stop_pid(&f->mock_pid, 5000);
+        (void) harness_stop_pid(&f->jobview_pid, 5000);
+        g_free(f->config_home);
         g_clear_object(&f->session);
         (void) harness_stop_pid(&f->session_pid, 5000);
         g_free(f->session_address);
@@ -286,13 +293,16 @@ static Note *note_parse(GVariant *args) {
         return n;
 }
 
+/* A mock object's recorded calls, (a(tsav)); NULL with the error */
+static GVariant *mock_get_calls(Fixture *f, const char *name, const char *path, GError **error) {
+        return g_dbus_connection_call_sync(f->session, name, path, "org.freedesktop.DBus.Mock", "GetCalls", NULL,
+                                           G_VARIANT_TYPE("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+}
+
 /* Every Notify the mock answered, in order */
 static GPtrArray *notes(Fixture *f) {
         g_autoptr(GError) e = NULL;
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(f->session, NOTIFY_NAME, NOTIFY_PATH,
-                                                            "org.freedesktop.DBus.Mock", "GetCalls", NULL,
-                                                            G_VARIANT_TYPE("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1,
-                                                            NULL, &e);
+        g_autoptr(GVariant) r = mock_get_calls(f, NOTIFY_NAME, NOTIFY_PATH, &e);
         g_assert_no_error(e);
         GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify) note_free);
         g_autoptr(GVariant) calls = g_variant_get_child_value(r, 0);
@@ -370,15 +380,20 @@ static uint64_t start_held_cycle(Fixture *f, int *ret_delay) {
         return sleep_ok(f->h);
 }
 
-/* A signal from the notification server, as the mock's EmitSignal sends it */
-static void emit_server_signal(Fixture *f, const char *member, const char *signature, GVariantBuilder *args) {
+/* A call of a mock's org.freedesktop.DBus.Mock (EmitSignal, AddMethod) */
+static void mock_call(Fixture *f, const char *name, const char *path, const char *method, GVariant *args) {
         g_autoptr(GError) e = NULL;
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(
-                f->session, NOTIFY_NAME, NOTIFY_PATH, "org.freedesktop.DBus.Mock", "EmitSignal",
-                g_variant_new("(sssav)", NOTIFY_NAME, member, signature, args), NULL, G_DBUS_CALL_FLAGS_NONE, -1,
-                NULL, &e);
+        g_autoptr(GVariant) r = g_dbus_connection_call_sync(f->session, name, path, "org.freedesktop.DBus.Mock",
+                                                            method, args, NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                                                            &e);
         g_assert_no_error(e);
         g_assert_nonnull(r);
+}
+
+/* A signal from the notification server, as the mock's EmitSignal sends it */
+static void emit_server_signal(Fixture *f, const char *member, const char *signature, GVariantBuilder *args) {
+        mock_call(f, NOTIFY_NAME, NOTIFY_PATH, "EmitSignal", g_variant_new("(sssav)", NOTIFY_NAME, member, signature,
+                                                                            args));
 }
 
 /* The server's ActionInvoked for the notification of Notify call `i`, as
@@ -805,6 +820,209 @@ static void test_german(Fixture *f, gconstpointer data) {
                       strstr(ne->body, " geschlafen; geweckt von ") != NULL);
 }
 
+/* ---- where the progress is drawn: each desktop's way ---- */
+
+#define JOBVIEW_NAME "org.kde.JobViewServer"
+#define JOBVIEW_PATH "/JobViewServer"
+#define JOB_PATH "/JobViewServer/JobView_1"
+
+/* The notification server names itself as one of the desktops' does */
+static void server_is(Fixture *f, const char *name, const char *vendor, const char *version) {
+        g_autofree char *code = g_strdup_printf("ret = ('%s', '%s', '%s', '1.2')", name, vendor, version);
+        mock_call(f, NOTIFY_NAME, NOTIFY_PATH, "AddMethod",
+                  g_variant_new("(sssss)", NOTIFY_NAME, "GetServerInformation", "", "ssss", code));
+}
+
+/* Plasma's job view server: requestView makes one org.kde.JobViewV2 whose
+ * calls the mock records */
+static void start_jobview_server(Fixture *f) {
+        g_autofree char *log = g_build_filename(f->h->dir, "jobview-mock.log", NULL);
+        char *argv[] = { PYTHON, "-m", "dbusmock", JOBVIEW_NAME, JOBVIEW_PATH, "org.kde.JobViewServer", NULL };
+        f->jobview_pid = spawn_logged(argv, session_env(f), log, -1);
+        wait_name(f, JOBVIEW_NAME);
+        const char *code = "ret = dbus.ObjectPath('" JOB_PATH "')\n"
+                           "self.AddObject(ret, 'org.kde.JobViewV2', {}, ["
+                           "('setPercent', 'u', '', ''), ('setInfoMessage', 's', '', ''), "
+                           "('setDescriptionField', 'uss', 'b', 'ret = True'), ('clearDescriptionField', 'u', '', ''), "
+                           "('setSuspended', 'b', '', ''), ('terminate', 's', '', '')])";
+        mock_call(f, JOBVIEW_NAME, JOBVIEW_PATH, "AddMethod",
+                  g_variant_new("(sssss)", "org.kde.JobViewServer", "requestView", "ssi", "o", code));
+}
+
+/* The job view's calls as "method arg1 arg2 …" lines (strings and numbers) */
+static char *job_calls(Fixture *f) {
+        g_autoptr(GVariant) r = mock_get_calls(f, JOBVIEW_NAME, JOB_PATH, NULL);
+        if (!r)
+                return g_strdup(""); /* no view asked for yet */
+        GString *out = g_string_new(NULL);
+        g_autoptr(GVariant) calls = g_variant_get_child_value(r, 0);
+        for (gsize i = 0; i < g_variant_n_children(calls); i++) {
+                const char *method;
+                g_autoptr(GVariantIter) args = NULL;
+                g_variant_get_child(calls, i, "(t&sav)", NULL, &method, &args);
+                g_string_append(out, method);
+                GVariant *v;
+                while (g_variant_iter_next(args, "v", &v)) {
+                        g_autofree char *text = g_variant_is_of_type(v, G_VARIANT_TYPE_STRING)
+                                                        ? g_variant_dup_string(v, NULL)
+                                                        : g_variant_print(v, FALSE);
+                        g_string_append_printf(out, " %s", text);
+                        g_variant_unref(v);
+                }
+                g_string_append_c(out, '\n');
+        }
+        return g_string_free(out, FALSE);
+}
+
+static void wait_job_call(Fixture *f, const char *line) {
+        for (int i = 0; i < WAIT_MS / 50; i++) {
+                g_autofree char *calls = job_calls(f);
+                if (strstr(calls, line))
+                        return;
+                pump(f, 50);
+        }
+        g_autofree char *calls = job_calls(f);
+        g_error("the job view never got \"%s\"; it got:\n%s", line, calls);
+}
+
+/* The agent started and told which server it draws on, then a cycle held
+ * in prepare by a delay inhibitor */
+static uint64_t start_styled_cycle(Fixture *f, const char *style, int *ret_delay) {
+        start_agent(f);
+        g_autofree char *said = g_strdup_printf("progress as %s", style);
+        wait_agent_log(f, said);
+        *ret_delay = harness_inhibit_delay(f->h, "holding the cycle in prepare");
+        return sleep_ok(f->h);
+}
+
+/* GNOME Shell draws no `value` hint: a text bar in the body, updated in
+ * place under the one id, and no hint */
+static void assert_text_bars(Fixture *f, guint until) {
+        g_autoptr(GPtrArray) all = notes(f);
+        g_assert_cmpuint(all->len, >, until);
+        for (guint i = 0; i < until; i++) {
+                const Note *n = all->pdata[i];
+                g_assert_cmpint(n->value, ==, -1);
+                g_assert_cmpuint(n->replaces, ==, i == 0 ? 0 : 1);
+                g_assert_true(g_regex_match_simple("\n[▰▱]{10} [0-9]{1,3} %$", n->body, 0, 0));
+        }
+        g_assert_null(strstr(((Note *) all->pdata[until])->body, "▱"));
+}
+
+static void test_gnome_text_bar(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        server_is(f, "gnome-shell", "GNOME", "43.9");
+        int delay;
+        uint64_t cycle = start_styled_cycle(f, "text", &delay);
+        guint first = wait_note(f, 0, body_has, "▱▱▱▱▱▱▱▱▱▱ 0 %", "with a text bar");
+        harness_control(f->h, "hold-write power/state");
+        close(delay);
+        guint late = wait_note(f, first, body_has, "point of no return", "saying Cancel is withdrawn");
+        harness_control(f->h, "release-write power/state");
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, late, summary_is, "Woke up from suspend", "with the result");
+        assert_text_bars(f, end);
+}
+
+/* The user's settings choose the text bar on a server that would get the
+ * hint; a bad Style= is said and ignored */
+static void test_style_setting(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        f->config_home = g_build_filename(f->h->dir, "config", NULL);
+        g_autofree char *conf = g_build_filename(f->config_home, "fridge", "agent.conf", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(f->config_home, 0755), ==, 0);
+        g_autofree char *dir = g_path_get_dirname(conf);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(conf, "[Progress]\nStyle=text\n", -1, NULL));
+        int delay;
+        uint64_t cycle = start_styled_cycle(f, "value, but the settings say otherwise", &delay);
+        wait_note(f, 0, body_has, "▱▱▱▱▱▱▱▱▱▱ 0 %", "with a text bar");
+        g_assert_cmpint(harness_cancel(f->h, cycle, NULL, NULL), ==, 0);
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+        close(delay);
+        guint end = wait_note(f, 0, summary_is, "Suspend cancelled", "with the result");
+        assert_text_bars(f, end);
+
+        /* a bad value: said, and the server decides */
+        (void) harness_stop_pid(&f->agent_pid, 5000);
+        g_assert_true(g_file_set_contents(conf, "[Progress]\nStyle=bar\n", -1, NULL));
+        start_agent(f);
+        wait_agent_log(f, "[Progress] Style=bar is not auto, value, text or job-view");
+        wait_agent_log(f, "progress as value\n");
+}
+
+/* A bad --progress-style= is refused with what it expects, exit 2 */
+static void test_style_option_refused(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        g_autofree char *out = NULL;
+        char *argv[] = { (char *) harness_env("FRIDGE_AGENT"), "--progress-style=bar", NULL };
+        int status = harness_run(argv, 10000, &out);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 2);
+}
+
+/* Plasma with its job view server, the agent, and a cycle held in
+ * prepare whose job view has come */
+static uint64_t start_plasma_cycle(Fixture *f, int *ret_delay) {
+        server_is(f, "Plasma", "KDE", "5.27.5");
+        start_jobview_server(f);
+        uint64_t cycle = start_styled_cycle(f, "job-view", ret_delay);
+        wait_job_call(f, "setInfoMessage Preparing\n");
+        return cycle;
+}
+
+/* Plasma: the job view carries the cycle (percent, the phase, what it
+ * waits on) in place of the progress notification; its stop button
+ * cancels; the result is a notification */
+static void test_kde_job_view_cancel(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_plasma_cycle(f, &delay);
+        wait_job_call(f, "setDescriptionField 0 Status waiting for 1 delay inhibitor: test (holding the cycle in "
+                         "prepare, pid ");
+        wait_job_call(f, "setPercent 0\n");
+        g_autoptr(GPtrArray) during = notes(f);
+        g_assert_cmpuint(during->len, ==, 0); /* no progress notification beside it */
+        mock_call(f, JOBVIEW_NAME, JOB_PATH, "EmitSignal",
+                  g_variant_new("(sssav)", "org.kde.JobViewV2", "cancelRequested", "", NULL));
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+        close(delay);
+        wait_note(f, 0, summary_is, "Suspend cancelled", "with the result");
+        wait_job_call(f, "terminate \n");
+        wait_agent_log(f, "(the job view's stop button)");
+}
+
+/* Past the point of no return the job view is withdrawn with the reason;
+ * the result is a notification */
+static void test_kde_job_view_withdrawn(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        int delay;
+        uint64_t cycle = start_plasma_cycle(f, &delay);
+        harness_control(f->h, "hold-write power/state");
+        close(delay);
+        wait_job_call(f, "terminate It can no longer be cancelled: the system is past the point of no return.");
+        harness_control(f->h, "release-write power/state");
+        expect_finished(f->h, cycle, "done", "");
+        guint end = wait_note(f, 0, summary_is, "Woke up from suspend", "with the result");
+        g_assert_cmpuint(end, ==, 0); /* the result is the cycle's only notification */
+}
+
+/* Plasma named, but no job view server answers: the notification with the
+ * hint, as anywhere else */
+static void test_kde_without_job_view(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        server_is(f, "Plasma", "KDE", "5.27.5");
+        int delay;
+        uint64_t cycle = start_styled_cycle(f, "job-view", &delay);
+        guint i = wait_note(f, 0, offers_cancel, NULL, "offering Cancel in a notification");
+        g_autoptr(GPtrArray) all = notes(f);
+        g_assert_cmpint(((Note *) all->pdata[i])->value, >=, 0);
+        wait_agent_log(f, "No job view (");
+        g_assert_cmpint(harness_cancel(f->h, cycle, NULL, NULL), ==, 0);
+        expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
+        close(delay);
+}
+
 int main(int argc, char **argv) {
         /* a swap partition for the image (loop0), no dirty data */
         static const char *const hibernate_proc[] = {
@@ -838,6 +1056,12 @@ int main(int argc, char **argv) {
         ADD("dunst-screenshot", test_dunst_screenshot, dunst);
         ADD("german", test_german, german);
         ADD("hibernate-image-figures", test_hibernate_image_figures, hibernate);
+        ADD("gnome-text-bar", test_gnome_text_bar, mock);
+        ADD("style-setting", test_style_setting, mock);
+        ADD("style-option-refused", test_style_option_refused, bare);
+        ADD("kde-job-view-cancel", test_kde_job_view_cancel, mock);
+        ADD("kde-job-view-withdrawn", test_kde_job_view_withdrawn, mock);
+        ADD("kde-without-job-view", test_kde_without_job_view, mock);
 #undef ADD
         return g_test_run();
 }

@@ -128,11 +128,39 @@ static void test_image_write(void) {
         g_assert_cmpstr(plain, ==, "Slept.");
 }
 
+static void test_bar(void) {
+        g_autofree char *zero = text_bar(0), *half = text_bar(48), *full = text_bar(100), *over = text_bar(250),
+                        *under = text_bar(-3);
+        g_assert_cmpstr(zero, ==, "▱▱▱▱▱▱▱▱▱▱ 0 %");
+        g_assert_cmpstr(half, ==, "▰▰▰▰▱▱▱▱▱▱ 48 %");
+        g_assert_cmpstr(full, ==, "▰▰▰▰▰▰▰▰▰▰ 100 %");
+        g_assert_cmpstr(over, ==, full);
+        g_assert_cmpstr(under, ==, zero);
+}
+
+/* Each server as it names itself (GetServerInformation), measured on the
+ * real ones; the settings' names round-trip */
+static void test_style(void) {
+        g_assert_cmpint(progress_style_for_server("gnome-shell", "GNOME"), ==, PROGRESS_STYLE_TEXT);
+        g_assert_cmpint(progress_style_for_server("Plasma", "KDE"), ==, PROGRESS_STYLE_JOB_VIEW);
+        g_assert_cmpint(progress_style_for_server("dunst", "knopwob"), ==, PROGRESS_STYLE_VALUE);
+        g_assert_cmpint(progress_style_for_server("mako", "emersion"), ==, PROGRESS_STYLE_VALUE);
+        g_assert_cmpint(progress_style_for_server("Xfce Notify Daemon", "Xfce"), ==, PROGRESS_STYLE_VALUE);
+        g_assert_cmpint(progress_style_for_server(NULL, NULL), ==, PROGRESS_STYLE_VALUE);
+        for (int i = 0; i < _PROGRESS_STYLE_MAX; i++)
+                g_assert_cmpint(progress_style_from_string(progress_style_to_string((ProgressStyle) i)), ==, i);
+        g_assert_cmpint(progress_style_from_string("bar"), ==, _PROGRESS_STYLE_INVALID);
+        g_assert_cmpint(progress_style_from_string(NULL), ==, _PROGRESS_STYLE_INVALID);
+        g_assert_null(progress_style_to_string(_PROGRESS_STYLE_MAX));
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/agent-text/summary", test_summary);
         g_test_add_func("/agent-text/body", test_body);
         g_test_add_func("/agent-text/value", test_value);
+        g_test_add_func("/agent-text/bar", test_bar);
+        g_test_add_func("/agent-text/style", test_style);
         g_test_add_func("/agent-text/duration", test_duration);
         g_test_add_func("/agent-text/result", test_result);
         g_test_add_func("/agent-text/image-write", test_image_write);
