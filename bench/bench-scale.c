@@ -10,6 +10,14 @@
  *    below a cgroup whose cgroup.events says "populated 0").
  * 2. fridged's RssAnon during a dry-run cycle over those cgroups (the
  *    highest of samples every millisecond; goal: at most 8 MiB).
+ * 3. Then a process in each of them (issue 34 point 6): `fridgectl plan`
+ *    again, and a cycle's prepare phase (its plan) with the client on a
+ *    pty against the same client on none: on the pty fridged follows the
+ *    terminal chain to its holder, script(1), which has no terminal of its
+ *    own, as a desktop's terminal emulator has none (a multiplexer's client
+ *    search over every process is made only for a holder that listens on
+ *    a unix socket: 1.15 before that gate, with 10,100 processes).
+ *    Alternated, medians of 5; goal: ratio at most 1.1.
  *
  * Needs root and a cgroup v2 mount (exit 77 otherwise). Every cgroup is
  * removed at exit (scratch.c).
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dry-run.h"
@@ -35,6 +44,7 @@
 #define RUNS 5
 #define GOAL_WALK_RATIO 1.0
 #define GOAL_CYCLE_RSS_KIB 8192.0
+#define GOAL_CHAIN_RATIO 1.1
 
 static double ms_since(int64_t t0) {
         return (double) (g_get_monotonic_time() - t0) / 1000.0;
@@ -118,6 +128,73 @@ static long long cycle_rss_peak(Harness *h) {
         return s.peak;
 }
 
+/* The prepare phase of the last cycle, from its timeline */
+static double last_prepare_ms(Harness *h) {
+        uint64_t cycle = harness_get_u64(h, "CycleId");
+        sd_bus_message *m = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(h, FRIDGE_INTERFACE, "GetCycleTimeline", &m, &err, &msg, "t", cycle) < 0)
+                g_error("GetCycleTimeline failed: %s: %s", err, msg);
+        const char *name;
+        uint64_t start, end;
+        double ms = -1;
+        if (sd_bus_message_skip(m, "a{sv}") < 0 || sd_bus_message_enter_container(m, 'a', "(stt)") <= 0)
+                g_error("GetCycleTimeline: unexpected reply");
+        while (sd_bus_message_read(m, "(stt)", &name, &start, &end) > 0)
+                if (g_str_equal(name, "prepare"))
+                        ms = (double) (end - start) / 1000.0;
+        sd_bus_message_unref(m);
+        if (ms < 0)
+                g_error("cycle %" G_GUINT64_FORMAT " has no prepare phase in its timeline", cycle);
+        return ms;
+}
+
+/* A dry-run cycle that fridgectl starts, on a pty script(1) holds or on no
+ * terminal at all (setsid); its prepare phase */
+static double client_cycle_prepare_ms(Harness *h, bool on_pty) {
+        g_autofree char *q_ctl = g_shell_quote(getenv("FRIDGECTL")), *q_bus = g_shell_quote(h->bus_address);
+        g_autofree char *cmd = g_strdup_printf("%s --bus-address=%s --no-progress suspend --dry-run", q_ctl, q_bus);
+        char *pty[] = { (char *) "script", (char *) "-qec", cmd, (char *) "/dev/null", NULL };
+        char *none[] = { (char *) "setsid", (char *) "-w", (char *) "sh", (char *) "-c", cmd, NULL };
+        char **argv = on_pty ? pty : none;
+        g_autofree char *path = g_find_program_in_path(argv[0]);
+        if (!path)
+                g_error("%s is not installed", argv[0]);
+        argv[0] = path;
+        g_autofree char *out = NULL;
+        int status = harness_run(argv, 120000, &out);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                g_error("fridgectl suspend --dry-run (%s) failed: %d: %s", on_pty ? "on a pty" : "no terminal",
+                        status, out);
+        return last_prepare_ms(h);
+}
+
+static void spawn_everywhere(Scratch *s) {
+        int64_t t0 = g_get_monotonic_time();
+        guint n = s->cgroups->len;
+        for (guint i = 0; i < n; i++)
+                scratch_spawn(s, s->cgroups->pdata[i], NULL);
+        printf("a process in each of %u cgroups started in %.0f ms\n", n, ms_since(t0));
+}
+
+static void chain_figures(Harness *h, Scratch *s) {
+        spawn_everywhere(s);
+        double plan[RUNS], pty[RUNS], none[RUNS];
+        (void) client_cycle_prepare_ms(h, true); /* warm-ups */
+        (void) client_cycle_prepare_ms(h, false);
+        for (int i = 0; i < RUNS; i++) {
+                plan[i] = time_fridgectl_plan(h);
+                pty[i] = client_cycle_prepare_ms(h, true);
+                none[i] = client_cycle_prepare_ms(h, false);
+        }
+        double pl = median(plan, RUNS), pm = median(pty, RUNS), nm = median(none, RUNS);
+        printf("with a process in each cgroup: fridgectl plan median %.1f ms; a cycle's prepare (its plan) with "
+               "the client on a pty (the terminal chain looked up) median %.1f ms, on no terminal %.1f ms; ratio "
+               "%.2f (goal <= %.2f: %s; n=%d each)\n", pl, pm, nm, pm / nm, GOAL_CHAIN_RATIO,
+               pm / nm <= GOAL_CHAIN_RATIO ? "met" : "NOT met", RUNS);
+        bench_goal("scale.plan_chain_10100_procs_ratio", pm / nm, "x", "<=", GOAL_CHAIN_RATIO);
+}
+
 int main(void) {
         const char *skip = scratch_skip_reason();
         if (!skip)
@@ -163,6 +240,7 @@ int main(void) {
         printf("fridged RssAnon during a dry-run cycle over %u cgroups: peak %lld KiB (goal <= %.0f KiB: %s)\n",
                seen, peak, GOAL_CYCLE_RSS_KIB, peak <= GOAL_CYCLE_RSS_KIB ? "met" : "NOT met");
         bench_goal("scale.rss_anon_cycle_10100_kib", (double) peak, "KiB", "<=", GOAL_CYCLE_RSS_KIB);
+        chain_figures(h, s);
         harness_free(h);
         return 0;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -313,11 +314,57 @@ static bool check_client(Chain *c, pid_t pid, void *data) {
         return false;
 }
 
+int terminal_parse_unix_listening(const char *text, GHashTable *ret_inodes) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        if (!lines[0] || !g_str_has_prefix(lines[0], "Num "))
+                return -EBADMSG;
+        for (char **l = lines + 1; *l; l++) {
+                if (!**l)
+                        continue;
+                g_auto(GStrv) f = g_strsplit_set(*l, " ", -1);
+                g_autoptr(GPtrArray) words = g_ptr_array_new();
+                for (char **w = f; *w; w++)
+                        if (**w)
+                                g_ptr_array_add(words, *w);
+                guint64 flags, inode;
+                if (words->len < 7 || !g_ascii_string_to_unsigned(words->pdata[3], 16, 0, G_MAXUINT64, &flags, NULL) ||
+                    !g_ascii_string_to_unsigned(words->pdata[6], 10, 0, G_MAXUINT64, &inode, NULL))
+                        return -EBADMSG;
+                if (flags & TERMINAL_SO_ACCEPTCON)
+                        g_hash_table_add(ret_inodes, g_memdup2(&inode, sizeof(inode)));
+        }
+        return 0;
+}
+
+static bool fd_is_listening(Chain *c, pid_t pid, int dir_fd, const char *fd, void *data) {
+        GHashTable *listening = data;
+        g_autofree char *target = detect_readlink_at(dir_fd, fd);
+        uint64_t inode;
+        char end;
+        return target && sscanf(target, "socket:[%" SCNu64 "%c", &inode, &end) == 2 && end == ']' &&
+               g_hash_table_contains(listening, &inode);
+}
+
+/* Whether the holder waits for clients on a unix socket, as a
+ * multiplexer's server does and a terminal emulator does not: only then
+ * are all processes searched for its clients. Its own network namespace's
+ * sockets (PROC/PID/net/unix), which fridged's PrivateNetwork= hides from
+ * fridged's own; unreadable or too large: taken to be one. */
+static bool holds_listening_socket(Chain *c, pid_t pid) {
+        char path[32];
+        g_autofree char *text = NULL;
+        snprintf(path, sizeof(path), "%d/net/unix", (int) pid);
+        g_autoptr(GHashTable) listening = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+        if (read_file_at(c->proc_fd, path, &text) < 0 || terminal_parse_unix_listening(text, listening) < 0)
+                return true;
+        return g_hash_table_size(listening) > 0 && any_fd(c, pid, fd_is_listening, listening);
+}
+
 static void walk_clients(Chain *c, pid_t server, unsigned depth) {
         char path[32];
         struct stat st;
         snprintf(path, sizeof(path), "%d/exe", (int) server);
-        if (fstatat(c->proc_fd, path, &st, 0) < 0)
+        if (!holds_listening_socket(c, server) || fstatat(c->proc_fd, path, &st, 0) < 0)
                 return;
         g_autoptr(GArray) clients = g_array_new(FALSE, FALSE, sizeof(pid_t));
         Server s = { .pid = server, .uid = detect_pid_owner(c->proc_fd, server), .exe_dev = st.st_dev,

@@ -13,8 +13,9 @@
  * running for the cycle to stay visible and cancellable. Between the two
  * there may be more ptys: sudo, su and run0 with use_pty hold a new pty's
  * master and run on the caller's terminal; a multiplexer's server (tmux,
- * screen) holds it with no terminal of its own, and its clients run on the
- * terminals the emulators draw. Every process of that chain must run. */
+ * screen) holds it with no terminal of its own and waits for its clients
+ * on a unix socket, and its clients run on the terminals the emulators
+ * draw. Every process of that chain must run. */
 
 /* How much of /proc one lookup may read: the processes whose fds it lists
  * and the fd links it reads in all, so a machine with a million open fds
@@ -50,6 +51,14 @@ bool terminal_is_ptmx(const char *target);
 
 /* What every hop's reason starts with */
 #define TERMINAL_REASON_PREFIX "terminal of the caller"
+
+/* The listening flag of PROC/net/unix's Flags column (__SO_ACCEPTCON) */
+#define TERMINAL_SO_ACCEPTCON (1u << 16)
+
+/* PROC/PID/net/unix: the inodes (guint64, g_free'd keys of a table made
+ * with g_int64_hash) of the sockets that listen. -EBADMSG when it is not
+ * that table. */
+int terminal_parse_unix_listening(const char *text, GHashTable *ret_inodes);
 
 /* One process of the chain and why it is there ("terminal of the caller:
  * xterm (pid 812) holds /dev/pts/3's master") */

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -339,6 +342,7 @@ typedef struct ProcSpec {
         bool master;
         uid_t uid;              /* 0: stays root */
         bool drop_first;
+        bool listen;            /* waits on a unix socket, as a multiplexer's server does */
 } ProcSpec;
 
 typedef struct Proc {
@@ -374,6 +378,14 @@ static void proc_child(const ProcSpec *spec, int ready, int release, int release
         }
         if (!spec->drop_first)
                 drop_to(spec->uid);
+        if (spec->listen) {
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                int n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "fridge-test-ui-%d", (int) getpid());
+                int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+                if (fd < 0 || bind(fd, (struct sockaddr *) &sa, (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0 ||
+                    listen(fd, 1) < 0)
+                        _exit(40);
+        }
         dprintf(ready, "\n");
         char c;
         (void) !read(release, &c, 1); /* until the test closes its end */
@@ -498,7 +510,7 @@ static void test_chain_through_multiplexer(void) {
         }
         Proc emulator = proc_start(&(ProcSpec) { .master = true });
         Proc client = proc_start(&(ProcSpec) { .ctty = emulator.pts });
-        Proc server = proc_start(&(ProcSpec) { .master = true });
+        Proc server = proc_start(&(ProcSpec) { .master = true, .listen = true });
         Proc caller = proc_start(&(ProcSpec) { .ctty = server.pts });
         g_autoptr(GArray) hops = chain_of(caller.pid);
         g_assert_cmpuint(hops->len, ==, 3);
@@ -511,6 +523,46 @@ static void test_chain_through_multiplexer(void) {
         proc_stop(&server);
         proc_stop(&client);
         proc_stop(&emulator);
+}
+
+/* A holder without a terminal that waits on no socket is a terminal
+ * emulator, not a multiplexer: the same executable elsewhere on a pty is
+ * not its client */
+static void test_chain_emulator_has_no_clients(void) {
+        if (!have_ptys()) {
+                g_test_skip("no pseudo-terminals here");
+                return;
+        }
+        Proc other_term = proc_start(&(ProcSpec) { .master = true });
+        Proc other_shell = proc_start(&(ProcSpec) { .ctty = other_term.pts });
+        Proc emulator = proc_start(&(ProcSpec) { .master = true });
+        Proc caller = proc_start(&(ProcSpec) { .ctty = emulator.pts });
+        g_autoptr(GArray) hops = chain_of(caller.pid);
+        g_assert_cmpuint(hops->len, ==, 1);
+        assert_hop(hops, 0, emulator.pid, "terminal of the caller: ", emulator.pts);
+        proc_stop(&caller);
+        proc_stop(&emulator);
+        proc_stop(&other_shell);
+        proc_stop(&other_term);
+}
+
+static void test_unix_listening(void) {
+        g_autoptr(GHashTable) inodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+        const char *text =
+                "Num       RefCount Protocol Flags    Type St Inode Path\n"
+                "0000000000000000: 00000002 00000000 00010000 0001 01 20971 /tmp/tmux-0/default\n"
+                "0000000000000000: 00000003 00000000 00000000 0001 03 20999 /tmp/tmux-0/default\n"
+                "0000000000000000: 00000002 00000000 00010000 0001 01 31337 @fridge\n"
+                "0000000000000000: 00000003 00000000 00000000 0001 03 41000\n";
+        g_assert_cmpint(terminal_parse_unix_listening(text, inodes), ==, 0);
+        g_assert_cmpuint(g_hash_table_size(inodes), ==, 2);
+        gint64 a = 20971, b = 31337, c = 20999;
+        g_assert_true(g_hash_table_contains(inodes, &a));
+        g_assert_true(g_hash_table_contains(inodes, &b));
+        g_assert_false(g_hash_table_contains(inodes, &c));
+        g_assert_cmpint(terminal_parse_unix_listening("", inodes), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_unix_listening("Num x\n0: 1 2 zz 4 5 6\n", inodes), ==, -EBADMSG);
+        g_assert_cmpint(terminal_parse_unix_listening("Num x\n0: 1 2\n", inodes), ==, -EBADMSG);
 }
 
 /* Each hop's holder is checked on its own: a user's emulator that opened
@@ -565,5 +617,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/ui/chain-through-sudo", test_chain_through_sudo);
         g_test_add_func("/ui/chain-through-multiplexer", test_chain_through_multiplexer);
         g_test_add_func("/ui/chain-owners", test_chain_owners);
+        g_test_add_func("/ui/chain-emulator-has-no-clients", test_chain_emulator_has_no_clients);
+        g_test_add_func("/ui/unix-listening", test_unix_listening);
         return g_test_run();
 }
