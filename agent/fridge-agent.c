@@ -16,6 +16,7 @@
 #include "fridge-config.h"
 #include "jobview.h"
 #include "notify.h"
+#include "roles.h"
 #include "text.h"
 
 #define UPDATE_INTERVAL_USEC (G_USEC_PER_SEC / 4)
@@ -455,6 +456,8 @@ int main(int argc, char **argv) {
                                                         G_BUS_NAME_WATCHER_FLAGS_NONE, on_server_appeared,
                                                         on_server_vanished, &a, NULL);
         (void) cycle_watch_new(system, &agent_watch_ops, &a, &a.watch);
+        g_autoptr(Roles) roles = NULL;
+        (void) roles_new(session, system, &roles);
         g_unix_signal_add(SIGTERM, on_term, a.loop);
         g_unix_signal_add(SIGINT, on_term, a.loop);
         g_main_loop_run(a.loop);

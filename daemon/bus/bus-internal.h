@@ -81,6 +81,7 @@ int bus_method_hook(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_get_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_set_class(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_hold_role(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_get_cycle_timeline(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_inhibitors(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -2,6 +2,7 @@
 /* The methods besides Sleep, each in one shape: read, check, authorize,
  * call the manager once, reply (errors by bus_error_set); and the tracks
  * that end a connection's holds and inhibitors with it. */
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -367,6 +368,31 @@ static unsigned holds_of(Bus *b, const char *sender) {
         return t ? t->holds->len : 0;
 }
 
+/* HoldClass and HoldRole: bounded per connection */
+static int check_holds_room(Bus *b, sd_bus_message *msg, sd_bus_error *error) {
+        if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
+                return bus_error_setf(error, FRIDGE_ERROR_LIMITS_EXCEEDED,
+                                      "this connection already holds %u classes", HOLDS_PER_CONNECTION_MAX);
+        return 0;
+}
+
+/* The manager's answer to a hold: its fd to the caller, the hold tracked
+ * with the caller's connection (and ended if the reply cannot go out) */
+static int reply_hold(Bus *b, sd_bus_message *msg, int r, int fd, uint64_t id, const char *refusal,
+                      sd_bus_error *error) {
+        if (r != 0)
+                return bus_error_set(error, r, refusal);
+        HolderTrack *t;
+        r = track_and_reply(b, msg, fd, &t);
+        if (r < 0) {
+                manager_release_hold(b->manager, id);
+                return r;
+        }
+        if (t)
+                g_array_append_val(t->holds, id);
+        return r;
+}
+
 int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Bus *b = userdata;
         const char *class_name, *who, *why;
@@ -379,32 +405,46 @@ int bus_method_hold_class(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS,
                                       "class '%s' is not one of early, late, nofreeze, ui", class_name);
         r = check_who_why(who, why, error);
+        if (r >= 0)
+                r = check_holds_room(b, msg, error);
         if (r < 0)
                 return r;
-
-        if (holds_of(b, sd_bus_message_get_sender(msg)) >= HOLDS_PER_CONNECTION_MAX)
-                return bus_error_setf(error, FRIDGE_ERROR_LIMITS_EXCEEDED,
-                                      "this connection already holds %u classes", HOLDS_PER_CONNECTION_MAX);
         AUTHORIZE(b, msg, POLKIT_ACTION_INHIBIT, error);
-        int fd;
-        uint64_t id;
+        int fd = -1;
+        uint64_t id = 0;
         g_autofree char *refusal = NULL;
         uid_t uid;
         pid_t pid;
         bus_caller_creds(msg, &uid, &pid);
         r = manager_add_hold(b->manager, pid, uid, class, who, why, &fd, &id, &refusal);
-        if (r != 0)
-                return bus_error_set(error, r, refusal);
+        return reply_hold(b, msg, r, fd, id, refusal, error);
+}
 
-        HolderTrack *t;
-        r = track_and_reply(b, msg, fd, &t);
-        if (r < 0) {
-                manager_release_hold(b->manager, id);
+/* fridge-agent's report of who serves a role in its session: held as ui
+ * for as long as the returned fd is open, under the trust rule of
+ * classes.d's names rather than polkit (a desktop asks no password for
+ * its own notification server) */
+int bus_method_hold_role(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Bus *b = userdata;
+        const char *role;
+        uint32_t pid;
+
+        int r = sd_bus_message_read(msg, "su", &role, &pid);
+        if (r < 0)
                 return r;
-        }
-        if (t)
-                g_array_append_val(t->holds, id);
-        return r;
+        if (pid == 0 || pid > INT_MAX)
+                return bus_error_setf(error, FRIDGE_ERROR_INVALID_ARGS, "pid %u is no process", pid);
+        r = check_holds_room(b, msg, error);
+        if (r < 0)
+                return r;
+        int fd = -1;
+        uint64_t id = 0;
+        g_autofree char *refusal = NULL;
+        uid_t uid;
+        pid_t caller;
+        bus_caller_creds(msg, &uid, &caller);
+        r = manager_hold_role(b->manager, uid, role, (pid_t) pid, &fd, &id, &refusal);
+        return reply_hold(b, msg, r, fd, id, refusal, error);
 }
 
 int bus_method_inhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

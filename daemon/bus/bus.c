@@ -244,6 +244,8 @@ const sd_bus_vtable fridge_vtable[] = {
                                 bus_method_set_class, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("HoldClass", SD_BUS_ARGS("s", class, "s", who, "s", why), SD_BUS_RESULT("h", fd),
                                 bus_method_hold_class, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("HoldRole", SD_BUS_ARGS("s", role, "u", pid), SD_BUS_RESULT("h", fd),
+                                bus_method_hold_role, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Inhibit", SD_BUS_ARGS("s", who, "s", why, "s", mode), SD_BUS_RESULT("h", fd),
                                 bus_method_inhibit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListInhibitors", SD_BUS_NO_ARGS,

@@ -75,7 +75,9 @@ static const char *const builtin_exempt_system[] = {
  * ("dbus-:1.2-org.example.App@0.service"), which must freeze. The
  * deliberate exception is the session's user interface: the vendor's
  * classes.d names GNOME's notification proxy by its transient unit
- * (dbus-:*-org.gnome.Shell.Notifications@*.service) and command line. */
+ * (dbus-:*-org.gnome.Shell.Notifications@*.service) and command line,
+ * and fridge-agent holds whatever owns the session's notification names
+ * as ui by that role (HoldRole), a hold that ranks above classes.d. */
 static const char *const session_bus_units[] = { "dbus.service", "dbus-broker.service", NULL };
 
 /* p is prefix, a UID, suffix, then more: returns the more (NULL when p is

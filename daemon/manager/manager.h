@@ -138,6 +138,13 @@ int manager_set_class(Manager *m, const char *target, const char *class_name, co
  * manager_check_lease_caps(). */
 int manager_add_hold(Manager *m, pid_t pid, uid_t uid, CgroupClass class, const char *who, const char *why,
                      int *ret_fd, uint64_t *ret_hold, char **ret_message);
+/* HoldRole: the cgroup of `pid`, which serves `role` (ui-roles.h) in the
+ * session of user `uid`, is ui while the returned fd stays open. Trusted
+ * as classes.d's Processes= are: the caller is root or has an active
+ * session on a seat, and `pid` is its own. Refusals: InvalidArgs for
+ * another role, AccessDenied for the trust rule, and manager_add_hold()'s. */
+int manager_hold_role(Manager *m, uid_t uid, const char *role, pid_t pid, int *ret_fd, uint64_t *ret_hold,
+                      char **ret_message);
 /* LimitsExceeded when fridged keeps INHIBITORS_MAX inhibitors and class
  * holds in all, or `uid` (not root) [Limits] InhibitorsPerUser= of them. */
 int manager_check_lease_caps(const Manager *m, uid_t uid, char **ret_message);

@@ -421,3 +421,21 @@ int harness_logind_sleep(Harness *h, const char *method, char **ret_error, char 
         harness_take_error(&e, ret_error, ret_message);
         return -1;
 }
+
+bool harness_plan_row(Harness *h, const char *cgroup, char **ret_class, char **ret_reason) {
+        sd_bus_message *reply = NULL;
+        g_autofree char *err = NULL, *msg = NULL;
+        if (harness_call(h, FRIDGE_INTERFACE, "GetPlan", &reply, &err, &msg, "") < 0)
+                g_error("GetPlan failed: %s: %s", err, msg);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssss)"), >, 0);
+        const char *cg, *unit, *cls, *reason;
+        bool found = false;
+        while (!found && sd_bus_message_read(reply, "(ssss)", &cg, &unit, &cls, &reason) > 0)
+                if (g_str_equal(cg, cgroup)) {
+                        *ret_class = g_strdup(cls);
+                        *ret_reason = g_strdup(reason);
+                        found = true;
+                }
+        sd_bus_message_unref(reply);
+        return found;
+}

@@ -197,6 +197,10 @@ int harness_call(Harness *h, const char *interface, const char *member,
                  sd_bus_message **ret_reply, char **ret_error, char **ret_message,
                  const char *types, ...);
 
+/* GetPlan's row of `cgroup`: its class and reason (g_free); false when the
+ * plan has none. Fails the test when GetPlan fails. */
+bool harness_plan_row(Harness *h, const char *cgroup, char **ret_class, char **ret_reason);
+
 /*
  * Processes the bus until CycleFinished for `cycle` has been recorded, or
  * timeout_ms passes. Returns true when it was found; fills the out strings

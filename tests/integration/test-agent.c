@@ -18,6 +18,7 @@
 #include "fridge-config.h"
 #include "harness.h"
 #include "harness-private.h"
+#include "scratch.h"
 #include "standin-writer.h"
 
 #define PYTHON "/usr/bin/python3"
@@ -33,6 +34,7 @@ typedef struct Fixture {
         bool german;            /* the agent runs under LANGUAGE=de with the build tree's catalogs */
         pid_t session_pid, mock_pid, agent_pid, xvfb_pid, dunst_pid, jobview_pid;
         char *config_home;      /* XDG_CONFIG_HOME of the agent, NULL: none */
+        Scratch *s;             /* scratch cgroups of the role cases */
         int displayfd;          /* Xvfb writes its display number here again at a reset: kept open */
         char *agent_log;
 } Fixture;
@@ -266,6 +268,7 @@ static void teardown(Fixture *f, gconstpointer data) {
         g_autofree char *log = unclean ? agent_log(f) : NULL;
         g_free(f->agent_log);
         harness_free(f->h);
+        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
         if (unclean)
                 g_error("fridge-agent's wait status after SIGTERM is %d:\n%s", agent_status, log);
 }
@@ -1023,6 +1026,151 @@ static void test_kde_without_job_view(Fixture *f, gconstpointer data) {
         close(delay);
 }
 
+/* ---- the session's user interface by role ---- */
+
+static void noop_setup(Fixture *f, gconstpointer data) {
+}
+
+/* fridged over scratch cgroups, the session bus and the mock notification
+ * server, moved into a cgroup named as dbus-broker names a bus-activated
+ * service (which classes.d freezes): false when this cannot run here */
+static bool setup_roles(Fixture *f, const char **ret_notify, const char **ret_app) {
+        const char *why = skip_reason(false);
+        if (!why)
+                why = harness_scratch_skip_reason();
+        if (why) {
+                g_test_skip(why);
+                return false;
+        }
+        f->s = scratch_new();
+        *ret_notify = scratch_add(f->s, "dbus-:1.2-org.example.Notifier@0.service");
+        *ret_app = scratch_add(f->s, "app.service");
+        scratch_spawn(f->s, *ret_app, NULL);
+        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", f->s->root);
+        HarnessOptions o = { .config = config, .real_cgroups = true, .open_bus = true };
+        f->h = harness_new(&o);
+        start_session_bus(f);
+        start_mock(f);
+        g_autofree char *dir = scratch_abs(f->s, *ret_notify);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL), *pid = g_strdup_printf("%d", f->mock_pid);
+        /* in place: g_file_set_contents() would replace the file */
+        int fd = open(procs, O_WRONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(write(fd, pid, strlen(pid)), ==, (ssize_t) strlen(pid));
+        close(fd);
+        return true;
+}
+
+static char *plan_class(Fixture *f, const char *cgroup, char **ret_reason) {
+        char *class = NULL, *reason = NULL;
+        if (!harness_plan_row(f->h, cgroup, &class, &reason))
+                g_error("the plan has no entry for %s", cgroup);
+        if (ret_reason)
+                *ret_reason = reason;
+        else
+                g_free(reason);
+        return class;
+}
+
+/* The agent finds who owns org.freedesktop.Notifications and fridged holds
+ * its cgroup as ui (a cycle freezes it not), for as long as the agent
+ * runs: the role, not the name of the unit or program */
+static void test_role_keeps_notification_server(Fixture *f, gconstpointer data) {
+        const char *notify, *app;
+        if (!setup_roles(f, &notify, &app))
+                return;
+        /* nothing keeps it running: the freeze root is one early entry, whole */
+        g_autofree char *before = plan_class(f, f->s->root, NULL);
+        g_assert_cmpstr(before, ==, "early");
+
+        start_agent(f);
+        wait_agent_log(f, "fridged holds org.freedesktop.Notifications (pid ");
+        g_autofree char *reason = NULL, *held = plan_class(f, notify, &reason);
+        g_test_message("%s: %s: %s", notify, held, reason);
+        g_assert_cmpstr(held, ==, "ui");
+        g_assert_cmpstr(reason, ==, "held by the user interface of uid 0: owns org.freedesktop.Notifications on its "
+                                    "session bus");
+
+        const char *watched[] = { notify, NULL };
+        ScratchWatch *w = scratch_watch_start(f->s, watched);
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL, *res = NULL;
+        harness_control(f->h, "hold-write power/state");
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "kernel", WAIT_MS));
+        g_assert_true(scratch_is_frozen(f->s, app));
+        harness_control(f->h, "release-write power/state");
+        g_assert_true(harness_wait_finished(f->h, cycle, WAIT_MS, &res, NULL, NULL));
+        g_assert_cmpstr(res, ==, "done");
+        scratch_watch_end(w);
+
+        /* the hold lasts as long as the agent */
+        (void) harness_stop_pid(&f->agent_pid, 5000);
+        g_autofree char *after = NULL;
+        for (int i = 0; i < WAIT_MS / 50; i++) {
+                g_free(after);
+                after = plan_class(f, f->s->root, NULL);
+                if (g_str_equal(after, "early"))
+                        break;
+                pump(f, 50);
+        }
+        g_assert_cmpstr(after, ==, "early");
+}
+
+/* dbus-send's answer to HoldRole(role, pid), as `uid` (busctl says only
+ * "Access denied" for AccessDenied, whatever the message) */
+static char *hold_role_as(Fixture *f, unsigned uid, const char *role, pid_t pid) {
+        g_autofree char *reuid = g_strdup_printf("--reuid=%u", uid), *regid = g_strdup_printf("--regid=%u", uid);
+        g_autofree char *addr = g_strdup_printf("--bus=%s", f->h->bus_address);
+        g_autofree char *dest = g_strdup_printf("--dest=%s", FRIDGE_BUS_NAME);
+        g_autofree char *role_arg = g_strdup_printf("string:%s", role), *pid_arg = g_strdup_printf("uint32:%d", (int) pid);
+        char *argv[] = { "/usr/bin/setpriv", reuid, regid, "--clear-groups", "--", "/usr/bin/dbus-send", addr,
+                         "--print-reply", dest, FRIDGE_OBJECT_PATH, FRIDGE_INTERFACE ".HoldRole", role_arg, pid_arg,
+                         NULL };
+        g_autofree char *log = g_build_filename(f->h->dir, "dbus-send.log", NULL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        HarnessSpawn sp = { .argv = argv, .stdin_fd = -1, .stdout_fd = fd, .stderr_fd = fd, .extra_fd = -1 };
+        pid_t p = harness_spawn(&sp);
+        close(fd);
+        (void) harness_wait_pid(p, 10000);
+        g_autofree char *text = NULL;
+        g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+        g_test_message("HoldRole(%s, %d) as uid %u: %s", role, (int) pid, uid, text);
+        return g_steal_pointer(&text);
+}
+
+/* Attacks as attackers make them, on the real bus: a user with no session
+ * on a seat holds nothing (anyone may own a name on a bus of their own);
+ * root's agent cannot hold another user's process; roles are a closed list */
+static void test_role_refusals(Fixture *f, gconstpointer data) {
+        const char *notify, *app;
+        if (!setup_roles(f, &notify, &app))
+                return;
+        if (access("/usr/bin/dbus-send", X_OK) < 0 || access("/usr/bin/setpriv", X_OK) < 0) {
+                g_test_skip("dbus-send or setpriv is not installed");
+                return;
+        }
+        char *sleeper[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                            "/bin/sleep", "1000", NULL };
+        pid_t nobodys = scratch_spawn(f->s, app, sleeper);
+        for (int i = 0; i < 500; i++) {
+                g_autofree char *st = g_strdup_printf("/proc/%d", (int) nobodys);
+                struct stat sb;
+                if (stat(st, &sb) == 0 && sb.st_uid == 65534)
+                        break;
+                g_usleep(10000);
+        }
+        g_autofree char *off_seat = hold_role_as(f, 65534, "org.freedesktop.Notifications", nobodys);
+        g_assert_nonnull(strstr(off_seat, "uid 65534 has no active session on a seat"));
+        g_autofree char *not_own = hold_role_as(f, 0, "org.freedesktop.Notifications", nobodys);
+        g_autofree char *want = g_strdup_printf("pid %d is not a process of uid 0, the caller's", (int) nobodys);
+        g_assert_nonnull(strstr(not_own, want));
+        g_autofree char *odd = hold_role_as(f, 0, "org.example.Anything", f->mock_pid);
+        g_assert_nonnull(strstr(odd, "role 'org.example.Anything' is not one of org.freedesktop.Notifications, "));
+        g_autofree char *cls = plan_class(f, f->s->root, NULL);
+        g_assert_cmpstr(cls, ==, "early"); /* nothing held */
+}
+
 int main(int argc, char **argv) {
         /* a swap partition for the image (loop0), no dirty data */
         static const char *const hibernate_proc[] = {
@@ -1062,6 +1210,10 @@ int main(int argc, char **argv) {
         ADD("kde-job-view-cancel", test_kde_job_view_cancel, mock);
         ADD("kde-job-view-withdrawn", test_kde_job_view_withdrawn, mock);
         ADD("kde-without-job-view", test_kde_without_job_view, mock);
+        /* their own set-up: scratch cgroups under fridged */
+        g_test_add("/agent/role-keeps-notification-server", Fixture, NULL, noop_setup,
+                   test_role_keeps_notification_server, teardown);
+        g_test_add("/agent/role-refusals", Fixture, NULL, noop_setup, test_role_refusals, teardown);
 #undef ADD
         return g_test_run();
 }

@@ -344,21 +344,10 @@ static void plan_row_free(PlanRow *r) {
 }
 
 static PlanRow *plan_find(Harness *h, const char *cgroup) {
-        sd_bus_message *reply = NULL;
-        g_autofree char *err = NULL, *msg = NULL;
-        if (harness_call(h, FRIDGE_INTERFACE, "GetPlan", &reply, &err, &msg, "") < 0)
-                g_error("GetPlan failed: %s: %s", err, msg);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssss)"), >, 0);
-        const char *cg, *unit, *cls, *reason;
-        PlanRow *found = NULL;
-        while (!found && sd_bus_message_read(reply, "(ssss)", &cg, &unit, &cls, &reason) > 0)
-                if (g_str_equal(cg, cgroup)) {
-                        found = g_new0(PlanRow, 1);
-                        *found = (PlanRow) { g_strdup(cg), g_strdup(cls), g_strdup(reason) };
-                }
-        sd_bus_message_unref(reply);
-        if (!found)
+        PlanRow *found = g_new0(PlanRow, 1);
+        if (!harness_plan_row(h, cgroup, &found->class, &found->reason))
                 g_error("the plan has no entry for %s", cgroup);
+        found->cgroup = g_strdup(cgroup);
         return found;
 }
 
