@@ -300,30 +300,23 @@ void manager_release_hold(Manager *m, uint64_t id) {
                 manager_on_hold_released(id, m);
 }
 
-static const char *role_problem(Manager *m, uid_t uid, const char *role, pid_t pid) {
-        if (!g_strv_contains(ui_roles, role))
-                return "role";
-        if (uid != 0 && sd_uid_is_on_seat(uid, 1, NULL) <= 0)
-                return "seat";
-        return pid > 0 && detect_pid_owner(m->proc_fd, pid) == uid ? NULL : "owner";
-}
-
 int manager_hold_role(Manager *m, uid_t uid, const char *role, pid_t pid, int *ret_fd, uint64_t *ret_hold,
                       char **ret_message) {
-        const char *problem = role_problem(m, uid, role, pid);
-        if (problem && g_str_equal(problem, "role")) {
+        if (!g_strv_contains(ui_roles, role)) {
                 g_autofree char *roles = g_strjoinv(", ", (char **) ui_roles);
                 *ret_message = g_strdup_printf("role '%s' is not one of %s", role, roles);
                 return FRIDGE_ERROR_INVALID_ARGS;
         }
-        if (problem) {
-                /* Anyone may own a bus name on a session bus of their own:
-                 * only the screen's user's processes are its interface */
-                *ret_message = g_str_equal(problem, "seat")
-                                       ? g_strdup_printf("uid %u has no active session on a seat: its processes "
-                                                         "are not the screen's user interface", (unsigned) uid)
-                                       : g_strdup_printf("pid %d is not a process of uid %u, the caller's", (int) pid,
-                                                         (unsigned) uid);
+        /* Anyone may own a bus name on a session bus of their own: only the
+         * screen's user's processes are its interface */
+        if (uid != 0 && sd_uid_is_on_seat(uid, 1, NULL) <= 0) {
+                *ret_message = g_strdup_printf("uid %u has no active session on a seat: its processes are not the "
+                                               "screen's user interface", (unsigned) uid);
+                return FRIDGE_ERROR_ACCESS_DENIED;
+        }
+        if (pid <= 0 || detect_pid_owner(m->proc_fd, pid) != uid) {
+                *ret_message = g_strdup_printf("pid %d is not a process of uid %u, the caller's", (int) pid,
+                                               (unsigned) uid);
                 return FRIDGE_ERROR_ACCESS_DENIED;
         }
         g_autofree char *who = g_strdup_printf("the user interface of uid %u", (unsigned) uid);

@@ -421,14 +421,20 @@ static void emit_closed(Fixture *f, uint32_t id, uint32_t reason) {
         emit_server_signal(f, "NotificationClosed", "uu", &args);
 }
 
-static void wait_agent_log(Fixture *f, const char *line) {
+/* Pumps (bounded) until the text `read` gives holds `line`; whether it did */
+static bool wait_text(Fixture *f, char *(*read)(Fixture *f), const char *line) {
         for (int k = 0; k < WAIT_MS / 50; k++) {
-                g_autofree char *log = agent_log(f);
-                if (strstr(log, line))
-                        return;
+                g_autofree char *text = read(f);
+                if (strstr(text, line))
+                        return true;
                 pump(f, 50);
         }
-        g_error("the agent never logged '%s'", line);
+        return false;
+}
+
+static void wait_agent_log(Fixture *f, const char *line) {
+        if (!wait_text(f, agent_log, line))
+                g_error("the agent never logged '%s'", line);
 }
 
 /* The user dismisses the progress notification (reason 2) */
@@ -878,12 +884,8 @@ static char *job_calls(Fixture *f) {
 }
 
 static void wait_job_call(Fixture *f, const char *line) {
-        for (int i = 0; i < WAIT_MS / 50; i++) {
-                g_autofree char *calls = job_calls(f);
-                if (strstr(calls, line))
-                        return;
-                pump(f, 50);
-        }
+        if (wait_text(f, job_calls, line))
+                return;
         g_autofree char *calls = job_calls(f);
         g_error("the job view never got \"%s\"; it got:\n%s", line, calls);
 }

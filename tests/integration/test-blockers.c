@@ -37,18 +37,26 @@ static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *fi
         return pid;
 }
 
+/* stuck.service with a task in fsync on held slowfs (late, and it will not
+ * freeze), once the task is in state D */
+static pid_t spawn_stuck_service(Fixture *f, const char **ret_cgroup) {
+        const char *stuck = *ret_cgroup = scratch_add(f->s, "stuck.service");
+        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
+        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
+        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
+                g_usleep(10000);
+        g_assert_true(harness_task_in_state_d(pid));
+        return pid;
+}
+
 static void test_freeze_timeout_names_blocker(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         if (!f->h->slow) {
                 g_test_skip("SLOWFS is not set");
                 return;
         }
-        const char *stuck = scratch_add(f->s, "stuck.service");
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(pid));
+        const char *stuck;
+        pid_t pid = spawn_stuck_service(f, &stuck);
 
         /* a process inside fsync is a data cleaner: late, reason "syncing" */
         g_autoptr(GPtrArray) rows = freeze_get_plan(f->h);
@@ -105,12 +113,8 @@ static void test_freeze_wait_counts_down(Fixture *f, gconstpointer data) {
                 g_test_skip("SLOWFS is not set");
                 return;
         }
-        const char *stuck = scratch_add(f->s, "stuck.service");
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(pid));
+        const char *stuck;
+        (void) spawn_stuck_service(f, &stuck);
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL, *res = NULL;
         g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 8000, NULL), ==, 0);
