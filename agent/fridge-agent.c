@@ -20,6 +20,10 @@
 #include "text.h"
 
 #define UPDATE_INTERVAL_USEC (G_USEC_PER_SEC / 4)
+/* Where each update costs the banner its Cancel button (renewed updates,
+ * GNOME Shell before 46): text that moves on its own, such as a
+ * countdown, goes out this seldom; a new phase or percent at once */
+#define RENEW_INTERVAL_USEC (5 * G_USEC_PER_SEC)
 /* One agent a session: the user unit and the autostart file may both run */
 #define AGENT_BUS_NAME "io.fridge.Agent"
 #define ACTION_CANCEL "cancel"
@@ -38,6 +42,8 @@ typedef struct Agent {
         char *wake_reason;
         char *cancel_refused;           /* why the last Cancel was refused, shown until the cycle ends */
         int64_t last_update;            /* monotonic µs of the last progress update */
+        char *shown_step;               /* the phase, percent and Cancel of that update */
+        bool renew_updates;             /* the server drops an updated notification's buttons */
         guint update_timer;
         /* where the progress goes */
         ProgressStyle style_setting;    /* the user's: --progress-style= or agent.conf */
@@ -57,6 +63,7 @@ static void agent_forget_cycle(Agent *a) {
         g_clear_pointer(&a->kind, g_free);
         g_clear_pointer(&a->wake_reason, g_free);
         g_clear_pointer(&a->cancel_refused, g_free);
+        g_clear_pointer(&a->shown_step, g_free);
         a->cycle = 0;
         a->slept_usec = UINT64_MAX;
 }
@@ -85,12 +92,19 @@ static void agent_show_job(Agent *a, const AgentCycle *c) {
                        c->progress_text && *c->progress_text ? c->progress_text : text_phase(c));
 }
 
+/* What moves the bar on: the phase, the percent, whether Cancel is offered */
+static char *agent_step(const AgentCycle *c) {
+        return g_strdup_printf("%s %d %d", text_phase(c), text_value(c->progress), (int) c->cancellable);
+}
+
 static void agent_show_progress(Agent *a) {
         const AgentCycle *c = cycle_watch_cycle(a->watch);
         if (!a->slot || c->id != a->cycle || !agent_cycle_running(c))
                 return;
         ProgressStyle style = agent_style(a);
         a->last_update = g_get_monotonic_time();
+        g_free(a->shown_step);
+        a->shown_step = agent_step(c);
         if (style == PROGRESS_STYLE_JOB_VIEW) {
                 agent_show_job(a, c);
                 return;
@@ -102,8 +116,10 @@ static void agent_show_progress(Agent *a) {
         g_autofree char *body = refused ? g_strdup_printf(_("%s\nCancel was refused: %s"), text, refused)
                                         : g_strdup(text);
         if (style == PROGRESS_STYLE_TEXT) {
+                /* first: a GNOME Shell banner shows one line of the body
+                 * until it is hovered, and that line is the bar */
                 g_autofree char *bar = text_bar(text_value(c->progress));
-                g_autofree char *with_bar = g_strdup_printf("%s\n%s", body, bar);
+                g_autofree char *with_bar = g_strdup_printf("%s\n%s", bar, body);
                 g_free(body);
                 body = g_steal_pointer(&with_bar);
         }
@@ -141,11 +157,22 @@ static gboolean on_update_timer(gpointer userdata) {
         return G_SOURCE_REMOVE;
 }
 
-/* Throttled: the latest state goes out at most every UPDATE_INTERVAL_USEC */
+/* The least time between two updates: longer where an update costs the
+ * banner its buttons and the bar has not moved on */
+static int64_t agent_update_interval(Agent *a) {
+        if (!a->renew_updates || !a->shown_step)
+                return UPDATE_INTERVAL_USEC;
+        g_autofree char *step = agent_step(cycle_watch_cycle(a->watch));
+        return g_str_equal(step, a->shown_step) ? RENEW_INTERVAL_USEC : UPDATE_INTERVAL_USEC;
+}
+
+/* Throttled: the latest state goes out at most every agent_update_interval() */
 static void agent_schedule_update(Agent *a) {
-        if (a->update_timer)
+        int64_t interval = agent_update_interval(a);
+        if (a->update_timer && interval == RENEW_INTERVAL_USEC)
                 return;
-        int64_t due = a->last_update ? a->last_update + UPDATE_INTERVAL_USEC : 0;
+        g_clear_handle_id(&a->update_timer, g_source_remove);
+        int64_t due = a->last_update ? a->last_update + interval : 0;
         int64_t now = g_get_monotonic_time();
         if (due <= now) {
                 agent_show_progress(a);
@@ -284,6 +311,10 @@ static void on_server_info(GObject *source, GAsyncResult *res, gpointer userdata
         if (r)
                 g_variant_get(r, "(&s&s&s&s)", &name, &vendor, &version, &spec);
         a->server_style = progress_style_for_server(name, vendor);
+        bool renew = a->renew_updates = text_server_drops_updated_actions(name, version);
+        notify_set_renew_updates(a->notify, renew);
+        if (renew)
+                g_message("%s drops the buttons of a notification it updates: each update is a new one", name);
         if (r)
                 g_message("Notification server %s (%s %s): progress as %s%s", name, vendor, version,
                           progress_style_to_string(a->server_style),
@@ -306,6 +337,8 @@ static void on_server_appeared(GDBusConnection *c, const char *name, const char 
 static void on_server_vanished(GDBusConnection *c, const char *name, gpointer userdata) {
         Agent *a = userdata;
         a->server_style = PROGRESS_STYLE_VALUE;
+        a->renew_updates = false;
+        notify_set_renew_updates(a->notify, false);
 }
 
 static const NotifyOps agent_notify_ops = {

@@ -22,6 +22,7 @@ struct Notify {
         Pending *in_flight;
         GCancellable *cancel;
         bool absent_logged;     /* the server's absence was logged; cleared by an answer */
+        bool renew_updates;     /* notify_set_renew_updates() */
 };
 
 NotifySlot *notify_slot_new(void) {
@@ -100,12 +101,16 @@ Notify *notify_free(Notify *n) {
 
 static void send_next(Notify *n);
 
+static void close_id(Notify *n, uint32_t id) {
+        g_dbus_connection_call(n->bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME, "CloseNotification",
+                               g_variant_new("(u)", id), NULL, G_DBUS_CALL_FLAGS_NONE, NOTIFY_CALL_TIMEOUT_MS,
+                               n->cancel, NULL, NULL);
+}
+
 /* A progress update that crossed the user's dismissal on the way made the
  * server show a new notification: it goes too */
 static void close_again(Notify *n, NotifySlot *slot) {
-        g_dbus_connection_call(n->bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME, "CloseNotification",
-                               g_variant_new("(u)", slot->id), NULL, G_DBUS_CALL_FLAGS_NONE, NOTIFY_CALL_TIMEOUT_MS,
-                               n->cancel, NULL, NULL);
+        close_id(n, slot->id);
         slot->id = 0;
 }
 
@@ -143,7 +148,15 @@ static void send_next(Notify *n) {
         g_autoptr(GVariant) actions = NULL, hints = NULL;
         int32_t expire;
         g_variant_get(p->params, "(&s&s&s&s@as@a{sv}i)", &app, &icon, &summary, &body, &actions, &hints, &expire);
-        GVariant *args = g_variant_new("(sus" "ss@as@a{sv}i)", app, p->slot->id, icon, summary, body, actions,
+        uint32_t replaces = p->slot->id;
+        if (n->renew_updates && replaces && g_variant_n_children(actions) > 0) {
+                /* closed first: GNOME Shell 43 shows a queued banner only
+                 * when something happens after the one shown was hidden,
+                 * and the new Notify is that something */
+                close_id(n, replaces);
+                replaces = 0;
+        }
+        GVariant *args = g_variant_new("(sus" "ss@as@a{sv}i)", app, replaces, icon, summary, body, actions,
                                        hints, expire);
         g_dbus_connection_call(n->bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME, "Notify", args, G_VARIANT_TYPE("(u)"),
                                G_DBUS_CALL_FLAGS_NONE, NOTIFY_CALL_TIMEOUT_MS, n->cancel, on_notify_reply, p);
@@ -165,6 +178,10 @@ static GVariant *request_params(const NotifyRequest *req) {
         GVariant *actions = g_variant_new_strv(req->actions ? req->actions : none, -1);
         return g_variant_ref_sink(g_variant_new("(ssss@asa{sv}i)", "fridge", "system-suspend", req->summary,
                                                 req->body, actions, &hints, req->expire_ms));
+}
+
+void notify_set_renew_updates(Notify *n, bool renew) {
+        n->renew_updates = renew;
 }
 
 void notify_show(Notify *n, NotifySlot *slot, const NotifyRequest *req) {

@@ -145,6 +145,19 @@ ProgressStyle progress_style_for_server(const char *name, const char *vendor) {
         return PROGRESS_STYLE_VALUE;
 }
 
+/* GNOME Shell 43's notification daemon updates with clear: true, which
+ * empties the notification's actions before it adds them again, and the
+ * banner on screen rebuilds its buttons from the emptied list; 46 rebuilt
+ * the message tray (actions are signalled one by one) */
+bool text_server_drops_updated_actions(const char *name, const char *version) {
+        if (g_strcmp0(name, "gnome-shell") != 0)
+                return false;
+        size_t digits = version ? strspn(version, "0123456789") : 0;
+        if (digits == 0 || digits > 6)
+                return true; /* unknown: renewing costs a redraw, dropping Cancel costs the cycle */
+        return g_ascii_strtoull(version, NULL, 10) < 46;
+}
+
 char *text_duration(uint64_t usec) {
         uint64_t s = usec / USEC_PER_SEC;
         if (s < 60)

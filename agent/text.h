@@ -59,6 +59,10 @@ ProgressStyle progress_style_from_string(const char *s);
 /* The style of a server by its GetServerInformation name and vendor
  * (never AUTO) */
 ProgressStyle progress_style_for_server(const char *name, const char *vendor);
+/* Whether the server drops the buttons of a notification it updates in
+ * place (GNOME Shell before 46): then an update with Cancel goes out as a
+ * new notification that takes the old one's place */
+bool text_server_drops_updated_actions(const char *name, const char *version);
 
 /* "3.0 s", "2 min 5 s", "1 h 4 min" */
 char *text_duration(uint64_t usec);

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "harness-private.h"
 #include "scratch.h"
+#include "session-names.h"
 #include "standin-writer.h"
 
 #define PYTHON "/usr/bin/python3"
@@ -119,20 +120,9 @@ static void pump(Fixture *f, int ms) {
         }
 }
 
-static bool name_has_owner(Fixture *f, const char *name) {
-        g_autoptr(GVariant) r = g_dbus_connection_call_sync(f->session, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                            "org.freedesktop.DBus", "NameHasOwner",
-                                                            g_variant_new("(s)", name), G_VARIANT_TYPE("(b)"),
-                                                            G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
-        gboolean has = FALSE;
-        if (r)
-                g_variant_get(r, "(b)", &has);
-        return has;
-}
-
 static void wait_name(Fixture *f, const char *name) {
         for (int i = 0; i < WAIT_MS / 50; i++) {
-                if (name_has_owner(f, name))
+                if (session_name_has_owner(f->session, name))
                         return;
                 pump(f, 50);
         }
@@ -214,6 +204,7 @@ typedef struct CaseOptions {
         const char *polkit_table;       /* with it, the agent runs as nobody */
         bool logind;                    /* the logind stand-in: Sleep goes through logind */
         bool german;                    /* the agent in German (needs the built catalogs) */
+        bool slowfs;                    /* slowfs, for a flush that takes as long as the case likes */
         const char *const *proc_files;  /* fakesys's /proc files: name, contents, ... */
 } CaseOptions;
 
@@ -225,7 +216,7 @@ static void setup(Fixture *f, gconstpointer data) {
                 return;
         }
         HarnessOptions o = { .config = co->config, .polkit_table = co->polkit_table, .proc_files = co->proc_files,
-                             .open_bus = co->polkit_table != NULL, .logind = co->logind,
+                             .open_bus = co->polkit_table != NULL, .logind = co->logind, .slowfs = co->slowfs,
                              .logind_hook_script = co->logind };
         f->nobody = co->polkit_table != NULL;
         f->german = co->german;
@@ -300,6 +291,21 @@ static Note *note_parse(GVariant *args) {
 static GVariant *mock_get_calls(Fixture *f, const char *name, const char *path, GError **error) {
         return g_dbus_connection_call_sync(f->session, name, path, "org.freedesktop.DBus.Mock", "GetCalls", NULL,
                                            G_VARIANT_TYPE("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+}
+
+/* How many times the mock was called `method` */
+static guint mock_count(Fixture *f, const char *method) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GVariant) r = mock_get_calls(f, NOTIFY_NAME, NOTIFY_PATH, &e);
+        g_assert_no_error(e);
+        g_autoptr(GVariant) calls = g_variant_get_child_value(r, 0);
+        guint n = 0;
+        for (gsize i = 0; i < g_variant_n_children(calls); i++) {
+                g_autoptr(GVariant) call = g_variant_get_child_value(calls, i);
+                g_autoptr(GVariant) m = g_variant_get_child_value(call, 1);
+                n += g_str_equal(g_variant_get_string(m, NULL), method);
+        }
+        return n;
 }
 
 /* Every Notify the mock answered, in order */
@@ -900,37 +906,69 @@ static uint64_t start_styled_cycle(Fixture *f, const char *style, int *ret_delay
         return sleep_ok(f->h);
 }
 
-/* GNOME Shell draws no `value` hint: a text bar in the body, updated in
- * place under the one id, and no hint */
-static void assert_text_bars(Fixture *f, guint until) {
+/* GNOME Shell draws no `value` hint: a text bar in the body, and no
+ * hint. Updated in place under the one id, or, `renewed` (the shell drops
+ * an updated banner's buttons), each update with Cancel a new
+ * notification that closes the one before it */
+static void assert_text_bars(Fixture *f, guint until, bool renewed) {
         g_autoptr(GPtrArray) all = notes(f);
         g_assert_cmpuint(all->len, >, until);
+        guint renewals = 0;
         for (guint i = 0; i < until; i++) {
                 const Note *n = all->pdata[i];
                 g_assert_cmpint(n->value, ==, -1);
-                g_assert_cmpuint(n->replaces, ==, i == 0 ? 0 : 1);
-                g_assert_true(g_regex_match_simple("\n[▰▱]{10} [0-9]{1,3} %$", n->body, 0, 0));
+                g_assert_true(g_regex_match_simple("^[▰▱]{10} [0-9]{1,3} %\n", n->body, 0, 0));
+                bool renewal = renewed && i > 0 && note_has_action(n, "cancel", "Cancel");
+                renewals += renewal;
+                if (i == 0 || renewal)
+                        g_assert_cmpuint(n->replaces, ==, 0);
+                else
+                        g_assert_cmpuint(n->replaces, !=, 0);
+                if (!renewed)
+                        g_assert_cmpuint(n->replaces, ==, i == 0 ? 0 : 1);
         }
         g_assert_null(strstr(((Note *) all->pdata[until])->body, "▱"));
+        if (renewed)
+                g_assert_cmpuint(renewals, >, 0);
+        g_assert_cmpuint(mock_count(f, "CloseNotification"), ==, renewals);
 }
 
-static void test_gnome_text_bar(Fixture *f, gconstpointer data) {
-        SKIP_IF_UNSET(f);
-        server_is(f, "gnome-shell", "GNOME", "43.9");
+static void gnome_text_bar(Fixture *f, const char *version, bool renewed) {
+        if (!f->h->slow) {
+                g_test_skip("SLOWFS is not set");
+                return;
+        }
+        server_is(f, "gnome-shell", "GNOME", version);
+        /* a flush that waits: its progress is an update that offers Cancel
+         * (stalled first: its children must not inherit the delay lock) */
+        g_assert_true(harness_slowfs_stall_flushes(f->h));
         int delay;
         uint64_t cycle = start_styled_cycle(f, "text", &delay);
         guint first = wait_note(f, 0, body_has, "▱▱▱▱▱▱▱▱▱▱ 0 %", "with a text bar");
-        harness_control(f->h, "hold-write power/state");
         close(delay);
+        wait_note(f, first + 1, offers_cancel, NULL, "an update offering Cancel");
+        harness_slowfs_release(f->h);
+        harness_control(f->h, "hold-write power/state");
         guint late = wait_note(f, first, body_has, "point of no return", "saying Cancel is withdrawn");
         harness_control(f->h, "release-write power/state");
         expect_finished(f->h, cycle, "done", "");
         guint end = wait_note(f, late, summary_is, "Woke up from suspend", "with the result");
-        assert_text_bars(f, end);
+        assert_text_bars(f, end, renewed);
 }
 
-/* The user's settings choose the text bar on a server that would get the
- * hint; a bad Style= is said and ignored */
+/* GNOME Shell 43 (Debian 12) */
+static void test_gnome_text_bar(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        gnome_text_bar(f, "43.9", true);
+        g_assert_true(wait_text(f, agent_log, "gnome-shell drops the buttons of a notification it updates"));
+}
+
+/* GNOME Shell 46 and later keep the buttons: in place */
+static void test_gnome_46_text_bar(Fixture *f, gconstpointer data) {
+        SKIP_IF_UNSET(f);
+        gnome_text_bar(f, "48.4", false);
+}
+
 static void test_style_setting(Fixture *f, gconstpointer data) {
         SKIP_IF_UNSET(f);
         f->config_home = g_build_filename(f->h->dir, "config", NULL);
@@ -946,7 +984,7 @@ static void test_style_setting(Fixture *f, gconstpointer data) {
         expect_finished(f->h, cycle, "aborted", "io.fridge.Fridge1.Error.Cancelled");
         close(delay);
         guint end = wait_note(f, 0, summary_is, "Suspend cancelled", "with the result");
-        assert_text_bars(f, end);
+        assert_text_bars(f, end, false);
 
         /* a bad value: said, and the server decides */
         (void) harness_stop_pid(&f->agent_pid, 5000);
@@ -1188,6 +1226,7 @@ int main(int argc, char **argv) {
                                  user = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n",
                                           .polkit_table = "io.fridge.sleep 65534 yes\n" },
                                  german = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .german = true },
+                                 flush = { .mock = true, .config = "[Delay]\nTimeoutMs=20000\n", .slowfs = true },
                                  hibernate = { .mock = true, .config = "[Sleep]\nHibernateWriter=fridge\n",
                                                .proc_files = hibernate_proc };
         harness_init(&argc, &argv);
@@ -1206,7 +1245,8 @@ int main(int argc, char **argv) {
         ADD("dunst-screenshot", test_dunst_screenshot, dunst);
         ADD("german", test_german, german);
         ADD("hibernate-image-figures", test_hibernate_image_figures, hibernate);
-        ADD("gnome-text-bar", test_gnome_text_bar, mock);
+        ADD("gnome-text-bar", test_gnome_text_bar, flush);
+        ADD("gnome-46-text-bar", test_gnome_46_text_bar, flush);
         ADD("style-setting", test_style_setting, mock);
         ADD("style-option-refused", test_style_option_refused, bare);
         ADD("kde-job-view-cancel", test_kde_job_view_cancel, mock);

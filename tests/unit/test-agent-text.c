@@ -154,6 +154,20 @@ static void test_style(void) {
         g_assert_null(progress_style_to_string(_PROGRESS_STYLE_MAX));
 }
 
+/* GNOME Shell before 46 empties an updated banner's buttons (measured on
+ * 43.9); 46 rebuilt the message tray; an unreadable version renews */
+static void test_drops_updated_actions(void) {
+        g_assert_true(text_server_drops_updated_actions("gnome-shell", "43.9"));
+        g_assert_true(text_server_drops_updated_actions("gnome-shell", "45.beta"));
+        g_assert_false(text_server_drops_updated_actions("gnome-shell", "46.0"));
+        g_assert_false(text_server_drops_updated_actions("gnome-shell", "48.4"));
+        g_assert_true(text_server_drops_updated_actions("gnome-shell", ""));
+        g_assert_true(text_server_drops_updated_actions("gnome-shell", NULL));
+        g_assert_true(text_server_drops_updated_actions("gnome-shell", "99999999999"));
+        g_assert_false(text_server_drops_updated_actions("Plasma", "5.27.5"));
+        g_assert_false(text_server_drops_updated_actions(NULL, "43.9"));
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/agent-text/summary", test_summary);
@@ -161,6 +175,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/agent-text/value", test_value);
         g_test_add_func("/agent-text/bar", test_bar);
         g_test_add_func("/agent-text/style", test_style);
+        g_test_add_func("/agent-text/drops-updated-actions", test_drops_updated_actions);
         g_test_add_func("/agent-text/duration", test_duration);
         g_test_add_func("/agent-text/result", test_result);
         g_test_add_func("/agent-text/image-write", test_image_write);

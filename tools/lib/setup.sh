@@ -36,6 +36,12 @@ FRIDGE_VM_PACKAGES=(qemu-system-x86 busybox-static cpio xz-utils kmod)
 # the guest's root file system is built with mmdebstrap, its image with
 # mkfs.ext4 -d; fridge goes in as its own .debs (dpkg-buildpackage).
 FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs debhelper dpkg-dev fakeroot)
+# The real shells (tests/integration/test-shells.c, the desktop suite):
+# gnome-shell headless with its notification proxy (gjs), plasmashell
+# under Xvfb, sway headless with foot, mako, Xwayland, wtype and grim;
+# about 800 MB, so installed by fridge_ensure_desktop_packages only
+FRIDGE_DESKTOP_PACKAGES=(gnome-shell gjs libgl1-mesa-dri fonts-dejavu-core plasma-workspace plasma-desktop
+  sway foot mako-notifier xwayland wtype grim)
 # The Debian package (tests/package): dpkg-buildpackage and lintian
 FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
 
@@ -77,6 +83,11 @@ fridge_ensure_vm_packages() {
 fridge_ensure_package_packages() {
   local FRIDGE_PACKAGES=()
   fridge_ensure_packages "${FRIDGE_PACKAGE_PACKAGES[@]}"
+}
+
+fridge_ensure_desktop_packages() {
+  local FRIDGE_PACKAGES=()
+  fridge_ensure_packages "${FRIDGE_DESKTOP_PACKAGES[@]}"
 }
 
 fridge_ensure_system_packages() {

@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The real shells: gnome-shell (headless Wayland), plasmashell (Xvfb) and
+ * sway (headless) with foot and mako, each on a private session bus, with
+ * fridged over the simulated kernel and fridge-agent in the session. Their
+ * processes sit in scratch cgroups named as their systemd user units are
+ * (GNOME's notification proxy in the transient unit dbus-broker gives a
+ * bus-activated service, plasmashell in plasma-plasmashell.service). A
+ * client stuck in fsync, classed early, holds the cycle in the early
+ * freeze: the shells' cgroups are never asked to freeze, the progress on
+ * screen moves between two screenshots (kept under meson-logs), and the
+ * Cancel clicked or typed on screen ends the cycle with nothing frozen.
+ *
+ * The session bus runs outside the scratch tree: at its systemd place
+ * (user@UID.service/session.slice/dbus.service) fridged never freezes it,
+ * and that exemption is classify's unit test's to prove, not this one's.
+ */
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fridge-config.h"
+#include "harness.h"
+#include "harness-private.h"
+#include "scratch.h"
+#include "session-names.h"
+
+#define WAIT_MS 30000
+#define USER_UID 65534          /* the shells refuse root or warn about it: they run as nobody */
+
+typedef struct Fixture {
+        Harness *h;
+        Scratch *s;
+        char *tmp;              /* HOME, XDG dirs, the session bus's socket and services, logs */
+        char *session_address;
+        GDBusConnection *session;
+        pid_t session_pid;
+        const char *stuck, *app;        /* the early client that holds the cycle, an app that freezes */
+        GPtrArray *watched;     /* the session's cgroups, which must never freeze */
+} Fixture;
+
+/* ---- set-up ---- */
+
+static const char *missing_tool(const char *const *tools) {
+        for (const char *const *t = tools; *t; t++) {
+                g_autofree char *path = g_find_program_in_path(*t);
+                if (!path)
+                        return *t;
+        }
+        return NULL;
+}
+
+/* NULL when the case can run here, else why not */
+static const char *skip_reason(const char *const *tools) {
+        const char *why = harness_scratch_skip_reason();
+        if (why)
+                return why;
+        if (!harness_env("FRIDGE_AGENT") || !harness_env("FRIDGE_DESKTOP_CLASSES") || !harness_env("SLOWFS"))
+                return "FRIDGE_AGENT, FRIDGE_DESKTOP_CLASSES or SLOWFS is not set";
+        const char *tool = missing_tool(tools);
+        if (tool) {
+                static char buf[160];
+                g_snprintf(buf, sizeof(buf), "%s is not installed (tools/test installs the desktop set: "
+                           "gnome-shell, plasma-workspace, sway and their helpers)", tool);
+                return buf;
+        }
+        return NULL;
+}
+
+static char *tmp_path(Fixture *f, const char *name) {
+        return g_build_filename(f->tmp, name, NULL);
+}
+
+/* A directory of the session's user */
+static void user_dir(Fixture *f, const char *name, mode_t mode) {
+        g_autofree char *path = tmp_path(f, name);
+        g_assert_cmpint(g_mkdir_with_parents(path, mode), ==, 0);
+        g_assert_cmpint(chown(path, USER_UID, USER_UID), ==, 0);
+        g_assert_cmpint(chmod(path, mode), ==, 0);
+}
+
+static void write_file(const char *path, const char *text, bool user_owned) {
+        g_autoptr(GError) e = NULL;
+        g_assert_true(g_file_set_contents(path, text, -1, &e));
+        if (user_owned)
+                g_assert_cmpint(chown(path, USER_UID, USER_UID), ==, 0);
+}
+
+/* The session bus (root's dbus-daemon; the user and root may connect),
+ * activating only the services in TMP/services */
+static void start_session_bus(Fixture *f) {
+        g_autofree char *conf = tmp_path(f, "session-bus.conf");
+        g_autofree char *text = g_strdup_printf(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig><type>session</type><listen>unix:path=%s/session-bus</listen><auth>EXTERNAL</auth>\n"
+                "<servicedir>%s/services</servicedir>\n"
+                "<policy context=\"default\"><allow user=\"*\"/><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n", f->tmp, f->tmp);
+        write_file(conf, text, false);
+        g_autofree char *config = g_strdup_printf("--config-file=%s", conf);
+        char *argv[] = { (char *) "/usr/bin/dbus-daemon", config, (char *) "--nofork", (char *) "--print-address=1", NULL };
+        int out = -1;
+        f->session_pid = harness_spawn_bg(argv, &out);
+        GString *line = g_string_new(NULL);
+        char c;
+        while (read(out, &c, 1) == 1 && c != '\n')
+                g_string_append_c(line, c);
+        close(out);
+        f->session_address = g_string_free(line, FALSE);
+        g_assert_true(g_str_has_prefix(f->session_address, "unix:"));
+        g_autoptr(GError) e = NULL;
+        f->session = g_dbus_connection_new_for_address_sync(
+                f->session_address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL, NULL, &e);
+        g_assert_no_error(e);
+}
+
+/* fridged over scratch cgroups with the shipped classes.d file; the
+ * stuck client's unit is early by the test's own file, so the early
+ * stage waits for it (detection alone would make it late) */
+static bool setup(Fixture *f, const char *const *tools) {
+        const char *why = skip_reason(tools);
+        if (why) {
+                g_test_skip(why);
+                return false;
+        }
+        f->s = scratch_new();
+        f->tmp = g_dir_make_tmp("fridge-shells-XXXXXX", NULL);
+        g_assert_nonnull(f->tmp);
+        g_assert_cmpint(chmod(f->tmp, 0755), ==, 0);
+        g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\nTimeoutMs=120000\n"
+                                                  /* the stuck client holds the flush too: on past it */
+                                                  "[Flush]\nTimeoutMs=1500\nOnTimeout=continue\n", f->s->root);
+        HarnessOptions o = { .config = config, .vendor_classes = harness_env("FRIDGE_DESKTOP_CLASSES"),
+                             .classes = "[Early]\nUnits=stuck.service\n", .real_cgroups = true, .slowfs = true,
+                             .open_bus = true };
+        f->h = harness_new(&o);
+        for (const char *d = "home\0run\0config\0data\0cache\0"; *d; d += strlen(d) + 1)
+                user_dir(f, d, g_str_equal(d, "run") ? 0700 : 0755);
+        g_autofree char *services = tmp_path(f, "services");
+        g_assert_cmpint(g_mkdir_with_parents(services, 0755), ==, 0);
+        f->watched = g_ptr_array_new();
+        f->app = scratch_add(f->s, "app.service");
+        scratch_spawn(f->s, f->app, NULL);
+        return true;
+}
+
+static void dump_logs(Fixture *f);
+
+static void teardown(Fixture *f) {
+        if (f->h && g_test_failed())
+                dump_logs(f);
+        if (f->h && f->h->slowfs_held)
+                harness_slowfs_release(f->h);
+        harness_free(f->h);
+        scratch_free(f->s); /* after fridged: it must not hold anything frozen */
+        g_clear_object(&f->session);
+        (void) harness_stop_pid(&f->session_pid, 5000);
+        g_free(f->session_address);
+        if (f->watched)
+                g_ptr_array_unref(f->watched);
+        if (f->tmp) {
+                g_autofree char *rm = g_strdup_printf("rm -rf '%s'", f->tmp);
+                (void) !system(rm);
+                g_free(f->tmp);
+        }
+}
+
+/* ---- the session's processes ---- */
+
+/* The session's environment: its user's directories and buses */
+static GPtrArray *session_env(Fixture *f, const char *desktop) {
+        GPtrArray *env = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(env, g_strdup("PATH=/usr/local/bin:/usr/bin:/bin"));
+        g_ptr_array_add(env, g_strdup("LANG=C.UTF-8"));
+        const char *const dirs[][2] = { { "HOME", "home" }, { "XDG_RUNTIME_DIR", "run" },
+                                        { "XDG_CONFIG_HOME", "config" }, { "XDG_DATA_HOME", "data" },
+                                        { "XDG_CACHE_HOME", "cache" } };
+        for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++)
+                g_ptr_array_add(env, g_strdup_printf("%s=%s/%s", dirs[i][0], f->tmp, dirs[i][1]));
+        g_ptr_array_add(env, g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", f->session_address));
+        /* the harness's bus: nothing answers there for logind, as on a machine without it */
+        g_ptr_array_add(env, g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address));
+        g_ptr_array_add(env, g_strdup_printf("XDG_CURRENT_DESKTOP=%s", desktop));
+        /* the sanitizers' settings reach fridge-agent */
+        for (const char *v = "ASAN_OPTIONS\0UBSAN_OPTIONS\0LSAN_OPTIONS\0"; *v; v += strlen(v) + 1)
+                if (g_getenv(v))
+                        g_ptr_array_add(env, g_strdup_printf("%s=%s", v, g_getenv(v)));
+        return env;
+}
+
+/* argv in `cgroup` (a scratch cgroup), with `env` only, as the session's
+ * user or root, its output in TMP/LOG */
+static pid_t spawn_in(Fixture *f, const char *cgroup, GPtrArray *env, bool as_user, const char *log,
+                      const char *const *argv) {
+        g_autofree char *path = tmp_path(f, log);
+        g_autofree char *redirect = g_strdup_printf("exec \"$@\" >>'%s' 2>&1", path);
+        g_autoptr(GPtrArray) a = g_ptr_array_new();
+        const char *const head[] = { "/bin/sh", "-c", redirect, "sh", "env", "-i" };
+        for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
+                g_ptr_array_add(a, (char *) head[i]);
+        for (guint i = 0; i < env->len; i++)
+                g_ptr_array_add(a, env->pdata[i]);
+        if (as_user) {
+                const char *const drop[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--" };
+                for (size_t i = 0; i < G_N_ELEMENTS(drop); i++)
+                        g_ptr_array_add(a, (char *) drop[i]);
+        }
+        for (const char *const *p = argv; *p; p++)
+                g_ptr_array_add(a, (char *) *p);
+        g_ptr_array_add(a, NULL);
+        return scratch_spawn(f->s, cgroup, (char *const *) a->pdata);
+}
+
+static const char *watch_cgroup(Fixture *f, const char *name) {
+        const char *cgroup = scratch_add(f->s, name);
+        g_ptr_array_add(f->watched, (char *) cgroup);
+        return cgroup;
+}
+
+static void wait_name(Fixture *f, const char *name, pid_t owner_process) {
+        for (int i = 0; i < WAIT_MS / 50; i++) {
+                if (session_name_has_owner(f->session, name))
+                        return;
+                if (owner_process > 0 && kill(owner_process, 0) < 0)
+                        break;
+                g_usleep(50000);
+        }
+        g_error("%s did not appear on the session bus", name);
+}
+
+/* fridge-agent in fridge-agent.service, as its user unit runs it; root
+ * here: without logind no user is on a seat, and HoldRole asks for one */
+static pid_t start_agent(Fixture *f, const char *desktop, const char *const *extra_env) {
+        const char *cgroup = watch_cgroup(f, "fridge-agent.service");
+        g_autoptr(GPtrArray) env = session_env(f, desktop);
+        for (const char *const *e = extra_env; e && *e; e++)
+                g_ptr_array_add(env, g_strdup(*e));
+        const char *const argv[] = { harness_env("FRIDGE_AGENT"), NULL };
+        return spawn_in(f, cgroup, env, false, "agent.log", argv);
+}
+
+static bool agent_log_has(Fixture *f, const char *what) {
+        g_autofree char *path = tmp_path(f, "agent.log"), *text = NULL;
+        return g_file_get_contents(path, &text, NULL, NULL) && strstr(text, what);
+}
+
+/* What the session's programs said, before a failure ends the test
+ * (g_error() and failed assertions abort: no teardown runs first) */
+static void dump_logs(Fixture *f) {
+        g_autofree char *logs = g_strdup_printf("tail -n 30 '%s'/*.log >&2", f->tmp);
+        (void) !system(logs);
+        harness_dump_fridged_log(f->h);
+}
+
+static void wait_agent_log(Fixture *f, const char *what) {
+        for (int i = 0; i < WAIT_MS / 50 && !agent_log_has(f, what); i++)
+                g_usleep(50000);
+        if (!agent_log_has(f, what)) {
+                dump_logs(f);
+                g_error("fridge-agent did not log \"%s\"", what);
+        }
+}
+
+/* The client stuck in fsync on held slowfs, in the early stage */
+static void start_stuck_client(Fixture *f) {
+        f->stuck = scratch_add(f->s, "stuck.service");
+        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
+        g_autofree char *dir = scratch_abs(f->s, f->stuck);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, NULL);
+        g_array_append_val(f->s->pids, pid);
+        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
+                g_usleep(10000);
+        g_assert_true(harness_task_in_state_d(pid));
+}
+
+/* A suspend held in the early freeze: the app is frozen, the stage waits */
+static uint64_t start_held_cycle(Fixture *f) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+        g_assert_true(harness_wait_property_signal(f->h, "Phase", "freeze-early", WAIT_MS));
+        for (int i = 0; i < WAIT_MS / 50 && !scratch_is_frozen(f->s, f->app); i++)
+                g_usleep(50000);
+        g_assert_true(scratch_is_frozen(f->s, f->app));
+        return cycle;
+}
+
+/* Cancelled on screen: aborted, nothing left frozen, the session never asked to freeze */
+static void assert_cancelled(Fixture *f, uint64_t cycle, ScratchWatch *watch) {
+        g_autofree char *res = NULL, *error = NULL, *message = NULL;
+        g_assert_true(harness_wait_finished(f->h, cycle, WAIT_MS, &res, &error, &message));
+        g_test_message("the cycle: %s %s %s", res, error, message);
+        g_assert_cmpstr(res, ==, "aborted");
+        g_assert_cmpstr(error, ==, FRIDGE_INTERFACE ".Error.Cancelled");
+        harness_slowfs_release(f->h);
+        for (guint i = 0; i < f->s->cgroups->len; i++)
+                if (scratch_is_frozen(f->s, f->s->cgroups->pdata[i]))
+                        g_error("%s is still frozen", (const char *) f->s->cgroups->pdata[i]);
+        scratch_watch_end(watch);
+}
+
+static void assert_plan_class(Fixture *f, const char *cgroup, const char *want, const char *reason_has) {
+        g_autofree char *class = NULL, *reason = NULL;
+        if (!harness_plan_row(f->h, cgroup, &class, &reason))
+                g_error("the plan has no entry for %s", cgroup);
+        g_test_message("%s: %s: %s", cgroup, class, reason);
+        g_assert_cmpstr(class, ==, want);
+        if (!strstr(reason, reason_has))
+                g_error("the plan's reason for %s lacks \"%s\": %s", cgroup, reason_has, reason);
+}
+
+static ScratchWatch *watch_session(Fixture *f) {
+        g_ptr_array_add(f->watched, NULL);
+        ScratchWatch *w = scratch_watch_start(f->s, (const char *const *) f->watched->pdata);
+        g_ptr_array_remove_index(f->watched, f->watched->len - 1);
+        return w;
+}
+
+/* A copy of a screenshot for people under meson-logs/ */
+static void keep_artifact(const char *path, const char *name) {
+        const char *dir = harness_env("FRIDGE_ARTIFACT_DIR");
+        g_autofree char *data = NULL;
+        gsize len;
+        if (!dir || g_mkdir_with_parents(dir, 0755) < 0 || !g_file_get_contents(path, &data, &len, NULL))
+                return;
+        g_autofree char *copy = g_strdup_printf("%s/test-shells-%s", dir, name);
+        if (g_file_set_contents(copy, data, (gssize) len, NULL))
+                g_test_message("screenshot kept: %s", copy);
+}
+
+static bool files_differ(const char *a, const char *b) {
+        g_autofree char *da = NULL, *db = NULL;
+        gsize la = 0, lb = 0;
+        g_assert_true(g_file_get_contents(a, &da, &la, NULL));
+        g_assert_true(g_file_get_contents(b, &db, &lb, NULL));
+        return la != lb || memcmp(da, db, la) != 0;
+}
+
+/* ---- GNOME Shell ---- */
+
+#define MUTTER_RD "org.gnome.Mutter.RemoteDesktop"
+#define GNOME_BANNER_X 262      /* the banner on a 1024x768 monitor: centred, 500 wide, under the top bar */
+#define GNOME_BANNER_Y 36
+#define GNOME_BANNER_W 500
+#define GNOME_BANNER_H 140
+
+/* gsettings for a quiet start: no hot corner, no animations, no welcome tour */
+static void gnome_settings(Fixture *f) {
+        user_dir(f, "config/glib-2.0/settings", 0755);
+        g_autofree char *keyfile = tmp_path(f, "config/glib-2.0/settings/keyfile");
+        write_file(keyfile, "[org/gnome/desktop/interface]\nenable-hot-corners=false\nenable-animations=false\n"
+                            "[org/gnome/shell]\nwelcome-dialog-last-shown-version='999'\n", true);
+        user_dir(f, "data/gnome-shell", 0755);
+        g_autofree char *warned = tmp_path(f, "data/gnome-shell/lock-warning-shown");
+        write_file(warned, "", true);
+}
+
+/* The notification proxy as the shell activates it, moving itself into
+ * the transient unit dbus-broker would give it */
+static void gnome_proxy_service(Fixture *f, const char *cgroup) {
+        g_autofree char *dir = scratch_abs(f->s, cgroup), *log = tmp_path(f, "proxy.log");
+        g_autofree char *path = tmp_path(f, "services/org.gnome.Shell.Notifications.service");
+        g_autofree char *text = g_strdup_printf(
+                "[D-BUS Service]\nName=org.gnome.Shell.Notifications\n"
+                "Exec=/bin/sh -c 'echo $$ > %s/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 "
+                "--clear-groups -- /usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications >>%s 2>&1'\n",
+                dir, log);
+        write_file(path, text, false);
+}
+
+static GVariant *gnome_call(Fixture *f, const char *dest, const char *path, const char *iface, const char *method,
+                            GVariant *args) {
+        g_autoptr(GError) e = NULL;
+        GVariant *r = g_dbus_connection_call_sync(f->session, dest, path, iface, method, args, NULL,
+                                                  G_DBUS_CALL_FLAGS_NONE, 20000, NULL, &e);
+        if (!r)
+                g_error("%s.%s: %s", iface, method, e->message);
+        return r;
+}
+
+/* A screenshot of the whole monitor (w = 0) or an area, through the
+ * shell's own D-Bus API: the caller must own org.gnome.Screenshot (on its
+ * allow-list), and the shell, as the user, writes the file */
+static char *gnome_screenshot(Fixture *f, const char *name, int x, int y, int w, int h) {
+        char *path = g_build_filename(f->tmp, "home", name, NULL);
+        GVariant *args = w ? g_variant_new("(iiiibs)", x, y, w, h, FALSE, path)
+                           : g_variant_new("(bbs)", FALSE, FALSE, path);
+        g_autoptr(GVariant) r = gnome_call(f, "org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot",
+                                           "org.gnome.Shell.Screenshot", w ? "ScreenshotArea" : "Screenshot", args);
+        gboolean ok = FALSE;
+        g_variant_get(r, "(b&s)", &ok, NULL);
+        g_assert_true(ok);
+        return path;
+}
+
+typedef struct GnomeInput {
+        Fixture *f;
+        char *session;          /* a RemoteDesktop session's object path */
+} GnomeInput;
+
+static void gnome_input(GnomeInput *in, const char *method, GVariant *args) {
+        g_variant_unref(gnome_call(in->f, MUTTER_RD, in->session, MUTTER_RD ".Session", method, args));
+        g_usleep(100000);
+}
+
+static void gnome_input_start(Fixture *f, GnomeInput *ret) {
+        g_autoptr(GVariant) r = gnome_call(f, MUTTER_RD, "/org/gnome/Mutter/RemoteDesktop", MUTTER_RD,
+                                           "CreateSession", NULL);
+        *ret = (GnomeInput) { .f = f };
+        g_variant_get(r, "(o)", &ret->session);
+        gnome_input(ret, "Start", NULL);
+}
+
+static void gnome_key(GnomeInput *in, unsigned keysym) {
+        gnome_input(in, "NotifyKeyboardKeysym", g_variant_new("(ub)", keysym, TRUE));
+        gnome_input(in, "NotifyKeyboardKeysym", g_variant_new("(ub)", keysym, FALSE));
+}
+
+/* Without a screen-cast stream only relative motion exists: into the
+ * top-left corner first, where the pointer stops, then to (x, y) */
+static void gnome_pointer_to(GnomeInput *in, double x, double y) {
+        gnome_input(in, "NotifyPointerMotionRelative", g_variant_new("(dd)", -5000.0, -5000.0));
+        gnome_input(in, "NotifyPointerMotionRelative", g_variant_new("(dd)", x, y));
+}
+
+static void gnome_click(GnomeInput *in) {
+        gnome_input(in, "NotifyPointerButton", g_variant_new("(ib)", 272 /* BTN_LEFT */, TRUE));
+        gnome_input(in, "NotifyPointerButton", g_variant_new("(ib)", 272, FALSE));
+}
+
+static void gnome_input_stop(GnomeInput *in) {
+        gnome_input(in, "Stop", NULL);
+        g_free(in->session);
+}
+
+static pid_t start_gnome_shell(Fixture *f, const char *shell) {
+        g_autoptr(GPtrArray) env = session_env(f, "GNOME");
+        g_ptr_array_add(env, g_strdup("GSETTINGS_BACKEND=keyfile"));
+        g_ptr_array_add(env, g_strdup("XDG_SESSION_TYPE=wayland"));
+        const char *const argv[] = { "gnome-shell", "--headless", "--wayland", "--no-x11", "--virtual-monitor",
+                                     "1024x768", NULL };
+        pid_t pid = spawn_in(f, shell, env, true, "gnome-shell.log", argv);
+        /* the shell activates its notification proxy as it starts */
+        wait_name(f, "org.gnome.Shell.Screenshot", pid);
+        wait_name(f, "org.freedesktop.Notifications", pid);
+        /* the screenshot tool's name, which the shell lets take screenshots */
+        g_variant_unref(gnome_call(f, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                   "RequestName", g_variant_new("(su)", "org.gnome.Screenshot", 0)));
+        return pid;
+}
+
+/* Screenshots of the banner as it pops up, until one differs from the
+ * first: the countdown and the bar move on (the agent renews the banner at
+ * most every 5 s while only the countdown moves: see agent/text.c) */
+static void gnome_banner_moves(Fixture *f) {
+        g_autofree char *first = gnome_screenshot(f, "banner-1.png", GNOME_BANNER_X, GNOME_BANNER_Y, GNOME_BANNER_W,
+                                                  GNOME_BANNER_H);
+        keep_artifact(first, "gnome-banner-1.png");
+        for (int i = 0; i < 60; i++) {
+                g_usleep(250000);
+                g_autofree char *next = gnome_screenshot(f, "banner-2.png", GNOME_BANNER_X, GNOME_BANNER_Y,
+                                                         GNOME_BANNER_W, GNOME_BANNER_H);
+                if (files_differ(first, next)) {
+                        keep_artifact(next, "gnome-banner-2.png");
+                        return;
+                }
+        }
+        g_error("the GNOME banner did not change in 15 s");
+}
+
+static void test_gnome(Fixture *f, gconstpointer data) {
+        static const char *const tools[] = { "gnome-shell", "gjs", "setpriv", "dbus-daemon", NULL };
+        if (!setup(f, tools))
+                return;
+        const char *shell = watch_cgroup(f, "org.gnome.Shell@wayland.service");
+        const char *proxy = watch_cgroup(f, "dbus-:1.2-org.gnome.Shell.Notifications@0.service");
+        gnome_settings(f);
+        gnome_proxy_service(f, proxy);
+        start_session_bus(f);
+        start_gnome_shell(f, shell);
+        g_autofree char *wayland = g_strdup("WAYLAND_DISPLAY=wayland-0");
+        const char *const agent_env[] = { wayland, NULL };
+        start_agent(f, "GNOME", agent_env);
+        wait_agent_log(f, "Notification server gnome-shell (GNOME ");
+        /* by the vendor's file: HoldRole takes only the caller's own
+         * processes, and the agent is root here, the shell nobody */
+        assert_plan_class(f, proxy, "ui", "60-desktop.conf");
+        assert_plan_class(f, shell, "ui", "60-desktop.conf");
+        start_stuck_client(f);
+
+        ScratchWatch *watch = watch_session(f);
+        GnomeInput in;
+        gnome_input_start(f, &in);
+        gnome_key(&in, 0xff1b); /* Escape: out of the overview the shell starts in */
+        gnome_pointer_to(&in, 500, 600); /* away from where banners pop up */
+        uint64_t cycle = start_held_cycle(f);
+        gnome_banner_moves(f);
+        /* the pointer on the banner: it expands and shows its Cancel button */
+        gnome_pointer_to(&in, GNOME_BANNER_X + GNOME_BANNER_W / 2, GNOME_BANNER_Y + 30);
+        g_usleep(500000);
+        g_autofree char *screen = gnome_screenshot(f, "screen.png", 0, 0, 0, 0);
+        keep_artifact(screen, "gnome.png");
+        gnome_pointer_to(&in, GNOME_BANNER_X + GNOME_BANNER_W / 2, GNOME_BANNER_Y + 132); /* Cancel, under a 3-line body */
+        gnome_click(&in);
+        assert_cancelled(f, cycle, watch);
+        gnome_input_stop(&in);
+}
+
+static void fixture_setup(Fixture *f, gconstpointer data) {
+}
+
+static void fixture_teardown(Fixture *f, gconstpointer data) {
+        teardown(f);
+}
+
+int main(int argc, char **argv) {
+        harness_init(&argc, &argv);
+#define ADD(name, fn) g_test_add("/shells/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+        ADD("gnome", test_gnome);
+        return g_test_run();
+}
