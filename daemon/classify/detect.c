@@ -13,6 +13,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <systemd/sd-login.h>
+
 #include "cgroups.h"
 #include "fileio.h"
 #include "fridge-config.h"
@@ -354,6 +356,13 @@ uid_t detect_pid_owner(int proc_fd, pid_t pid) {
         struct stat st;
         snprintf(path, sizeof(path), "%d", (int) pid);
         return fstatat(proc_fd, path, &st, 0) < 0 ? (uid_t) -1 : st.st_uid;
+}
+
+/* sd_uid_get_seats() reads the user's own record (ACTIVE_SEATS=);
+ * sd_uid_is_on_seat(uid, 1, NULL) would compare with the caller's own
+ * seat, and fridged, a system service, has none: -ENODATA for everyone */
+bool detect_uid_at_seat(uid_t uid) {
+        return uid != (uid_t) -1 && sd_uid_get_seats(uid, 1, NULL) > 0;
 }
 
 void detect_add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted) {

@@ -68,6 +68,8 @@ typedef struct PrivateReason {
 
 /* The owner of PROC/PID as above; (uid_t) -1 when it cannot be told */
 uid_t detect_pid_owner(int proc_fd, pid_t pid);
+/* Whether logind has `uid` active on a seat: the user at the screen */
+bool detect_uid_at_seat(uid_t uid);
 /* Files `reason` as private to `owner`, with `redacted` (taken) for the
  * others; private_reasons may be NULL (then redacted is freed) */
 void detect_add_private(GHashTable *private_reasons, const char *reason, uid_t owner, char *redacted);

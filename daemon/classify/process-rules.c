@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <systemd/sd-login.h>
 
 #include "cgroups.h"
 #include "detect.h"
@@ -57,7 +56,7 @@ static bool process_owner_trusted(int proc_fd, pid_t pid, uid_t *ret_owner) {
         uid_t owner = *ret_owner = detect_pid_owner(proc_fd, pid);
         if (owner == 0)
                 return true;
-        return owner != (uid_t) -1 && sd_uid_is_on_seat(owner, 1, NULL) > 0;
+        return detect_uid_at_seat(owner);
 }
 
 /* comm and exe of each pid; a process gone meanwhile has neither and is

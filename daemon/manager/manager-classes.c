@@ -18,7 +18,6 @@
 #include "ui-roles.h"
 #include "util.h"
 
-#include <systemd/sd-login.h>
 
 /* ---- the plan ---- */
 
@@ -309,7 +308,7 @@ int manager_hold_role(Manager *m, uid_t uid, const char *role, pid_t pid, int *r
         }
         /* Anyone may own a bus name on a session bus of their own: only the
          * screen's user's processes are its interface */
-        if (uid != 0 && sd_uid_is_on_seat(uid, 1, NULL) <= 0) {
+        if (uid != 0 && !detect_uid_at_seat(uid)) {
                 *ret_message = g_strdup_printf("uid %u has no active session on a seat: its processes are not the "
                                                "screen's user interface", (unsigned) uid);
                 return FRIDGE_ERROR_ACCESS_DENIED;

@@ -286,6 +286,19 @@ static void add_umockdev_env(Harness *h, GPtrArray *env) {
         }
 }
 
+/* The shell that stands a seat in for fridged: a tmpfs over
+ * /run/systemd/users (over /run/systemd where that is missing) in its own
+ * mount namespace, holding the file logind writes for a user active on
+ * seat0; then fridged, exec'd as "$@" */
+static char *seat_wrapper(Harness *h) {
+        const char *dir = g_file_test("/run/systemd/users", G_FILE_TEST_IS_DIR) ? "/run/systemd/users"
+                                                                               : "/run/systemd";
+        return g_strdup_printf("mount -t tmpfs -o size=64k,mode=0755 fridge-seat %s && mkdir -p /run/systemd/users && "
+                               "printf 'NAME=user%u\\nSTATE=active\\nONLINE_SEATS=seat0\\nACTIVE_SEATS=seat0\\n' "
+                               "> /run/systemd/users/%u && exec \"$@\"", dir, (unsigned) h->seated_uid,
+                               (unsigned) h->seated_uid);
+}
+
 void harness_start_fridged(Harness *h) {
         g_autofree char *notify_path = g_build_filename(h->dir, "notify", NULL);
         g_autofree char *a_bus = g_strdup_printf("--bus-address=%s", h->bus_address);
@@ -337,6 +350,13 @@ void harness_start_fridged(Harness *h) {
         /* the rest of the search path (run/, usr/local/lib/) stays in the test's tree */
         g_autofree char *a_config_root = g_strdup_printf("--config-root=%s/config-root", h->dir);
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autofree char *seat_script = h->seated_uid ? seat_wrapper(h) : NULL;
+        if (seat_script) {
+                const char *const wrap[] = { "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+                                             "-c", seat_script, "sh" };
+                for (size_t i = 0; i < G_N_ELEMENTS(wrap); i++)
+                        g_ptr_array_add(argv, (char *) wrap[i]);
+        }
         g_autofree char *setpriv = h->unit_capabilities ? g_find_program_in_path("setpriv") : NULL;
         if (h->unit_capabilities) {
                 g_assert_nonnull(setpriv);

@@ -183,6 +183,7 @@ Harness *harness_new(const HarnessOptions *opts) {
 
         h->real_cgroups = opts && opts->real_cgroups;
         h->unit_capabilities = opts && opts->unit_capabilities;
+        h->seated_uid = opts ? opts->seated_uid : 0;
         h->umockdev_dir = opts ? g_strdup(opts->umockdev_dir) : NULL;
         h->watchdog_usec = opts ? opts->watchdog_usec : 0;
         if (h->real_cgroups && (!opts->config || !strstr(opts->config, "Roots=")))

@@ -71,6 +71,10 @@ typedef struct HarnessOptions {
          * it (CapabilityBoundingSet= of systemd-units/fridged.service), by
          * setpriv: no CAP_SYS_ADMIN, so no PROC/TID/stack */
         bool unit_capabilities;
+        /* > 0: fridged sees this uid active on seat0, as logind says it
+         * (sd_uid_is_on_seat(): /run/systemd/users/UID), in a mount
+         * namespace of its own with a tmpfs there; the host's is untouched */
+        uid_t seated_uid;
         /* contents of DIR/sleep-root/etc/systemd/sleep.conf, systemd-sleep's
          * settings: fridged reads them under --sleep-conf-root=DIR/sleep-root
          * (always: never the host's), the logind stand-in obeys them; NULL: no file */
@@ -125,6 +129,7 @@ typedef struct Harness {
         bool real_cgroups;
         char *persistent;           /* fridged's --persistent-dir: DIR/lib or DIR/slow/lib */
         bool unit_capabilities;
+        uid_t seated_uid;           /* HarnessOptions.seated_uid */
         char *umockdev_dir;         /* HarnessOptions.umockdev_dir */
         uint64_t watchdog_usec;     /* HarnessOptions.watchdog_usec */
         int notify_fd;              /* fridged's NOTIFY_SOCKET with watchdog_usec, else -1 */

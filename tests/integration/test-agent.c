@@ -151,7 +151,9 @@ static const char *const *session_env(Fixture *f) {
 static void start_mock(Fixture *f) {
         g_autofree char *log = g_build_filename(f->h->dir, "mock.log", NULL);
         char *argv[] = { PYTHON, "-m", "dbusmock", "--template", "notification_daemon", NULL };
-        f->mock_pid = spawn_logged(argv, session_env(f), log, -1);
+        char *as_nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", PYTHON,
+                              "-m", "dbusmock", "--template", "notification_daemon", NULL };
+        f->mock_pid = spawn_logged(f->nobody ? as_nobody : argv, session_env(f), log, -1);
         wait_name(f, NOTIFY_NAME);
 }
 
@@ -1074,7 +1076,7 @@ static void noop_setup(Fixture *f, gconstpointer data) {
 /* fridged over scratch cgroups, the session bus and the mock notification
  * server, moved into a cgroup named as dbus-broker names a bus-activated
  * service (which classes.d freezes): false when this cannot run here */
-static bool setup_roles(Fixture *f, const char **ret_notify, const char **ret_app) {
+static bool setup_roles_as(Fixture *f, uid_t seated, const char **ret_notify, const char **ret_app) {
         const char *why = skip_reason(false);
         if (!why)
                 why = harness_scratch_skip_reason();
@@ -1087,7 +1089,9 @@ static bool setup_roles(Fixture *f, const char **ret_notify, const char **ret_ap
         *ret_app = scratch_add(f->s, "app.service");
         scratch_spawn(f->s, *ret_app, NULL);
         g_autofree char *config = g_strdup_printf("[Freeze]\nRoots=%s\n", f->s->root);
-        HarnessOptions o = { .config = config, .real_cgroups = true, .open_bus = true };
+        /* seated: that user is on seat0, and the agent and the notification server are theirs */
+        HarnessOptions o = { .config = config, .real_cgroups = true, .open_bus = true, .seated_uid = seated };
+        f->nobody = seated != 0;
         f->h = harness_new(&o);
         start_session_bus(f);
         start_mock(f);
@@ -1099,6 +1103,10 @@ static bool setup_roles(Fixture *f, const char **ret_notify, const char **ret_ap
         g_assert_cmpint(write(fd, pid, strlen(pid)), ==, (ssize_t) strlen(pid));
         close(fd);
         return true;
+}
+
+static bool setup_roles(Fixture *f, const char **ret_notify, const char **ret_app) {
+        return setup_roles_as(f, 0, ret_notify, ret_app);
 }
 
 static char *plan_class(Fixture *f, const char *cgroup, char **ret_reason) {
@@ -1155,6 +1163,25 @@ static void test_role_keeps_notification_server(Fixture *f, gconstpointer data) 
                 pump(f, 50);
         }
         g_assert_cmpstr(after, ==, "early");
+}
+
+/* A user on a seat (as logind records it: /run/systemd/users/UID, which
+ * fridged, having no seat of its own, must read for that user) runs the
+ * agent and the notification server: fridged holds it for them */
+static void test_role_held_for_seated_user(Fixture *f, gconstpointer data) {
+        const char *notify, *app;
+        if (access("/usr/bin/setpriv", X_OK) < 0 || access("/usr/bin/unshare", X_OK) < 0) {
+                g_test_skip("setpriv or unshare (util-linux) is not installed");
+                return;
+        }
+        if (!setup_roles_as(f, 65534, &notify, &app))
+                return;
+        start_agent(f);
+        wait_agent_log(f, "fridged holds org.freedesktop.Notifications (pid ");
+        g_autofree char *reason = NULL, *held = plan_class(f, notify, &reason);
+        g_assert_cmpstr(held, ==, "ui");
+        g_assert_cmpstr(reason, ==, "held by the user interface of uid 65534: owns org.freedesktop.Notifications on "
+                                    "its session bus");
 }
 
 /* dbus-send's answer to HoldRole(role, pid), as `uid` (busctl says only
@@ -1256,6 +1283,8 @@ int main(int argc, char **argv) {
         g_test_add("/agent/role-keeps-notification-server", Fixture, NULL, noop_setup,
                    test_role_keeps_notification_server, teardown);
         g_test_add("/agent/role-refusals", Fixture, NULL, noop_setup, test_role_refusals, teardown);
+        g_test_add("/agent/role-held-for-seated-user", Fixture, NULL, noop_setup, test_role_held_for_seated_user,
+                   teardown);
 #undef ADD
         return g_test_run();
 }

@@ -139,7 +139,9 @@ static bool setup(Fixture *f, const char *const *tools) {
                                                   "[Flush]\nTimeoutMs=1500\nOnTimeout=continue\n", f->s->root);
         HarnessOptions o = { .config = config, .vendor_classes = harness_env("FRIDGE_DESKTOP_CLASSES"),
                              .classes = "[Early]\nUnits=stuck.service\n", .real_cgroups = true, .slowfs = true,
-                             .open_bus = true };
+                             /* the session's user, on seat0 as logind would say, may sleep */
+                             .open_bus = true, .polkit_table = "io.fridge.sleep 65534 yes\n",
+                             .seated_uid = USER_UID };
         f->h = harness_new(&o);
         for (const char *d = "home\0run\0config\0data\0cache\0"; *d; d += strlen(d) + 1)
                 user_dir(f, d, g_str_equal(d, "run") ? 0700 : 0755);
@@ -195,26 +197,33 @@ static GPtrArray *session_env(Fixture *f, const char *desktop) {
         return env;
 }
 
+/* env -i ENV... [setpriv to the session's user] CMD..., NULL-terminated;
+ * it borrows the strings */
+static GPtrArray *session_argv(GPtrArray *env, bool as_user, const char *const *cmd) {
+        GPtrArray *a = g_ptr_array_new();
+        g_ptr_array_add(a, (char *) "/usr/bin/env");
+        g_ptr_array_add(a, (char *) "-i");
+        for (guint i = 0; i < env->len; i++)
+                g_ptr_array_add(a, env->pdata[i]);
+        const char *const drop[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--" };
+        for (size_t i = 0; as_user && i < G_N_ELEMENTS(drop); i++)
+                g_ptr_array_add(a, (char *) drop[i]);
+        for (const char *const *p = cmd; *p; p++)
+                g_ptr_array_add(a, (char *) *p);
+        g_ptr_array_add(a, NULL);
+        return a;
+}
+
 /* argv in `cgroup` (a scratch cgroup), with `env` only, as the session's
  * user or root, its output in TMP/LOG */
 static pid_t spawn_in(Fixture *f, const char *cgroup, GPtrArray *env, bool as_user, const char *log,
                       const char *const *argv) {
         g_autofree char *path = tmp_path(f, log);
         g_autofree char *redirect = g_strdup_printf("exec \"$@\" >>'%s' 2>&1", path);
-        g_autoptr(GPtrArray) a = g_ptr_array_new();
-        const char *const head[] = { "/bin/sh", "-c", redirect, "sh", "env", "-i" };
+        g_autoptr(GPtrArray) a = session_argv(env, as_user, argv);
+        const char *const head[] = { "/bin/sh", "-c", redirect, "sh" };
         for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
-                g_ptr_array_add(a, (char *) head[i]);
-        for (guint i = 0; i < env->len; i++)
-                g_ptr_array_add(a, env->pdata[i]);
-        if (as_user) {
-                const char *const drop[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--" };
-                for (size_t i = 0; i < G_N_ELEMENTS(drop); i++)
-                        g_ptr_array_add(a, (char *) drop[i]);
-        }
-        for (const char *const *p = argv; *p; p++)
-                g_ptr_array_add(a, (char *) *p);
-        g_ptr_array_add(a, NULL);
+                g_ptr_array_insert(a, (gint) i, (char *) head[i]);
         return scratch_spawn(f->s, cgroup, (char *const *) a->pdata);
 }
 
@@ -233,17 +242,6 @@ static void wait_name(Fixture *f, const char *name, pid_t owner_process) {
                 g_usleep(50000);
         }
         g_error("%s did not appear on the session bus", name);
-}
-
-/* fridge-agent in fridge-agent.service, as its user unit runs it; root
- * here: without logind no user is on a seat, and HoldRole asks for one */
-static pid_t start_agent(Fixture *f, const char *desktop, const char *const *extra_env) {
-        const char *cgroup = watch_cgroup(f, "fridge-agent.service");
-        g_autoptr(GPtrArray) env = session_env(f, desktop);
-        for (const char *const *e = extra_env; e && *e; e++)
-                g_ptr_array_add(env, g_strdup(*e));
-        const char *const argv[] = { harness_env("FRIDGE_AGENT"), NULL };
-        return spawn_in(f, cgroup, env, false, "agent.log", argv);
 }
 
 static bool agent_log_has(Fixture *f, const char *what) {
@@ -268,6 +266,19 @@ static void wait_agent_log(Fixture *f, const char *what) {
         }
 }
 
+/* fridge-agent in fridge-agent.service, as its user unit runs it, as
+ * the session's user; it reports the shell's roles, fridged holds them */
+static pid_t start_agent(Fixture *f, const char *desktop, const char *wayland_display) {
+        const char *cgroup = watch_cgroup(f, "fridge-agent.service");
+        g_autoptr(GPtrArray) env = session_env(f, desktop);
+        g_ptr_array_add(env, g_strdup_printf("WAYLAND_DISPLAY=%s", wayland_display));
+        const char *const argv[] = { harness_env("FRIDGE_AGENT"), NULL };
+        pid_t pid = spawn_in(f, cgroup, env, true, "agent.log", argv);
+        wait_agent_log(f, "fridged holds compositor (pid ");
+        wait_agent_log(f, "fridged holds org.freedesktop.Notifications (pid ");
+        return pid;
+}
+
 /* The client stuck in fsync on held slowfs, in the early stage */
 static void start_stuck_client(Fixture *f) {
         f->stuck = scratch_add(f->s, "stuck.service");
@@ -281,15 +292,19 @@ static void start_stuck_client(Fixture *f) {
         g_assert_true(harness_task_in_state_d(pid));
 }
 
-/* A suspend held in the early freeze: the app is frozen, the stage waits */
-static uint64_t start_held_cycle(Fixture *f) {
-        uint64_t cycle = 0;
-        g_autofree char *err = NULL, *msg = NULL;
-        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+/* The cycle in the early freeze: the app is frozen, the stage waits */
+static void wait_early_freeze(Fixture *f) {
         g_assert_true(harness_wait_property_signal(f->h, "Phase", "freeze-early", WAIT_MS));
         for (int i = 0; i < WAIT_MS / 50 && !scratch_is_frozen(f->s, f->app); i++)
                 g_usleep(50000);
         g_assert_true(scratch_is_frozen(f->s, f->app));
+}
+
+static uint64_t start_held_cycle(Fixture *f) {
+        uint64_t cycle = 0;
+        g_autofree char *err = NULL, *msg = NULL;
+        g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, NULL), ==, 0);
+        wait_early_freeze(f);
         return cycle;
 }
 
@@ -486,14 +501,11 @@ static void test_gnome(Fixture *f, gconstpointer data) {
         gnome_proxy_service(f, proxy);
         start_session_bus(f);
         start_gnome_shell(f, shell);
-        g_autofree char *wayland = g_strdup("WAYLAND_DISPLAY=wayland-0");
-        const char *const agent_env[] = { wayland, NULL };
-        start_agent(f, "GNOME", agent_env);
+        start_agent(f, "GNOME", "wayland-0");
         wait_agent_log(f, "Notification server gnome-shell (GNOME ");
-        /* by the vendor's file: HoldRole takes only the caller's own
-         * processes, and the agent is root here, the shell nobody */
-        assert_plan_class(f, proxy, "ui", "60-desktop.conf");
-        assert_plan_class(f, shell, "ui", "60-desktop.conf");
+        /* by their roles, which rank above the vendor's names */
+        assert_plan_class(f, proxy, "ui", "uid 65534: owns org.freedesktop.Notifications on its session bus");
+        assert_plan_class(f, shell, "ui", "uid 65534: its Wayland compositor");
         start_stuck_client(f);
 
         ScratchWatch *watch = watch_session(f);
@@ -514,6 +526,154 @@ static void test_gnome(Fixture *f, gconstpointer data) {
         gnome_input_stop(&in);
 }
 
+/* ---- sway, headless, with foot, mako and Xwayland ---- */
+
+/* The compositor's socket in XDG_RUNTIME_DIR, once it listens */
+static char *sway_wait_display(Fixture *f, pid_t sway) {
+        g_autofree char *run = tmp_path(f, "run");
+        for (int i = 0; i < WAIT_MS / 50 && kill(sway, 0) == 0; i++) {
+                g_autoptr(GDir) d = g_dir_open(run, 0, NULL);
+                for (const char *n; d && (n = g_dir_read_name(d));)
+                        if (g_str_has_prefix(n, "wayland-") && !g_str_has_suffix(n, ".lock"))
+                                return g_strdup(n);
+                g_usleep(50000);
+        }
+        dump_logs(f);
+        g_error("sway did not open its Wayland socket");
+}
+
+static pid_t start_sway(Fixture *f, const char *session, char **ret_display) {
+        g_autofree char *conf = tmp_path(f, "sway.conf");
+        /* Xwayland at once (it starts with the first X client otherwise), no
+         * bar (its clock would change the screen on its own) */
+        write_file(conf, "output HEADLESS-1 resolution 1024x600\nxwayland force\ndefault_border none\n", false);
+        g_autoptr(GPtrArray) env = session_env(f, "sway");
+        const char *const wlr[] = { "WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman" };
+        for (size_t i = 0; i < G_N_ELEMENTS(wlr); i++)
+                g_ptr_array_add(env, g_strdup(wlr[i]));
+        const char *const argv[] = { "sway", "-c", conf, NULL };
+        pid_t pid = spawn_in(f, session, env, true, "sway.log", argv);
+        *ret_display = sway_wait_display(f, pid);
+        return pid;
+}
+
+/* A program of the session's user on its Wayland display */
+static GPtrArray *wayland_env(Fixture *f, const char *display) {
+        GPtrArray *env = session_env(f, "sway");
+        g_ptr_array_add(env, g_strdup_printf("WAYLAND_DISPLAY=%s", display));
+        return env;
+}
+
+static int run_as_user(Fixture *f, const char *display, const char *const *cmd) {
+        g_autoptr(GPtrArray) env = wayland_env(f, display);
+        g_autoptr(GPtrArray) a = session_argv(env, true, cmd);
+        return harness_run((char **) a->pdata, 20000, NULL);
+}
+
+static char *grim_shot(Fixture *f, const char *display, const char *name) {
+        char *path = g_build_filename(f->tmp, "home", name, NULL);
+        const char *const argv[] = { "grim", path, NULL };
+        g_assert_cmpint(run_as_user(f, display, argv), ==, 0);
+        return path;
+}
+
+/* Xwayland, which sway starts (wlroots forks it twice): in sway's cgroup */
+static pid_t sway_xwayland(Fixture *f, const char *session) {
+        g_autofree char *dir = scratch_abs(f->s, session), *procs = NULL;
+        g_autofree char *path = g_build_filename(dir, "cgroup.procs", NULL);
+        if (!g_file_get_contents(path, &procs, NULL, NULL))
+                return 0;
+        g_auto(GStrv) pids = g_strsplit(procs, "\n", -1);
+        for (char **p = pids; *p && **p; p++) {
+                g_autofree char *comm = NULL, *cpath = g_strdup_printf("/proc/%s/comm", *p);
+                if (g_file_get_contents(cpath, &comm, NULL, NULL) && g_str_equal(g_strstrip(comm), "Xwayland"))
+                        return (pid_t) atoi(*p);
+        }
+        return 0;
+}
+
+/* foot, as sway's exec would start it, running fridgectl suspend: its
+ * exit code in TMP/fridgectl.rc */
+static pid_t start_foot(Fixture *f, const char *cgroup, const char *display, char **ret_rc) {
+        *ret_rc = tmp_path(f, "home/fridgectl.rc"); /* the user writes it */
+        g_autofree char *script = g_strdup_printf("'%s' --bus-address='%s' suspend; echo $? > '%s'",
+                                                  harness_env("FRIDGECTL"), f->h->bus_address, *ret_rc);
+        g_autoptr(GPtrArray) env = wayland_env(f, display);
+        const char *const argv[] = { "foot", "sh", "-c", script, NULL };
+        return spawn_in(f, cgroup, env, true, "foot.log", argv);
+}
+
+/* grim's screenshots until one differs from the first: fridgectl's bar and
+ * mako's notification move on */
+static void sway_screen_moves(Fixture *f, const char *display) {
+        g_autofree char *first = grim_shot(f, display, "sway-1.png");
+        keep_artifact(first, "sway-1.png");
+        for (int i = 0; i < 60; i++) {
+                g_usleep(250000);
+                g_autofree char *next = grim_shot(f, display, "sway-2.png");
+                if (files_differ(first, next)) {
+                        keep_artifact(next, "sway-2.png");
+                        return;
+                }
+        }
+        g_error("sway's screen did not change in 15 s");
+}
+
+static void test_sway(Fixture *f, gconstpointer data) {
+        static const char *const tools[] = { "sway", "foot", "mako", "Xwayland", "wtype", "grim", "setpriv", NULL };
+        if (!setup(f, tools))
+                return;
+        if (!harness_env("FRIDGECTL")) {
+                g_test_skip("FRIDGECTL is not set");
+                return;
+        }
+        const char *session = watch_cgroup(f, "session-2.scope");
+        const char *notify = watch_cgroup(f, "mako.service");
+        const char *term = watch_cgroup(f, "app-sway-foot-1.scope");
+        start_session_bus(f);
+        g_autofree char *display = NULL;
+        (void) start_sway(f, session, &display);
+        g_autoptr(GPtrArray) env = wayland_env(f, display);
+        const char *const mako[] = { "mako", NULL };
+        pid_t mako_pid = spawn_in(f, notify, env, true, "mako.log", mako);
+        wait_name(f, "org.freedesktop.Notifications", mako_pid);
+        /* by name, before any role: a seated user's sway and mako */
+        assert_plan_class(f, session, "ui", "60-desktop.conf");
+        assert_plan_class(f, notify, "ui", "60-desktop.conf");
+        start_agent(f, "sway", display);
+        wait_agent_log(f, "Notification server mako ");
+        assert_plan_class(f, session, "ui", "uid 65534: its Wayland compositor");
+        assert_plan_class(f, notify, "ui", "uid 65534: owns org.freedesktop.Notifications on its session bus");
+        pid_t xwayland = 0;
+        for (int i = 0; i < WAIT_MS / 50 && !(xwayland = sway_xwayland(f, session)); i++)
+                g_usleep(50000);
+        g_assert_cmpint(xwayland, >, 0);
+        start_stuck_client(f);
+
+        ScratchWatch *watch = watch_session(f);
+        g_autofree char *rc_file = NULL;
+        pid_t foot = start_foot(f, term, display, &rc_file);
+        wait_early_freeze(f);
+        uint64_t cycle = harness_get_u64(f->h, "CycleId");
+        sway_screen_moves(f, display);
+        /* wtype loses keys typed at once after it connects (DESKTOP-NOTES) */
+        const char *const esc[] = { "wtype", "-s", "300", "-k", "Escape", NULL };
+        g_assert_cmpint(run_as_user(f, display, esc), ==, 0);
+        assert_cancelled(f, cycle, watch);
+        for (int i = 0; i < 1000 && !g_file_test(rc_file, G_FILE_TEST_EXISTS); i++)
+                g_usleep(10000);
+        g_autofree char *rc = NULL;
+        g_assert_true(g_file_get_contents(rc_file, &rc, NULL, NULL));
+        g_assert_cmpstr(g_strstrip(rc), ==, "3"); /* fridgectl: the cycle was cancelled */
+        g_assert_cmpint(harness_wait_pid(foot, 10000), !=, -1);
+        g_assert_cmpint(kill(xwayland, 0), ==, 0);
+        g_autofree char *foot_ui = g_strdup_printf("%s is ui: the client that started the cycle", term);
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(f->h->fridged_log, &log, NULL, NULL));
+        if (!strstr(log, foot_ui))
+                g_error("fridged's log lacks \"%s\"", foot_ui);
+}
+
 static void fixture_setup(Fixture *f, gconstpointer data) {
 }
 
@@ -525,5 +685,6 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
 #define ADD(name, fn) g_test_add("/shells/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
         ADD("gnome", test_gnome);
+        ADD("sway", test_sway);
         return g_test_run();
 }
