@@ -76,9 +76,11 @@ static ProgressStyle agent_style(const Agent *a) {
 static const JobViewOps agent_job_ops;
 
 /* The job view carries the bar, the phase and what it waits on; past the
- * point of no return it is withdrawn, saying why */
+ * point of no return it is withdrawn, saying why. A cycle that ended
+ * early (thawing) keeps it until its result says how it ends
+ * (agent_end_job()) */
 static void agent_show_job(Agent *a, const AgentCycle *c) {
-        if (a->job_ended)
+        if (a->job_ended || (a->job && g_strcmp0(c->state, "thawing") == 0 && !g_str_equal(c->phase, "thaw")))
                 return;
         if (!a->job)
                 (void) jobview_new(a->session, &agent_job_ops, a, &a->job);
@@ -232,9 +234,23 @@ static void finished_show(const ImageWrite *image, void *userdata) {
 /* The result replaces the cycle's notification; a cycle never seen
  * running (one that ended at once, or an earlier fridged's Interrupted
  * one) gets a notification of its own */
+/* Cancelled, the view goes as a job the user stopped does (Plasma drops
+ * it); failed, it says why; woken, it is done */
+static void agent_end_job(Agent *a, const char *result, const char *error, const char *message) {
+        if (!a->job || a->job_ended)
+                return;
+        if (g_str_has_suffix(error, ".Cancelled"))
+                jobview_cancelled(a->job);
+        else
+                jobview_end(a->job, g_str_equal(result, "failed") ? message : "");
+        a->job_ended = true;
+}
+
 static void on_finished(void *userdata, uint64_t cycle, const char *result, const char *error,
                         const char *message) {
         Agent *a = userdata;
+        if (cycle == a->cycle)
+                agent_end_job(a, result, error, message);
         if (cycle != a->cycle) {
                 agent_forget_cycle(a);
                 a->slot = notify_slot_new();

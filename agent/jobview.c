@@ -10,6 +10,7 @@
 #define JOBVIEW_IFACE "org.kde.JobViewV2"
 #define JOBVIEW_CALL_TIMEOUT_MS 5000
 #define JOBVIEW_KILLABLE 0x0001
+#define JOBVIEW_ERR_USER_CANCELED 1     /* KIO::ERR_USER_CANCELED */
 
 typedef struct Update {
         int percent;
@@ -26,6 +27,7 @@ struct JobView {
         Update pending;         /* the latest update while there is no path yet */
         bool have_pending;
         char *end_message;      /* jobview_end() before the path: sent with it */
+        bool end_cancelled;     /* jobview_cancelled() before the path */
         bool ended;
 };
 
@@ -47,6 +49,8 @@ static void send_update(JobView *v, const Update *u) {
 }
 
 static void send_end(JobView *v, const char *message) {
+        if (v->end_cancelled)
+                call(v, "setError", g_variant_new("(u)", (guint32) JOBVIEW_ERR_USER_CANCELED));
         call(v, "terminate", g_variant_new("(s)", message));
         g_dbus_connection_signal_unsubscribe(v->bus, v->cancel_sub);
         v->cancel_sub = 0;
@@ -134,4 +138,11 @@ void jobview_end(JobView *v, const char *message) {
                 send_end(v, message);
         else
                 v->end_message = g_strdup(message);
+}
+
+void jobview_cancelled(JobView *v) {
+        if (v->ended)
+                return;
+        v->end_cancelled = true;
+        jobview_end(v, "");
 }

@@ -32,3 +32,6 @@ void jobview_update(JobView *v, int percent, const char *info, const char *label
 /* Withdraws the view, saying why (terminate's message); no update goes
  * out after it */
 void jobview_end(JobView *v, const char *message);
+/* Ends the view as stopped by its user (the error KIO calls
+ * ERR_USER_CANCELED, which Plasma shows no failure for) */
+void jobview_cancelled(JobView *v);

@@ -149,10 +149,11 @@ static void send_next(Notify *n) {
         int32_t expire;
         g_variant_get(p->params, "(&s&s&s&s@as@a{sv}i)", &app, &icon, &summary, &body, &actions, &hints, &expire);
         uint32_t replaces = p->slot->id;
-        if (n->renew_updates && replaces && g_variant_n_children(actions) > 0) {
+        if (n->renew_updates && replaces) {
                 /* closed first: GNOME Shell 43 shows a queued banner only
                  * when something happens after the one shown was hidden,
-                 * and the new Notify is that something */
+                 * and the new Notify is that something. Every update: one
+                 * in place after a click (Cancel) would not show at all */
                 close_id(n, replaces);
                 replaces = 0;
         }

@@ -49,8 +49,9 @@ int notify_new(GDBusConnection *session, const NotifyOps *ops, void *userdata, N
 Notify *notify_free(Notify *n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Notify, notify_free)
 
-/* The server drops the buttons of a notification it updates in place: an
- * update that has actions closes the notification and shows a new one */
+/* The server drops the buttons of a notification it updates in place, and
+ * shows no banner for an update after the user clicked one: each update
+ * closes the notification and shows a new one */
 void notify_set_renew_updates(Notify *n, bool renew);
 
 /* Shows or updates the notification of `slot` (a reference is taken); a

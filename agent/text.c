@@ -75,8 +75,8 @@ const char *text_no_cancel_reason(const AgentCycle *c) {
                 return NULL;
         if (g_strcmp0(c->started_by, "hook") == 0)
                 return _("The sleep was started by the system and cannot be stopped.");
-        if (g_strcmp0(c->phase, "thaw") == 0)
-                return NULL; /* over already: nothing to stop */
+        if (g_strcmp0(c->state, "thawing") == 0 || g_strcmp0(c->phase, "thaw") == 0)
+                return NULL; /* over already (cancelled, failed, woken): nothing to stop */
         return _("It can no longer be cancelled: the system is past the point of no return.");
 }
 

@@ -61,7 +61,9 @@ static const StateRow rows[_CYCLE_STATE_MAX] = {
                                           TO(CYCLE_STATE_FREEZING_EARLY) | TO(CYCLE_STATE_ENDING) },
         [CYCLE_STATE_RESUMING] = { "resuming", PHASE_KERNEL, "running", false,
                                    TO(CYCLE_STATE_THAWING) | TO(CYCLE_STATE_ENDING) },
-        [CYCLE_STATE_ENDING] = { "ending", PHASE_NONE, "running", false, TO(CYCLE_STATE_THAWING) },
+        /* the result is decided: to the outside it thaws already (no
+         * point of no return to show, nothing left to cancel) */
+        [CYCLE_STATE_ENDING] = { "ending", PHASE_NONE, "thawing", false, TO(CYCLE_STATE_THAWING) },
         [CYCLE_STATE_THAWING] = { "thawing", PHASE_THAW, "thawing", false, TO(CYCLE_STATE_FINISHED) },
         [CYCLE_STATE_FINISHED] = { "finished", PHASE_NONE, "idle", false, 0 },
 };

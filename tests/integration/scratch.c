@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,35 @@ void scratch_pair_new(ScratchPair *ret) {
         ret->b = scratch_add(ret->s, "b.service");
         scratch_spawn(ret->s, ret->a, NULL);
         scratch_spawn(ret->s, ret->b, NULL);
+}
+
+/* Other helpers run X servers on this machine too: Xvfb picks its display
+ * itself and says which on -displayfd */
+unsigned scratch_spawn_xvfb(Scratch *s, const char *cgroup, const char *geometry) {
+        int p[2];
+        g_assert_cmpint(pipe(p), ==, 0);
+        fcntl(p[0], F_SETFD, FD_CLOEXEC);
+        g_autofree char *fd = g_strdup_printf("%d", p[1]);
+        char *argv[] = { (char *) "Xvfb", (char *) "-displayfd", fd, (char *) "-screen", (char *) "0",
+                         (char *) geometry, (char *) "-nolisten", (char *) "tcp", NULL };
+        scratch_spawn(s, cgroup, argv);
+        close(p[1]);
+        char buf[32] = "";
+        size_t n = 0;
+        struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+        while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 20000) > 0) {
+                ssize_t k = read(p[0], buf + n, sizeof(buf) - 1 - n);
+                if (k <= 0)
+                        break;
+                n += (size_t) k;
+        }
+        close(p[0]);
+        buf[n] = '\0';
+        guint64 display;
+        g_autofree char *line = g_strstrip(g_strdup(buf));
+        if (!g_ascii_string_to_unsigned(line, 10, 0, 65535, &display, NULL))
+                g_error("Xvfb did not say its display (got \"%s\")", buf);
+        return (unsigned) display;
 }
 
 /* ---- watching cgroups that must never freeze ---- */

@@ -36,6 +36,10 @@ const char *scratch_add_in(Scratch *s, const char *parent, const char *name);
  * (NULL argv: pause() forever). Returns once it is in the cgroup. */
 pid_t scratch_spawn(Scratch *s, const char *cgroup, char *const *argv);
 
+/* Xvfb in `cgroup` with one screen of `geometry` (WxHxDEPTH); its
+ * display number, once it listens */
+unsigned scratch_spawn_xvfb(Scratch *s, const char *cgroup, const char *geometry);
+
 /* "frozen 1" in cgroup.events */
 bool scratch_is_frozen(Scratch *s, const char *cgroup);
 

@@ -85,35 +85,6 @@ static char *fridged_log(Fixture *f) {
 
 /* ---- the session: Xvfb, dunst, the xterm ---- */
 
-/* Xvfb in `cgroup`, on a display it picks itself (-displayfd): other
- * helpers run X servers on this machine too. Returns the display number. */
-static unsigned start_xvfb(Fixture *f, const char *cgroup) {
-        int p[2];
-        g_assert_cmpint(pipe(p), ==, 0);
-        fcntl(p[0], F_SETFD, FD_CLOEXEC);
-        g_autofree char *fd = g_strdup_printf("%d", p[1]);
-        char *argv[] = { (char *) "Xvfb", (char *) "-displayfd", fd, (char *) "-screen", (char *) "0",
-                         (char *) "1024x300x24", (char *) "-nolisten", (char *) "tcp", NULL };
-        scratch_spawn(f->s, cgroup, argv);
-        close(p[1]);
-        char buf[32] = "";
-        size_t n = 0;
-        struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-        while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 20000) > 0) {
-                ssize_t k = read(p[0], buf + n, sizeof(buf) - 1 - n);
-                if (k <= 0)
-                        break;
-                n += (size_t) k;
-        }
-        close(p[0]);
-        buf[n] = '\0';
-        guint64 display;
-        g_autofree char *line = g_strstrip(g_strdup(buf));
-        if (!g_ascii_string_to_unsigned(line, 10, 0, 65535, &display, NULL))
-                g_error("Xvfb did not say its display (got \"%s\")", buf);
-        return (unsigned) display;
-}
-
 /* harness_run() with argv[0] looked up in PATH (it execs the path as given) */
 static int run_quiet(char **argv, int timeout_ms) {
         g_autofree char *path = g_find_program_in_path(argv[0]);
@@ -272,7 +243,7 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
                    *shell = scratch_add(f->s, "shell.scope"), *notify = scratch_add(f->s, "dunst.scope"),
                    *app = scratch_add(f->s, "app.service"), *stuck = scratch_add(f->s, "stuck.service");
         scratch_spawn(f->s, app, NULL);
-        g_autofree char *display = g_strdup_printf(":%u", start_xvfb(f, x));
+        g_autofree char *display = g_strdup_printf(":%u", scratch_spawn_xvfb(f->s, x, "1024x300x24"));
         start_dunst(f, notify, display);
         pid_t blocker = spawn_stuck_in_fsync(f, stuck);
         for (int i = 0; i < 300 && !harness_task_in_state_d(blocker); i++)

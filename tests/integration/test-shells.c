@@ -42,6 +42,7 @@ typedef struct Fixture {
         pid_t session_pid;
         const char *stuck, *app;        /* the early client that holds the cycle, an app that freezes */
         GPtrArray *watched;     /* the session's cgroups, which must never freeze */
+        char *x_display;        /* the X display of an X11 session, or NULL */
 } Fixture;
 
 /* ---- set-up ---- */
@@ -104,6 +105,7 @@ static void start_session_bus(Fixture *f) {
                 "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n", f->tmp, f->tmp);
         write_file(conf, text, false);
         g_autofree char *config = g_strdup_printf("--config-file=%s", conf);
+        g_autofree char *want = g_strdup(f->session_address);
         char *argv[] = { (char *) "/usr/bin/dbus-daemon", config, (char *) "--nofork", (char *) "--print-address=1", NULL };
         int out = -1;
         f->session_pid = harness_spawn_bg(argv, &out);
@@ -112,8 +114,8 @@ static void start_session_bus(Fixture *f) {
         while (read(out, &c, 1) == 1 && c != '\n')
                 g_string_append_c(line, c);
         close(out);
-        f->session_address = g_string_free(line, FALSE);
-        g_assert_true(g_str_has_prefix(f->session_address, "unix:"));
+        g_autofree char *said = g_string_free(line, FALSE);
+        g_assert_true(g_str_has_prefix(said, want)); /* the services were told it before */
         g_autoptr(GError) e = NULL;
         f->session = g_dbus_connection_new_for_address_sync(
                 f->session_address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
@@ -145,6 +147,7 @@ static bool setup(Fixture *f, const char *const *tools) {
         f->h = harness_new(&o);
         for (const char *d = "home\0run\0config\0data\0cache\0"; *d; d += strlen(d) + 1)
                 user_dir(f, d, g_str_equal(d, "run") ? 0700 : 0755);
+        f->session_address = g_strdup_printf("unix:path=%s/session-bus", f->tmp);
         g_autofree char *services = tmp_path(f, "services");
         g_assert_cmpint(g_mkdir_with_parents(services, 0755), ==, 0);
         f->watched = g_ptr_array_new();
@@ -165,6 +168,7 @@ static void teardown(Fixture *f) {
         g_clear_object(&f->session);
         (void) harness_stop_pid(&f->session_pid, 5000);
         g_free(f->session_address);
+        g_free(f->x_display);
         if (f->watched)
                 g_ptr_array_unref(f->watched);
         if (f->tmp) {
@@ -190,6 +194,8 @@ static GPtrArray *session_env(Fixture *f, const char *desktop) {
         /* the harness's bus: nothing answers there for logind, as on a machine without it */
         g_ptr_array_add(env, g_strdup_printf("DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->bus_address));
         g_ptr_array_add(env, g_strdup_printf("XDG_CURRENT_DESKTOP=%s", desktop));
+        if (f->x_display)
+                g_ptr_array_add(env, g_strdup_printf("DISPLAY=%s", f->x_display));
         /* the sanitizers' settings reach fridge-agent */
         for (const char *v = "ASAN_OPTIONS\0UBSAN_OPTIONS\0LSAN_OPTIONS\0"; *v; v += strlen(v) + 1)
                 if (g_getenv(v))
@@ -225,6 +231,23 @@ static pid_t spawn_in(Fixture *f, const char *cgroup, GPtrArray *env, bool as_us
         for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
                 g_ptr_array_insert(a, (gint) i, (char *) head[i]);
         return scratch_spawn(f->s, cgroup, (char *const *) a->pdata);
+}
+
+/* A bus-activated service of the session's user, as the session bus
+ * starts it, in `cgroup` (the unit systemd would give it; NULL: the bus's
+ * own), with the session's environment, its output in TMP/NAME.log */
+static void add_user_service(Fixture *f, const char *name, const char *desktop, const char *cgroup,
+                             const char *command) {
+        g_autoptr(GPtrArray) env = session_env(f, desktop);
+        g_ptr_array_add(env, NULL);
+        g_autofree char *vars = g_strjoinv(" ", (char **) env->pdata);
+        g_autofree char *dir = cgroup ? scratch_abs(f->s, cgroup) : NULL;
+        g_autofree char *move = dir ? g_strdup_printf("echo $$ > %s/cgroup.procs && ", dir) : g_strdup("");
+        g_autofree char *path = g_strdup_printf("%s/services/%s.service", f->tmp, name);
+        g_autofree char *text = g_strdup_printf(
+                "[D-BUS Service]\nName=%s\nExec=/bin/sh -c '%sexec env -i %s setpriv --reuid=65534 --regid=65534 "
+                "--clear-groups -- %s >>%s/%s.log 2>&1'\n", name, move, vars, command, f->tmp, name);
+        write_file(path, text, false);
 }
 
 static const char *watch_cgroup(Fixture *f, const char *name) {
@@ -271,10 +294,12 @@ static void wait_agent_log(Fixture *f, const char *what) {
 static pid_t start_agent(Fixture *f, const char *desktop, const char *wayland_display) {
         const char *cgroup = watch_cgroup(f, "fridge-agent.service");
         g_autoptr(GPtrArray) env = session_env(f, desktop);
-        g_ptr_array_add(env, g_strdup_printf("WAYLAND_DISPLAY=%s", wayland_display));
+        if (wayland_display)
+                g_ptr_array_add(env, g_strdup_printf("WAYLAND_DISPLAY=%s", wayland_display));
         const char *const argv[] = { harness_env("FRIDGE_AGENT"), NULL };
         pid_t pid = spawn_in(f, cgroup, env, true, "agent.log", argv);
-        wait_agent_log(f, "fridged holds compositor (pid ");
+        if (wayland_display)
+                wait_agent_log(f, "fridged holds compositor (pid ");
         wait_agent_log(f, "fridged holds org.freedesktop.Notifications (pid ");
         return pid;
 }
@@ -376,19 +401,6 @@ static void gnome_settings(Fixture *f) {
         user_dir(f, "data/gnome-shell", 0755);
         g_autofree char *warned = tmp_path(f, "data/gnome-shell/lock-warning-shown");
         write_file(warned, "", true);
-}
-
-/* The notification proxy as the shell activates it, moving itself into
- * the transient unit dbus-broker would give it */
-static void gnome_proxy_service(Fixture *f, const char *cgroup) {
-        g_autofree char *dir = scratch_abs(f->s, cgroup), *log = tmp_path(f, "proxy.log");
-        g_autofree char *path = tmp_path(f, "services/org.gnome.Shell.Notifications.service");
-        g_autofree char *text = g_strdup_printf(
-                "[D-BUS Service]\nName=org.gnome.Shell.Notifications\n"
-                "Exec=/bin/sh -c 'echo $$ > %s/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 "
-                "--clear-groups -- /usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications >>%s 2>&1'\n",
-                dir, log);
-        write_file(path, text, false);
 }
 
 static GVariant *gnome_call(Fixture *f, const char *dest, const char *path, const char *iface, const char *method,
@@ -498,7 +510,9 @@ static void test_gnome(Fixture *f, gconstpointer data) {
         const char *shell = watch_cgroup(f, "org.gnome.Shell@wayland.service");
         const char *proxy = watch_cgroup(f, "dbus-:1.2-org.gnome.Shell.Notifications@0.service");
         gnome_settings(f);
-        gnome_proxy_service(f, proxy);
+        /* as gnome-shell activates it, in the transient unit dbus-broker gives it */
+        add_user_service(f, "org.gnome.Shell.Notifications", "GNOME", proxy,
+                         "/usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications");
         start_session_bus(f);
         start_gnome_shell(f, shell);
         start_agent(f, "GNOME", "wayland-0");
@@ -513,6 +527,8 @@ static void test_gnome(Fixture *f, gconstpointer data) {
         gnome_input_start(f, &in);
         gnome_key(&in, 0xff1b); /* Escape: out of the overview the shell starts in */
         gnome_pointer_to(&in, 500, 600); /* away from where banners pop up */
+        g_autofree char *empty = gnome_screenshot(f, "no-banner.png", GNOME_BANNER_X, GNOME_BANNER_Y, GNOME_BANNER_W,
+                                                  GNOME_BANNER_H);
         uint64_t cycle = start_held_cycle(f);
         gnome_banner_moves(f);
         /* the pointer on the banner: it expands and shows its Cancel button */
@@ -523,7 +539,139 @@ static void test_gnome(Fixture *f, gconstpointer data) {
         gnome_pointer_to(&in, GNOME_BANNER_X + GNOME_BANNER_W / 2, GNOME_BANNER_Y + 132); /* Cancel, under a 3-line body */
         gnome_click(&in);
         assert_cancelled(f, cycle, watch);
+        /* the result pops up as a banner of its own (an update in place
+         * after the click would only go to the message list) */
+        g_usleep(1000000);
+        g_autofree char *result = gnome_screenshot(f, "result.png", 0, 0, 0, 0);
+        keep_artifact(result, "gnome-result.png");
+        g_autofree char *banner = gnome_screenshot(f, "result-banner.png", GNOME_BANNER_X, GNOME_BANNER_Y,
+                                                   GNOME_BANNER_W, GNOME_BANNER_H);
+        g_assert_true(files_differ(empty, banner));
         gnome_input_stop(&in);
+}
+
+/* ---- Plasma under Xvfb ---- */
+
+static int xdotool(const char *display, const char *const *args, char **ret_out) {
+        g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(a, g_strdup("/usr/bin/env"));
+        g_ptr_array_add(a, g_strdup_printf("DISPLAY=%s", display));
+        g_ptr_array_add(a, g_strdup("xdotool"));
+        for (const char *const *p = args; *p; p++)
+                g_ptr_array_add(a, g_strdup(*p));
+        g_ptr_array_add(a, NULL);
+        return harness_run((char **) a->pdata, 20000, ret_out);
+}
+
+/* The job view's popup: plasmashell's visible window of the popup's size
+ * (DESKTOP-NOTES: 336x104), 0 until it shows */
+static unsigned long plasma_job_window(const char *display, int *ret_x, int *ret_y) {
+        const char *const search[] = { "search", "--onlyvisible", "--classname", "plasmashell", NULL };
+        g_autofree char *out = NULL;
+        if (xdotool(display, search, &out) != 0 || !out)
+                return 0;
+        g_auto(GStrv) ids = g_strsplit(g_strstrip(out), "\n", -1);
+        for (char **id = ids; *id && **id; id++) {
+                const char *const geo[] = { "getwindowgeometry", "--shell", *id, NULL };
+                g_autofree char *g = NULL;
+                if (xdotool(display, geo, &g) != 0 || !g)
+                        continue;
+                int x = -1, y = -1, w = 0, h = 0;
+                g_auto(GStrv) lines = g_strsplit(g, "\n", -1);
+                for (char **l = lines; *l; l++)
+                        (void) (sscanf(*l, "X=%d", &x) || sscanf(*l, "Y=%d", &y) || sscanf(*l, "WIDTH=%d", &w) ||
+                                sscanf(*l, "HEIGHT=%d", &h));
+                if (w > 200 && w < 600 && h > 60 && h < 300) {
+                        *ret_x = x;
+                        *ret_y = y;
+                        return strtoul(*id, NULL, 10);
+                }
+        }
+        return 0;
+}
+
+/* xwd of `window`, or of the whole screen (0) */
+static char *xwd_window(Fixture *f, const char *display, unsigned long window, const char *name) {
+        char *path = tmp_path(f, name);
+        g_autofree char *id = window ? g_strdup_printf("%lu", window) : NULL;
+        char *argv[] = { (char *) "/usr/bin/xwd", (char *) (id ? "-id" : "-root"), id ? id : (char *) "-silent",
+                         (char *) "-silent", (char *) "-display", (char *) display, (char *) "-out", path, NULL };
+        g_assert_cmpint(harness_run(argv, 10000, NULL), ==, 0);
+        return path;
+}
+
+/* A PNG copy for people (convert), beside the xwd the test compares */
+static void keep_xwd(Fixture *f, const char *xwd, const char *name) {
+        g_autofree char *png = tmp_path(f, name), *in = g_strdup_printf("xwd:%s", xwd);
+        char *argv[] = { (char *) "/usr/bin/convert", in, png, NULL };
+        if (harness_run(argv, 20000, NULL) == 0)
+                keep_artifact(png, name);
+}
+
+static pid_t start_plasmashell(Fixture *f, const char *cgroup, const char *display) {
+        g_autoptr(GPtrArray) env = session_env(f, "KDE");
+        g_ptr_array_add(env, g_strdup("QT_QPA_PLATFORM=xcb"));
+        g_ptr_array_add(env, g_strdup("KDE_FULL_SESSION=true"));
+        const char *const argv[] = { "plasmashell", "--no-respawn", NULL };
+        pid_t pid = spawn_in(f, cgroup, env, true, "plasmashell.log", argv);
+        wait_name(f, "org.kde.JobViewServer", pid);
+        wait_name(f, "org.freedesktop.Notifications", pid);
+        return pid;
+}
+
+static void test_plasma(Fixture *f, gconstpointer data) {
+        static const char *const tools[] = { "plasmashell", "Xvfb", "xdotool", "xwd", "convert", "setpriv", NULL };
+        if (!setup(f, tools))
+                return;
+        const char *x = watch_cgroup(f, "session-3.scope");
+        const char *shell = watch_cgroup(f, "plasma-plasmashell.service");
+        const char *display = f->x_display = g_strdup_printf(":%u", scratch_spawn_xvfb(f->s, x, "1024x768x24"));
+        /* plasmashell will not load without the activity manager; both in
+         * their units, which freeze */
+        add_user_service(f, "org.kde.ActivityManager", "KDE", scratch_add(f->s, "plasma-kactivitymanagerd.service"),
+                         "/usr/lib/x86_64-linux-gnu/libexec/kactivitymanagerd");
+        add_user_service(f, "org.kde.kglobalaccel", "KDE", scratch_add(f->s, "plasma-kglobalaccel.service"),
+                         "/usr/bin/kglobalaccel5");
+        start_session_bus(f);
+        start_plasmashell(f, shell, display);
+        start_agent(f, "KDE", NULL);
+        wait_agent_log(f, "Notification server Plasma (KDE ");
+        /* plasmashell owns the notification and job view names: one of them */
+        assert_plan_class(f, shell, "ui", "held by the user interface of uid 65534: owns org.");
+        assert_plan_class(f, x, "ui", "60-desktop.conf");
+        start_stuck_client(f);
+
+        ScratchWatch *watch = watch_session(f);
+        uint64_t cycle = start_held_cycle(f);
+        int wx = 0, wy = 0;
+        unsigned long window = 0;
+        for (int i = 0; i < WAIT_MS / 100 && !(window = plasma_job_window(display, &wx, &wy)); i++)
+                g_usleep(100000);
+        if (!window) {
+                dump_logs(f);
+                g_error("no job view showed on the screen");
+        }
+        g_autofree char *first = xwd_window(f, display, window, "job-1.xwd");
+        keep_xwd(f, first, "plasma-job-1.png");
+        bool moved = false;
+        for (int i = 0; i < 60 && !moved; i++) {
+                g_usleep(250000);
+                g_autofree char *next = xwd_window(f, display, window, "job-2.xwd");
+                moved = files_differ(first, next);
+                if (moved)
+                        keep_xwd(f, next, "plasma-job-2.png");
+        }
+        g_assert_true(moved);
+        /* the job's stop button, right of the bar (a square, 285,84 in
+         * the 336x104 popup) */
+        g_autofree char *bx = g_strdup_printf("%d", wx + 285), *by = g_strdup_printf("%d", wy + 84);
+        const char *const click[] = { "mousemove", bx, by, "sleep", "0.3", "click", "1", NULL };
+        g_assert_cmpint(xdotool(display, click, NULL), ==, 0);
+        assert_cancelled(f, cycle, watch);
+        g_usleep(1000000);
+        g_autofree char *result = xwd_window(f, display, 0, "result.xwd");
+        keep_xwd(f, result, "plasma-result.png");
+        wait_agent_log(f, "the job view's stop button");
 }
 
 /* ---- sway, headless, with foot, mako and Xwayland ---- */
@@ -660,6 +808,9 @@ static void test_sway(Fixture *f, gconstpointer data) {
         const char *const esc[] = { "wtype", "-s", "300", "-k", "Escape", NULL };
         g_assert_cmpint(run_as_user(f, display, esc), ==, 0);
         assert_cancelled(f, cycle, watch);
+        g_usleep(1000000);
+        g_autofree char *result = grim_shot(f, display, "result.png");
+        keep_artifact(result, "sway-result.png");
         for (int i = 0; i < 1000 && !g_file_test(rc_file, G_FILE_TEST_EXISTS); i++)
                 g_usleep(10000);
         g_autofree char *rc = NULL;
@@ -685,6 +836,7 @@ int main(int argc, char **argv) {
         harness_init(&argc, &argv);
 #define ADD(name, fn) g_test_add("/shells/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
         ADD("gnome", test_gnome);
+        ADD("plasma", test_plasma);
         ADD("sway", test_sway);
         return g_test_run();
 }

@@ -47,6 +47,12 @@ static void test_body(void) {
         AgentCycle t = { .state = "thawing", .phase = "thaw", .progress_text = "thawing", .started_by = "bus" };
         g_autofree char *thaw = text_body(&t);
         g_assert_cmpstr(thaw, ==, "Waking up: thawing");
+
+        /* cancelled in the early freeze: thawing, Phase still where it ended;
+         * no point of no return to speak of (the real Plasma showed one) */
+        AgentCycle e = { .state = "thawing", .phase = "freeze-early", .progress_text = "freezing 1/2 (early)",
+                         .started_by = "bus" };
+        g_assert_null(text_no_cancel_reason(&e));
 }
 
 static void test_value(void) {

@@ -160,7 +160,7 @@ static const Edges edges[] = {
         { CYCLE_STATE_RETRY_WAITING, END, CYCLE_STATE_RETRY_PREPARING, END, NONE, "retry", "running", true },
         { CYCLE_STATE_RETRY_PREPARING, END, NONE, END, NONE, "retry", "running", true },
         { CYCLE_STATE_RESUMING, END, NONE, END, NONE, "kernel", "running", false },
-        { CYCLE_STATE_ENDING, NONE, NONE, NONE, NONE, "start", "running", false },
+        { CYCLE_STATE_ENDING, NONE, NONE, NONE, NONE, "start", "thawing", false },
         { CYCLE_STATE_THAWING, NONE, NONE, NONE, NONE, "thaw", "thawing", false },
         { CYCLE_STATE_FINISHED, NONE, NONE, NONE, NONE, "start", "idle", false },
 };
