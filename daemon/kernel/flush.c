@@ -14,6 +14,7 @@
 
 struct FlushJob {
         char **mount_points;
+        void (*sync_all)(void); /* without a mount table: sync(), or a test's stand-in */
         const char *current;    /* the mount point in syncfs now (in mount_points), under `jobs_lock` */
         bool listed;            /* in `jobs`, under `jobs_lock` */
 };
@@ -122,6 +123,7 @@ int flush_read_dirty(int proc_fd, uint64_t *ret_kib) {
 int flush_job_new(char **mount_points, FlushJob **ret) {
         FlushJob *j = g_new0(FlushJob, 1);
         j->mount_points = mount_points;
+        j->sync_all = sync;
         g_mutex_lock(&jobs_lock);
         if (!jobs)
                 jobs = g_ptr_array_new();
@@ -130,6 +132,10 @@ int flush_job_new(char **mount_points, FlushJob **ret) {
         g_mutex_unlock(&jobs_lock);
         *ret = j;
         return 0;
+}
+
+void flush_job_set_sync_all(FlushJob *j, void (*sync_all)(void)) {
+        j->sync_all = sync_all;
 }
 
 void flush_job_free(void *job) {
@@ -146,7 +152,7 @@ static int job_sync_all(FlushJob *j) {
 
         if (!j->mount_points) {
                 /* No mount table to go by: write back everything there is */
-                sync();
+                j->sync_all();
                 return 0;
         }
 

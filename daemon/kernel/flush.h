@@ -36,6 +36,10 @@ char *flush_jobs_stuck_on(void);
 /* Takes ownership of `mount_points` (a NULL-terminated g_strv); NULL when
  * the mount table could not be read: the job then falls back to sync(). */
 int flush_job_new(char **mount_points, FlushJob **ret);
+/* What the job calls instead of sync() when it has no mount table: the
+ * unit tests' stand-in, so that they never wait on the whole machine's
+ * writeback (a stuck FUSE mount elsewhere would hang them) */
+void flush_job_set_sync_all(FlushJob *j, void (*sync_all)(void));
 void flush_job_free(void *job);
 /* WorkerFunc: syncfs on each mount point; failures are logged; returns the
  * first error (negative errno) or 0. */

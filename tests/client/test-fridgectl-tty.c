@@ -392,6 +392,7 @@ typedef struct Run {
         bool timed_out;
         bool as_nobody;         /* fridgectl runs as uid/gid 65534 */
         const char *agent;      /* FRIDGECTL_POLKIT_AGENT, NULL: unset */
+        const char *exe;        /* the fridgectl to run; NULL: $FRIDGECTL */
 } Run;
 
 static char *bus_address;
@@ -462,8 +463,8 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static void exec_fridgectl(char **extra) {
-        const char *exe = g_getenv("FRIDGECTL");
+static void exec_fridgectl(const Run *run, char **extra) {
+        const char *exe = run->exe ? run->exe : g_getenv("FRIDGECTL");
         g_autofree char *addr = g_strconcat("--bus-address=", bus_address, NULL);
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
 
@@ -496,7 +497,7 @@ static void spawn_in_pty(Run *run, char **extra) {
                         setenv("FRIDGECTL_POLKIT_AGENT", run->agent, 1);
                 if (run->as_nobody && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
                         _exit(125);
-                exec_fridgectl(extra);
+                exec_fridgectl(run, extra);
         }
         run->out_fd = master;
         run->slave_fd = slave;
@@ -514,7 +515,7 @@ static void spawn_with_pipe(Run *run, char **extra) {
                 child_reset();
                 dup2(null, STDIN_FILENO);
                 dup2(p[1], STDOUT_FILENO);
-                exec_fridgectl(extra);
+                exec_fridgectl(run, extra);
         }
         close(p[1]);
         run->out_fd = p[0];
@@ -647,7 +648,14 @@ static void test_polkit_agent(void) {
         g_assert_cmpstr(none, ==, "");
         run_done(&as_root);
 
-        Run run = { .key = "\x1b", .agent = agent, .as_nobody = true };
+        /* uid 65534 may not reach the build tree (a clone in root's home,
+         * 0700 on Debian): it runs a copy of fridgectl from the scratch dir */
+        g_autofree char *copy = g_build_filename(dir, "fridgectl", NULL), *bytes = NULL;
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(g_getenv("FRIDGECTL"), &bytes, &len, NULL));
+        g_assert_true(g_file_set_contents(copy, bytes, (gssize) len, NULL));
+        g_assert_cmpint(chmod(copy, 0755), ==, 0);
+        Run run = { .key = "\x1b", .agent = agent, .as_nobody = true, .exe = copy };
         fake_reset(SCRIPT_UNTIL_CANCELLED);
         run_fridgectl(&run, true, extra);
         g_autofree char *text = g_strchomp(g_strdup(run.output->str));
@@ -663,6 +671,7 @@ static void test_polkit_agent(void) {
         g_autofree char *log_path = g_build_filename(dir, "agent.log", NULL);
         (void) unlink(log_path);
         (void) unlink(agent);
+        (void) unlink(copy);
         (void) rmdir(dir);
 }
 

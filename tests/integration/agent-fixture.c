@@ -126,7 +126,8 @@ void fx_start_agent(Fixture *f) {
         f->agent_log = g_build_filename(f->h->dir, "agent.log", NULL);
         char *agent = (char *) harness_env("FRIDGE_AGENT");
         char *argv[] = { agent, NULL };
-        char *as_nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", agent,
+        char *as_nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                              (char *) harness_exe_for_others(agent),
                               NULL };
         f->agent_pid = fx_spawn_logged(f->nobody ? as_nobody : argv, fx_session_env(f), f->agent_log, -1);
 }

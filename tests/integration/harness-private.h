@@ -66,3 +66,7 @@ void harness_signal_free(gpointer p);
 void harness_connect_bus(Harness *h);
 /* Copies a D-Bus error's name and message out (each may be NULL). */
 void harness_take_error(sd_bus_error *e, char **ret_error, char **ret_message);
+
+/* Removes harness_exe_for_others()'s copies (at exit, and from the fatal
+ * signal handlers) */
+void harness_remove_exe_copies(void);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -249,9 +250,62 @@ char *harness_read_line(int fd, int timeout_ms) {
         *strchr(s->str, '\n') = '\0';
         return g_string_free(s, FALSE);
 }
+/* Every directory from / down to `path` lets others search it, and the
+ * file lets them run it */
+static bool reachable_by_others(const char *path) {
+        g_autofree char *p = g_canonicalize_filename(path, NULL);
+        struct stat st;
+        if (stat(p, &st) < 0 || !(st.st_mode & S_IXOTH))
+                return false;
+        for (char *slash = strrchr(p, '/'); slash && slash != p; slash = strrchr(p, '/')) {
+                *slash = '\0';
+                if (stat(p, &st) < 0 || !(st.st_mode & S_IXOTH))
+                        return false;
+        }
+        return true;
+}
+
+static char *exe_copies_dir;
+
+void harness_remove_exe_copies(void) {
+        if (!exe_copies_dir)
+                return;
+        g_autoptr(GDir) d = g_dir_open(exe_copies_dir, 0, NULL);
+        for (const char *n; d && (n = g_dir_read_name(d));) {
+                g_autofree char *f = g_build_filename(exe_copies_dir, n, NULL);
+                (void) unlink(f);
+        }
+        (void) rmdir(exe_copies_dir);
+        g_clear_pointer(&exe_copies_dir, g_free);
+}
+
+const char *harness_exe_for_others(const char *path) {
+        static GHashTable *copies;
+        if (reachable_by_others(path))
+                return path;
+        if (!copies) {
+                copies = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+                exe_copies_dir = g_dir_make_tmp("fridge-exe-XXXXXX", NULL);
+                g_assert_nonnull(exe_copies_dir);
+                g_assert_cmpint(chmod(exe_copies_dir, 0755), ==, 0);
+        }
+        const char *copy = g_hash_table_lookup(copies, path);
+        if (copy)
+                return copy;
+        g_autofree char *bytes = NULL, *base = g_path_get_basename(path);
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+        char *to = g_build_filename(exe_copies_dir, base, NULL);
+        g_assert_true(g_file_set_contents(to, bytes, (gssize) len, NULL));
+        g_assert_cmpint(chmod(to, 0755), ==, 0);
+        g_hash_table_insert(copies, g_strdup(path), to);
+        return to;
+}
+
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args) {
         const char *fridgectl = harness_env("FRIDGECTL");
         g_assert_nonnull(fridgectl);
+        fridgectl = harness_exe_for_others(fridgectl);
         g_autofree char *q_ctl = g_shell_quote(fridgectl);
         g_autofree char *q_bus = g_shell_quote(h->bus_address);
         /* through sh for 2>&1: the refusal is on stderr */
@@ -306,6 +360,7 @@ HarnessFlood harness_flood_start(Harness *h, unsigned uid, const char *procs, co
         const char *flood = harness_env("BUS_FLOOD");
         if (!flood)
                 g_error("BUS_FLOOD is not set (tests/integration/bus-flood not built)");
+        flood = harness_exe_for_others(flood);
         g_autofree char *q_flood = g_shell_quote(flood), *q_bus = g_shell_quote(h->bus_address);
         g_autofree char *q_procs = procs ? g_shell_quote(procs) : NULL;
         /* the shell joins the cgroup as root, then becomes the attacker */

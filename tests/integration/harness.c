@@ -114,6 +114,7 @@ static void emergency_cleanup(void) {
                 harness_dump_fridged_log(h);
                 harness_stop_internal(h);
         }
+        harness_remove_exe_copies();
 }
 
 static struct sigaction previous_handlers[NSIG];

@@ -295,6 +295,13 @@ char *harness_read_all(int fd);
  * Needs HarnessOptions.open_bus. */
 int harness_fridgectl_as_nobody(Harness *h, char **ret_output, const char *const *args);
 
+/* The program at `path` (the build tree's) as another user can run it:
+ * `path` itself where every directory above it lets others through, else
+ * a copy in a 0755 directory of this process's under /tmp (made once,
+ * removed at exit). A clone in root's home (0700 on Debian) keeps uid
+ * 65534 out of the build tree. */
+const char *harness_exe_for_others(const char *path);
+
 /* An attacker (bus-flood.c) run as `uid`/`uid` through setpriv, in the
  * cgroup whose cgroup.procs is `procs` (NULL: the test's own): it calls
  * METHOD (HoldClass late, Inhibit block) COUNT times on each of CONNECTIONS

@@ -296,7 +296,7 @@ static pid_t start_agent(Fixture *f, const char *desktop, const char *wayland_di
         g_autoptr(GPtrArray) env = session_env(f, desktop);
         if (wayland_display)
                 g_ptr_array_add(env, g_strdup_printf("WAYLAND_DISPLAY=%s", wayland_display));
-        const char *const argv[] = { harness_env("FRIDGE_AGENT"), NULL };
+        const char *const argv[] = { harness_exe_for_others(harness_env("FRIDGE_AGENT")), NULL };
         pid_t pid = spawn_in(f, cgroup, env, true, "agent.log", argv);
         if (wayland_display)
                 wait_agent_log(f, "fridged holds compositor (pid ");
@@ -608,6 +608,43 @@ static void keep_xwd(Fixture *f, const char *xwd, const char *name) {
                 keep_artifact(png, name);
 }
 
+static uint32_t be32(const unsigned char *p) {
+        return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
+}
+
+/* The share of an xwd's 32-bit pixels that are light (three bytes of four
+ * over 200): Breeze's popups are light, the wallpaper behind is dark, so a
+ * popup still fading in or not yet drawn reads low */
+static double xwd_light_share(const char *path) {
+        g_autofree char *data = NULL;
+        gsize len = 0;
+        if (!g_file_get_contents(path, &data, &len, NULL) || len < 100)
+                return 0.0;
+        const unsigned char *u = (const unsigned char *) data;
+        gsize skip = (gsize) be32(u) + (gsize) be32(u + 19 * 4) * 12;
+        if (be32(u + 11 * 4) != 32 || skip >= len)
+                return 0.0;
+        gsize n = (len - skip) / 4, light = 0;
+        for (gsize i = 0; i < n; i++) {
+                const unsigned char *p = u + skip + i * 4;
+                light += (p[0] > 200) + (p[1] > 200) + (p[2] > 200) + (p[3] > 200) >= 3;
+        }
+        return n ? (double) light / (double) n : 0.0;
+}
+
+/* The job view's popup once it is drawn: its window and place */
+static unsigned long plasma_wait_job(Fixture *f, const char *display, int *ret_x, int *ret_y) {
+        for (int i = 0; i < WAIT_MS / 100; i++) {
+                unsigned long window = plasma_job_window(display, ret_x, ret_y);
+                g_autofree char *shot = window ? xwd_window(f, display, window, "job-0.xwd") : NULL;
+                if (shot && xwd_light_share(shot) > 0.4)
+                        return window;
+                g_usleep(100000);
+        }
+        dump_logs(f);
+        g_error("no job view showed on the screen");
+}
+
 static pid_t start_plasmashell(Fixture *f, const char *cgroup, const char *display) {
         g_autoptr(GPtrArray) env = session_env(f, "KDE");
         g_ptr_array_add(env, g_strdup("QT_QPA_PLATFORM=xcb"));
@@ -644,20 +681,14 @@ static void test_plasma(Fixture *f, gconstpointer data) {
         ScratchWatch *watch = watch_session(f);
         uint64_t cycle = start_held_cycle(f);
         int wx = 0, wy = 0;
-        unsigned long window = 0;
-        for (int i = 0; i < WAIT_MS / 100 && !(window = plasma_job_window(display, &wx, &wy)); i++)
-                g_usleep(100000);
-        if (!window) {
-                dump_logs(f);
-                g_error("no job view showed on the screen");
-        }
+        unsigned long window = plasma_wait_job(f, display, &wx, &wy);
         g_autofree char *first = xwd_window(f, display, window, "job-1.xwd");
         keep_xwd(f, first, "plasma-job-1.png");
         bool moved = false;
         for (int i = 0; i < 60 && !moved; i++) {
                 g_usleep(250000);
                 g_autofree char *next = xwd_window(f, display, window, "job-2.xwd");
-                moved = files_differ(first, next);
+                moved = xwd_light_share(next) > 0.4 && files_differ(first, next);
                 if (moved)
                         keep_xwd(f, next, "plasma-job-2.png");
         }
@@ -745,9 +776,13 @@ static pid_t sway_xwayland(Fixture *f, const char *session) {
 static pid_t start_foot(Fixture *f, const char *cgroup, const char *display, char **ret_rc) {
         *ret_rc = tmp_path(f, "home/fridgectl.rc"); /* the user writes it */
         g_autofree char *script = g_strdup_printf("'%s' --bus-address='%s' suspend; echo $? > '%s'",
-                                                  harness_env("FRIDGECTL"), f->h->bus_address, *ret_rc);
+                                                  harness_exe_for_others(harness_env("FRIDGECTL")),
+                                                  f->h->bus_address, *ret_rc);
         g_autoptr(GPtrArray) env = wayland_env(f, display);
-        const char *const argv[] = { "foot", "sh", "-c", script, NULL };
+        /* foot starts the shell in its own working directory, the build
+         * tree's, which the user may not enter */
+        g_autofree char *home = tmp_path(f, "home"), *cwd = g_strdup_printf("--working-directory=%s", home);
+        const char *const argv[] = { "foot", cwd, "sh", "-c", script, NULL };
         return spawn_in(f, cgroup, env, true, "foot.log", argv);
 }
 

@@ -107,7 +107,8 @@ static void write_caller(Fixture *f) {
         g_autofree char *text = g_strdup_printf("while [ ! -e '%s' ]; do sleep 0.05; done\n"
                                                 "echo $$ > '%s/cgroup.procs' && '%s' --bus-address='%s' suspend\n"
                                                 "echo $? > '%s'\n",
-                                                go, shell_dir, harness_env("FRIDGECTL"), f->h->bus_address, rc);
+                                                go, shell_dir, harness_exe_for_others(harness_env("FRIDGECTL")),
+                                                f->h->bus_address, rc);
         write_script(f, "caller.sh", text);
 }
 
