@@ -103,6 +103,9 @@ static void print_human(FILE *f, const FridgeProps *p) {
         print_field(f, "LastWakeReason", p->last_wake_reason);
         print_field(f, "Version", p->version);
         print_field(f, "SleepFreeze", p->sleep_freeze);
+        /* empty: a kernel before 6.16, which has no such file */
+        print_field(f, "FreezeFilesystems", p->freeze_filesystems && *p->freeze_filesystems ? p->freeze_filesystems
+                                                                                           : _("n/a (kernel)"));
 }
 
 /* Through the pager only when it would not fit the terminal */

@@ -40,6 +40,7 @@ static const PropSpec prop_table[] = {
         P("LastWakeReason",       's', last_wake_reason,        0),
         P("Version",              's', version,                 0),
         P("SleepFreeze",          's', sleep_freeze,            0),
+        P("FreezeFilesystems",    's', freeze_filesystems,      0),
 };
 #undef P
 

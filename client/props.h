@@ -30,6 +30,7 @@ typedef struct FridgeProps {
         char *last_wake_reason;
         char *version;
         char *sleep_freeze;     /* systemd-sleep's own freeze of user.slice */
+        char *freeze_filesystems; /* the kernel's own freeze of file systems: yes, no, "" (no such knob) */
 } FridgeProps;
 
 /* Bits for the properties a dictionary carried. */

@@ -230,6 +230,13 @@ static int property_get_sleep_freeze(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "s", status);
 }
 
+static int property_get_freeze_filesystems(sd_bus *bus, const char *path, const char *interface,
+                                           const char *property, sd_bus_message *reply, void *userdata,
+                                           sd_bus_error *error) {
+        Bus *b = userdata;
+        return sd_bus_message_append(reply, "s", manager_freeze_filesystems(b->manager));
+}
+
 const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Sleep", SD_BUS_ARGS("s", kind, "a{sv}", options), SD_BUS_RESULT("t", cycle),
@@ -288,6 +295,7 @@ const sd_bus_vtable fridge_vtable[] = {
         SD_BUS_PROPERTY("HookBudgetMs", "u", property_get_hook_budget, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("SleepFreeze", "s", property_get_sleep_freeze, 0, 0),
+        SD_BUS_PROPERTY("FreezeFilesystems", "s", property_get_freeze_filesystems, 0, 0),
         SD_BUS_VTABLE_END,
 };
 

@@ -49,6 +49,14 @@ static void read_words(int fd, PowerCaps *c, const char *path, char ***words, ch
                 note_problem(c, path, r);
 }
 
+const char *power_freeze_filesystems(int sysfs_fd) {
+        g_autofree char *text = NULL;
+        if (read_file_at_single(sysfs_fd, POWER_FREEZE_FS, &text) < 0)
+                return "";
+        g_strstrip(text);
+        return g_str_equal(text, "0") ? "no" : "yes";
+}
+
 int power_caps_read(int fd, PowerCaps **ret) {
         g_autoptr(PowerCaps) c = g_new0(PowerCaps, 1);
         g_autofree char *text = NULL;

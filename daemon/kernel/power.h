@@ -22,6 +22,7 @@
 #define POWER_WAKEUP_COUNT "sys/power/wakeup_count"
 #define POWER_RESUME       "sys/power/resume"
 #define POWER_RTC_ALARM    "sys/class/rtc/rtc0/wakealarm"
+#define POWER_FREEZE_FS    "sys/power/freeze_filesystems"
 
 typedef struct PowerCaps {
         char **states;          /* "freeze mem disk" */
@@ -41,6 +42,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PowerCaps, power_caps_free)
 /* Never fails for a missing or malformed optional file: that feature is
  * then absent and `problem` says why. Fails only when `state` is unusable. */
 int power_caps_read(int sysfs_fd, PowerCaps **ret);
+
+/* Whether the kernel freezes file systems itself during suspend and
+ * hibernation (freeze_filesystems, since 6.16, set by the administrator):
+ * "yes", "no", or "" where the kernel has no such file. Read afresh each
+ * time: fridge never writes it. */
+const char *power_freeze_filesystems(int sysfs_fd);
 
 /* The reason of "na" for every kind when power_caps_read() failed */
 #define POWER_STATE_UNUSABLE "/" POWER_STATE " is missing, unreadable or malformed"

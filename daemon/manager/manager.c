@@ -311,6 +311,10 @@ Cycle *manager_cycle_start(Manager *m, SleepKind kind, CycleDriver driver, Cycle
         g_autofree char *state_field = g_strdup_printf("FRIDGE_STATE=%s", cycle_state_to_string(c->state));
         log_struct_event(LOG_INFO, FRIDGE_MESSAGE_CYCLE_START, msg, kind_field, driver_field, settings_field,
                          state_field, NULL);
+        if (g_str_equal(manager_freeze_filesystems(m), "yes"))
+                log_info("Cycle %" G_GUINT64_FORMAT ": the kernel freezes file systems too (/sys/power/freeze_filesystems "
+                         "is 1): after fridge's stages, before the devices; fridge's flushes still come first",
+                         c->id);
         manager_note_image_device(m, c);
         manager_record_next_id(m);
         return c;
@@ -625,6 +629,10 @@ const char *manager_started_by(const Manager *m) {
 
 const char *manager_last_result(const Manager *m) {
         return cycle_result_to_string(m->last_result);
+}
+
+const char *manager_freeze_filesystems(const Manager *m) {
+        return power_freeze_filesystems(m->sysfs_fd);
 }
 
 const char *manager_last_wake_reason(const Manager *m) {

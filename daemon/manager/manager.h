@@ -216,6 +216,8 @@ void manager_set_logind(Manager *m, Logind *l);
 void manager_set_systemd_version(Manager *m, unsigned version);
 /* The SleepFreeze property: sleep_freeze_status() for that version */
 char *manager_sleep_freeze_status(const Manager *m);
+/* power_freeze_filesystems() of fridged's sysfs */
+const char *manager_freeze_filesystems(const Manager *m);
 /* logind's PrepareForSleep(start): a LogindPrepareFunc taking the Manager. */
 void manager_on_prepare_for_sleep(void *manager, bool start);
 

@@ -72,6 +72,32 @@ static void test_no_command_is_status(Fixture *f, gconstpointer data) {
         g_assert_cmpstr(out, ==, status);
 }
 
+/* The kernel's own freeze of file systems (6.16's freeze_filesystems), as
+ * the administrator set it: shown by status and FreezeFilesystems, said
+ * at a cycle's start; "n/a (kernel)" on a kernel without the file */
+static void test_freeze_filesystems(Fixture *f, gconstpointer data) {
+        Harness *h = f->h = harness_new(NULL);
+        g_autofree char *before = NULL;
+        g_assert_cmpint(sh_fridgectl(h, "", "status", &before), ==, 0);
+        g_assert_nonnull(strstr(before, "FreezeFilesystems: n/a (kernel)\n"));
+        g_autofree char *absent = harness_get_string(h, "FreezeFilesystems");
+        g_assert_cmpstr(absent, ==, "");
+        harness_free(g_steal_pointer(&f->h));
+
+        static const char *const set[] = { "--file=power/freeze_filesystems=1", NULL };
+        HarnessOptions o = { .fakesys_args = set };
+        h = f->h = harness_new(&o);
+        g_autofree char *after = NULL, *json = NULL, *cycle = NULL;
+        g_assert_cmpint(sh_fridgectl(h, "", "status", &after), ==, 0);
+        g_assert_nonnull(strstr(after, "FreezeFilesystems: yes\n"));
+        g_assert_cmpint(sh_fridgectl(h, "", "--json status", &json), ==, 0);
+        g_assert_nonnull(strstr(json, "\"FreezeFilesystems\":\"yes\""));
+        g_assert_cmpint(sh_fridgectl(h, "", "suspend --dry-run", &cycle), ==, 0);
+        g_autofree char *log = NULL;
+        g_assert_true(g_file_get_contents(h->fridged_log, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, ": the kernel freezes file systems too (/sys/power/freeze_filesystems is 1)"));
+}
+
 static void test_json_modes(Fixture *f, gconstpointer data) {
         Harness *h = f->h = harness_new(NULL);
         g_autofree char *plain = NULL, *shrt = NULL, *pretty = NULL, *off = NULL;
@@ -233,6 +259,7 @@ int main(int argc, char **argv) {
 #define ADD(path, fn) g_test_add("/fridgectl/" path, Fixture, NULL, harness_fixture_setup, fn, harness_fixture_teardown)
         ADD("no-command-is-status", test_no_command_is_status);
         ADD("json-modes", test_json_modes);
+        ADD("freeze-filesystems", test_freeze_filesystems);
         ADD("json-stream", test_json_stream);
         ADD("quiet", test_quiet);
         ADD("no-legend", test_no_legend);
