@@ -30,6 +30,12 @@ fi
 # --man=no: Documentation= names our own pages, not yet installed; a user
 # manager needs a runtime directory, even one that only verifies
 out=$(XDG_RUNTIME_DIR=$tmp systemd-analyze verify $user --man=no --generators=no "$copy" $socket 2>&1) || {
+        # systemd 257's verify of a system unit makes /run/systemd when it
+        # is missing: an unprivileged package build without systemd cannot
+        if [ "$(id -u)" -ne 0 ] && echo "$out" | grep -q "Failed to create directory '/run/systemd/'"; then
+                echo "SKIP: needs root: systemd-analyze verify makes /run/systemd, which is missing here"
+                exit 77
+        fi
         echo "$out"
         echo "FAIL: systemd-analyze verify $user"
         exit 1

@@ -40,8 +40,12 @@ fi
 
 # What the package holds: the files a user needs
 list=$(dpkg-deb -c "$work/one/fridge_${version}_amd64.deb")
-for f in ./usr/libexec/fridged ./usr/bin/fridgectl ./lib/systemd/system/fridged.service \
-         "./lib/systemd/system-sleep/fridge -> /usr/bin/fridgectl" ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
+# units and the hook where this release's systemd.pc says (debian/rules)
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+sleepdir=$(pkg-config --variable=systemdsleepdir systemd)
+grep -q " .$sleepdir/fridge -> .*bin/fridgectl\$" <<<"$list" || { echo "FAIL: the package lacks $sleepdir/fridge"; exit 1; }
+for f in ./usr/libexec/fridged ./usr/bin/fridgectl ".$unitdir/fridged.service" \
+         ./usr/share/dbus-1/system.d/io.fridge.Fridge1.conf \
          ./usr/share/polkit-1/actions/io.fridge.Fridge1.policy ./etc/fridge/fridge.conf \
          ./usr/share/man/man8/fridged.8.gz ./usr/share/doc/fridge/copyright \
          ./usr/share/locale/de/LC_MESSAGES/fridge.mo ./usr/libexec/fridge-resume \

@@ -42,8 +42,10 @@ FRIDGE_SYSTEM_PACKAGES=(mmdebstrap e2fsprogs debhelper dpkg-dev fakeroot)
 # about 800 MB, so installed by fridge_ensure_desktop_packages only
 FRIDGE_DESKTOP_PACKAGES=(gnome-shell gjs libgl1-mesa-dri fonts-dejavu-core plasma-workspace plasma-desktop
   sway foot mako-notifier xwayland wtype grim)
-# The Debian package (tests/package): dpkg-buildpackage and lintian
-FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
+# The Debian package (tests/package): dpkg-buildpackage and lintian, and
+# the Build-Depends the main list lacks (initramfs-tools-core: the unit
+# suite's initramfs case at the package build)
+FRIDGE_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian initramfs-tools-core)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
