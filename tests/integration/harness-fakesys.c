@@ -3,6 +3,7 @@
  * file, /sys reads and writes, slowfs's hold and dirty data. */
 #include "harness.h"
 #include "harness-private.h"
+#include "scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,4 +260,19 @@ bool harness_task_in_state_d(pid_t pid) {
                 return false;
         const char *close_paren = strrchr(text, ')');
         return close_paren && close_paren[1] == ' ' && close_paren[2] == 'D';
+}
+
+pid_t harness_scratch_stuck_in_fsync(Harness *h, Scratch *s, const char *cgroup, const char *file, const char *comm) {
+        g_autofree char *journal = file ? NULL : g_build_filename(h->slow, "journal", NULL);
+        g_autofree char *dir = scratch_abs(s, cgroup);
+        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
+        pid_t pid = harness_slowfs_stuck_in_fsync(h, procs, file ? file : journal, comm);
+        g_array_append_val(s->pids, pid);
+        return pid;
+}
+
+void harness_assert_task_in_state_d(pid_t pid) {
+        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
+                g_usleep(10000);
+        g_assert_true(harness_task_in_state_d(pid));
 }

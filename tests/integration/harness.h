@@ -270,6 +270,13 @@ void harness_slowfs_forget_dirty(Harness *h);
 pid_t harness_slowfs_stuck_in_fsync(Harness *h, const char *procs, const char *file, const char *comm);
 /* Whether the task is in state D (uninterruptible sleep) now */
 bool harness_task_in_state_d(pid_t pid);
+/* harness_slowfs_stuck_in_fsync() in the scratch cgroup `cgroup` (its pid
+ * among the scratch's, so scratch_free() ends it); file NULL: SLOW/journal */
+struct Scratch; /* scratch.h */
+pid_t harness_scratch_stuck_in_fsync(Harness *h, struct Scratch *s, const char *cgroup, const char *file,
+                                     const char *comm);
+/* Until the task is in state D, bounded (3 s); fails the test otherwise */
+void harness_assert_task_in_state_d(pid_t pid);
 /* With dirty data held: does syncfs() of slowfs wait for it? Probes with a
  * child process (left blocked until release when it does). Kernels with
  * SB_I_NO_DATA_INTEGRITY on FUSE (6.18) do not wait. */

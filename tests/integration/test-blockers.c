@@ -28,24 +28,12 @@
 
 /* ---- a task that cannot freeze ---- */
 
-/* A task in fsync() on held slowfs, in `cgroup`: it cannot freeze */
-static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup, const char *file) {
-        g_autofree char *dir = scratch_abs(f->s, cgroup);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, f->stuck_comm);
-        g_array_append_val(f->s->pids, pid);
-        return pid;
-}
-
 /* stuck.service with a task in fsync on held slowfs (late, and it will not
  * freeze), once the task is in state D */
 static pid_t spawn_stuck_service(Fixture *f, const char **ret_cgroup) {
         const char *stuck = *ret_cgroup = scratch_add(f->s, "stuck.service");
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        pid_t pid = spawn_stuck_in_fsync(f, stuck, file);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(pid));
+        pid_t pid = harness_scratch_stuck_in_fsync(f->h, f->s, stuck, NULL, f->stuck_comm);
+        harness_assert_task_in_state_d(pid);
         return pid;
 }
 
@@ -149,13 +137,10 @@ static void test_freeze_timeout_bounded(Fixture *f, gconstpointer data) {
         pid_t pids[20];
         for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++) {
                 g_autofree char *file = g_strdup_printf("%s/journal-%u", f->h->slow, i);
-                pids[i] = spawn_stuck_in_fsync(f, stuck, file);
+                pids[i] = harness_scratch_stuck_in_fsync(f->h, f->s, stuck, file, f->stuck_comm);
         }
-        for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++) {
-                for (int k = 0; k < 300 && !harness_task_in_state_d(pids[i]); k++)
-                        g_usleep(10000);
-                g_assert_true(harness_task_in_state_d(pids[i]));
-        }
+        for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++)
+                harness_assert_task_in_state_d(pids[i]);
         uint64_t cycle = 0;
         g_autofree char *err = NULL, *msg = NULL, *res = NULL, *error = NULL, *message = NULL;
         g_assert_cmpint(harness_sleep(f->h, "suspend", &cycle, &err, &msg, "freeze-timeout-ms", "u", 1000, NULL), ==, 0);

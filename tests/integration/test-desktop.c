@@ -155,17 +155,6 @@ static void keep_artifact(Fixture *f, const char *name) {
                 g_test_message("screenshot kept: %s", copy);
 }
 
-/* A data cleaner (late) in fsync on held slowfs, which cannot freeze: the
- * late stage waits for it, so the cycle stays cancellable as long as we like */
-static pid_t spawn_stuck_in_fsync(Fixture *f, const char *cgroup) {
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        g_autofree char *dir = scratch_abs(f->s, cgroup);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, NULL);
-        g_array_append_val(f->s->pids, pid);
-        return pid;
-}
-
 /* The xterm in `term`, its shell moving itself to `shell` first (the
  * terminal emulator and the shell in cgroups of their own, as
  * gnome-terminal-server and its vte-spawn scopes are), then fridgectl */
@@ -245,10 +234,9 @@ static void test_desktop_cycle(Fixture *f, gconstpointer data) {
         scratch_spawn(f->s, app, NULL);
         g_autofree char *display = g_strdup_printf(":%u", scratch_spawn_xvfb(f->s, x, "1024x300x24"));
         start_dunst(f, notify, display);
-        pid_t blocker = spawn_stuck_in_fsync(f, stuck);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(blocker); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(blocker));
+        /* a data cleaner (late) in fsync on held slowfs, which cannot freeze:
+         * the late stage waits for it, so the cycle stays cancellable */
+        harness_assert_task_in_state_d(harness_scratch_stuck_in_fsync(f->h, f->s, stuck, NULL, NULL));
 
         const char *watched[] = { x, term, shell, notify, NULL };
         ScratchWatch *watch = scratch_watch_start(f->s, watched);

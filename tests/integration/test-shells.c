@@ -307,14 +307,7 @@ static pid_t start_agent(Fixture *f, const char *desktop, const char *wayland_di
 /* The client stuck in fsync on held slowfs, in the early stage */
 static void start_stuck_client(Fixture *f) {
         f->stuck = scratch_add(f->s, "stuck.service");
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        g_autofree char *dir = scratch_abs(f->s, f->stuck);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, NULL);
-        g_array_append_val(f->s->pids, pid);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(pid));
+        harness_assert_task_in_state_d(harness_scratch_stuck_in_fsync(f->h, f->s, f->stuck, NULL, NULL));
 }
 
 /* The cycle in the early freeze: the app is frozen, the stage waits */

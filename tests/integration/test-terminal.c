@@ -169,14 +169,7 @@ static void start_emulator(Fixture *f, char *const *prefix, const char *command)
 /* A data cleaner in fsync on held slowfs, which cannot freeze: the late
  * stage waits for it, so the cycle stays cancellable as long as we like */
 static void hold_in_late_stage(Fixture *f) {
-        g_autofree char *file = g_build_filename(f->h->slow, "journal", NULL);
-        g_autofree char *dir = scratch_abs(f->s, f->stuck);
-        g_autofree char *procs = g_build_filename(dir, "cgroup.procs", NULL);
-        pid_t pid = harness_slowfs_stuck_in_fsync(f->h, procs, file, NULL);
-        g_array_append_val(f->s->pids, pid);
-        for (int i = 0; i < 300 && !harness_task_in_state_d(pid); i++)
-                g_usleep(10000);
-        g_assert_true(harness_task_in_state_d(pid));
+        harness_assert_task_in_state_d(harness_scratch_stuck_in_fsync(f->h, f->s, f->stuck, NULL, NULL));
 }
 
 /* The chain's cgroups, watched from before the emulator starts */
